@@ -1,0 +1,298 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload/tpcc"
+)
+
+func newTPCC(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tpcc",
+		Short: "TPC-C-derived OLTP workload (NOPM/TPM, like HammerDB's TPROC-C)",
+		Long: `The TPC-C-derived OLTP workload: prepare a schema of W warehouses, run virtual users against it,
+check the TPC-C consistency conditions, clean up. See docs/tpcc.md for what every figure means.`,
+	}
+	cmd.AddCommand(newTPCCPrepare(stdout, stderr), newTPCCRun(stdout, stderr), newTPCCCheck(stdout, stderr), newTPCCCleanup(stdout))
+	return cmd
+}
+
+type prepareFlags struct {
+	db         string
+	warehouses int
+	loaders    int
+	seed       uint64
+	partition  bool
+	noProcs    bool
+}
+
+func (p *prepareFlags) add(cmd *cobra.Command, withDB bool) {
+	f := cmd.Flags()
+	if withDB {
+		f.StringVar(&p.db, "db", target.DefaultDB(), "database URL: sqlite://FILE, postgres://user:pass@host:port/db, mysql://user:pass@host:port/db (default $CAIRN_DB or sqlite://cairn.db)")
+	}
+	f.IntVarP(&p.warehouses, "warehouses", "w", 1, "number of warehouses (about 100 MB of data each)")
+	f.IntVar(&p.loaders, "loaders", runtime.NumCPU(), "parallel loaders (SQLite always uses 1)")
+	f.Uint64Var(&p.seed, "seed", 0, "seed of the generated data (default: random, printed)")
+	f.BoolVar(&p.partition, "partition", false, "hash-partition orders and order_line by warehouse (PostgreSQL, MySQL/MariaDB)")
+	f.BoolVar(&p.noProcs, "no-procs", false, "do not create the server-side transactions (then only --mode sql runs)")
+}
+
+func newTPCCPrepare(stdout, stderr io.Writer) *cobra.Command {
+	var p prepareFlags
+	cmd := &cobra.Command{
+		Use:   "prepare",
+		Short: "Create the schema, load it in parallel, build indexes and procedures, analyze",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return doPrepare(cmd.Context(), &p, stdout, stderr)
+		},
+	}
+	p.add(cmd, true)
+	return cmd
+}
+
+func (p *prepareFlags) validate() error {
+	if p.warehouses < 1 {
+		return target.Usagef("--warehouses %d: need at least 1", p.warehouses)
+	}
+	if p.loaders < 1 {
+		return target.Usagef("--loaders %d: need at least 1", p.loaders)
+	}
+	return nil
+}
+
+func doPrepare(ctx context.Context, p *prepareFlags, stdout, stderr io.Writer) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	t, err := target.Open(ctx, p.db)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if p.seed == 0 {
+		p.seed = randomSeed()
+	}
+	var rows atomic.Int64
+	total := tpcc.ExpectedRows(p.warehouses)
+	fmt.Fprintf(stdout, "preparing TPC-C: %d warehouses on %s (%s), %d loaders, seed %d\n", p.warehouses, t.Name(), t.Address(), p.loaders, p.seed)
+	bar := newProgress(stderr, total, "loading")
+	start := time.Now()
+	meta, err := tpcc.Prepare(ctx, t, tpcc.PrepareOptions{
+		Warehouses: p.warehouses, Loaders: p.loaders, Seed: p.seed, Partition: p.partition,
+		Procedures: !p.noProcs && t.Dialect() != "sqlite", Rows: &rows, CairnVersion: Version,
+		Phase: func(ph string) {
+			if ph == "load" {
+				bar.start(&rows)
+			} else if ph == "indexes" {
+				bar.finish()
+				fmt.Fprintf(stdout, "loaded %d rows in %.1f s; building indexes\n", rows.Load(), time.Since(start).Seconds())
+			} else if ph != "schema" {
+				fmt.Fprintf(stdout, "%s\n", ph)
+			}
+		}})
+	bar.finish()
+	if errors.Is(err, tpcc.ErrAlreadyPrepared) {
+		fmt.Fprintf(stdout, "%s already holds a complete TPC-C schema of %d warehouses (prepared %s, seed %d); nothing to do\n",
+			t.Address(), meta.Warehouses, meta.PreparedAt.Format(time.RFC3339), meta.Seed)
+		return nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "cairn: prepare interrupted; the partial schema remains: run 'cairn tpcc cleanup' before preparing again")
+			return errInterrupted
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "prepared %d warehouses in %.1f s (%d rows, %.0f rows/s overall)\n",
+		meta.Warehouses, meta.LoadSeconds, rows.Load(), float64(rows.Load())/meta.LoadSeconds)
+	return nil
+}
+
+type runFlags struct {
+	db         string
+	vu         int
+	rampup     time.Duration
+	duration   time.Duration
+	mode       string
+	allW       bool
+	pace       bool
+	rate       float64
+	maxRetries int
+	progress   time.Duration
+	seed       uint64
+	jsonPath   string
+	prepare    bool
+	prep       prepareFlags
+}
+
+func newTPCCRun(stdout, stderr io.Writer) *cobra.Command {
+	r := runFlags{rampup: 10 * time.Second, duration: time.Minute, progress: 5 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run virtual users for a rampup and an exactly measured window; print NOPM, TPM and latencies",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return doRun(cmd.Context(), &r, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&r.db, "db", target.DefaultDB(), "database URL (default $CAIRN_DB or sqlite://cairn.db)")
+	f.IntVar(&r.vu, "vu", 4, "virtual users (each a goroutine with its own connection)")
+	f.Var(durationFlag{&r.rampup}, "rampup", "time before the measured window (excluded from every figure)")
+	f.Var(durationFlag{&r.duration}, "duration", "length of the measured window")
+	f.StringVar(&r.mode, "mode", "", "procs (one call per transaction; default on PostgreSQL and MySQL) or sql (client-side prepared statements)")
+	f.BoolVar(&r.allW, "all-warehouses", false, "each transaction picks its home warehouse at random from all warehouses")
+	f.BoolVar(&r.pace, "keying-thinking", false, "wait the spec's keying and think times (then about 12.86 NOPM per warehouse at most)")
+	f.Float64Var(&r.rate, "rate", 0, "open loop: R transactions per second in total, latency from the intended start")
+	f.IntVar(&r.maxRetries, "max-retries", 10, "retries of a transaction after a deadlock or serialization failure")
+	f.Var(durationFlag{&r.progress}, "progress", "interval of the live progress lines (0 = none)")
+	f.Uint64Var(&r.seed, "seed", 0, "seed of the run's random inputs (default: random, printed)")
+	f.StringVar(&r.jsonPath, "json", "", "write the result document to this file")
+	f.BoolVar(&r.prepare, "prepare", false, "prepare the schema first if the database has none (uses --warehouses, --loaders)")
+	f.IntVarP(&r.prep.warehouses, "warehouses", "w", 1, "with --prepare: number of warehouses")
+	f.IntVar(&r.prep.loaders, "loaders", runtime.NumCPU(), "with --prepare: parallel loaders")
+	return cmd
+}
+
+func (r *runFlags) validate() error {
+	switch {
+	case r.vu < 1:
+		return target.Usagef("--vu %d: need at least 1 virtual user", r.vu)
+	case r.duration <= 0:
+		return target.Usagef("--duration must be positive, like 2m")
+	case r.rate < 0:
+		return target.Usagef("--rate %g: must be positive (or 0 for closed loop)", r.rate)
+	case r.rate > 0 && r.pace:
+		return target.Usagef("--rate and --keying-thinking exclude each other: an open-loop schedule replaces the think times")
+	case r.maxRetries < 0:
+		return target.Usagef("--max-retries %d: must be 0 or more", r.maxRetries)
+	case r.mode != "" && r.mode != tpcc.ModeSQL && r.mode != tpcc.ModeProcs:
+		return target.Usagef("--mode %q: use procs or sql", r.mode)
+	}
+	return nil
+}
+
+func doRun(ctx context.Context, r *runFlags, stdout, stderr io.Writer) error {
+	if err := r.validate(); err != nil {
+		return err
+	}
+	if r.prepare {
+		r.prep.db = r.db
+		r.prep.seed = r.seed
+		if err := doPrepare(ctx, &r.prep, stdout, stderr); err != nil {
+			return err
+		}
+	}
+	t, err := target.Open(ctx, r.db)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	if r.seed == 0 {
+		r.seed = randomSeed()
+	}
+	ecfg := run.Config{VUs: r.vu, Rampup: r.rampup, Duration: r.duration, Rate: r.rate, Pace: r.pace,
+		MaxRetries: r.maxRetries, Progress: r.progress, Seed: r.seed}
+	cfg := tpcc.RunConfig{DB: target.Redact(r.db), VUs: r.vu, RampupSec: r.rampup.Seconds(), DurationSec: r.duration.Seconds(),
+		Mode: r.mode, AllWarehouses: r.allW, KeyingThinking: r.pace, Rate: r.rate, MaxRetries: r.maxRetries,
+		ProgressSec: r.progress.Seconds()}
+	fmt.Fprintf(stdout, "running TPC-C on %s (%s): %d VUs, rampup %s, window %s, seed %d\n",
+		t.Name(), t.Address(), r.vu, r.rampup, r.duration, r.seed)
+	var onProgress func(run.Progress)
+	if r.progress > 0 {
+		onProgress = func(p run.Progress) { printProgress(stderr, p, tpcc.TxnNames) }
+	}
+	doc, err := tpcc.Run(ctx, t, ecfg, cfg, onProgress, Version)
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "cairn: interrupted before the run started")
+			return errInterrupted
+		}
+		return err
+	}
+	printSummary(stdout, doc)
+	if r.jsonPath != "" {
+		if err := doc.WriteJSON(r.jsonPath); err != nil {
+			return fmt.Errorf("write --json: %w", err)
+		}
+		fmt.Fprintf(stdout, "result document written to %s\n", r.jsonPath)
+	}
+	if doc.Interrupted || ctx.Err() != nil {
+		return errInterrupted
+	}
+	return nil
+}
+
+func newTPCCCheck(stdout, stderr io.Writer) *cobra.Command {
+	var db string
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Verify TPC-C consistency conditions 3.3.2.1-4 (--all: 1-10 and 12)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			t, err := target.Open(ctx, db)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			conds, err := tpccCheck(ctx, t, all, false)
+			if err != nil {
+				return err
+			}
+			bad := 0
+			for _, c := range conds {
+				if c.Passed {
+					fmt.Fprintf(stdout, "PASS  3.3.2.%-2d %s (%.2f s)\n", c.Number, c.Title, c.Seconds)
+					continue
+				}
+				bad++
+				fmt.Fprintf(stdout, "FAIL  3.3.2.%-2d %s: %d violations, e.g. %v\n", c.Number, c.Title, c.Violations, c.Examples)
+			}
+			if bad > 0 {
+				return failed{fmt.Sprintf("%d of %d consistency conditions violated", bad, len(conds))}
+			}
+			fmt.Fprintf(stdout, "all %d consistency conditions hold\n", len(conds))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", target.DefaultDB(), "database URL (default $CAIRN_DB or sqlite://cairn.db)")
+	cmd.Flags().BoolVar(&all, "all", false, "check conditions 1-10 and 12, not only 1-4")
+	return cmd
+}
+
+func newTPCCCleanup(stdout io.Writer) *cobra.Command {
+	var db string
+	cmd := &cobra.Command{
+		Use:   "cleanup",
+		Short: "Drop everything prepare created, and nothing else",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t, err := target.Open(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			if err := tpcc.Cleanup(cmd.Context(), t); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "dropped the TPC-C schema at %s\n", t.Address())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", target.DefaultDB(), "database URL (default $CAIRN_DB or sqlite://cairn.db)")
+	return cmd
+}

@@ -1,0 +1,175 @@
+// Package results defines the result document every run produces (printed, written with --json,
+// later stored), and builds its common part from what the engine measured.
+package results
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/run"
+)
+
+// FormatVersion is the version of the document's shape (docs/result-format.md).
+const FormatVersion = 1
+
+// Document is one run's result. docs/result-format.md defines every field.
+type Document struct {
+	Format      int                     `json:"format"`
+	ID          string                  `json:"id,omitempty"`
+	Cairn       Cairn                   `json:"cairn"`
+	Workload    string                  `json:"workload"`
+	StartedAt   time.Time               `json:"started_at"`
+	Interrupted bool                    `json:"interrupted"`
+	Target      Target                  `json:"target"`
+	VU          int                     `json:"vu"`
+	Mode        string                  `json:"mode,omitempty"`
+	Seed        uint64                  `json:"seed"`
+	Window      Window                  `json:"window"`
+	Result      Result                  `json:"result"`
+	Txns        map[string]*Txn         `json:"transactions"`
+	TxnOrder    []string                `json:"transaction_order"`
+	Errors      map[string]int64        `json:"errors"`
+	Client      Client                  `json:"client"`
+	Config      any                     `json:"config"`
+	Series      []run.Second            `json:"timeseries"`
+	Histograms  map[string]string       `json:"histograms"`
+	Notes       []string                `json:"notes,omitempty"`
+	Extra       map[string]any          `json:"extra,omitempty"`
+	latencyHist map[string]*metrics.Set `json:"-"`
+}
+
+// Cairn identifies the program that measured.
+type Cairn struct {
+	Version string `json:"version"`
+	Go      string `json:"go"`
+}
+
+// Target describes the database measured.
+type Target struct {
+	Kind     string            `json:"kind"`
+	Name     string            `json:"name"`
+	Version  string            `json:"version"`
+	Address  string            `json:"address"`
+	Database string            `json:"database"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// Window is the measured interval.
+type Window struct {
+	Seconds        float64   `json:"seconds"`         // between the two database snapshots
+	PlannedSeconds float64   `json:"planned_seconds"` // --duration
+	RampupSeconds  float64   `json:"rampup_seconds"`
+	Start          time.Time `json:"start"`
+	End            time.Time `json:"end"`
+}
+
+// Result holds the headline figures; which are set depends on the workload.
+type Result struct {
+	NOPM      *int64   `json:"nopm,omitempty"`
+	TPM       *int64   `json:"tpm,omitempty"`
+	TPMSource string   `json:"tpm_source,omitempty"`
+	TPS       *float64 `json:"tps,omitempty"`
+	QPS       *float64 `json:"qps,omitempty"`
+}
+
+// Txn is one transaction type's counts and latency in the window.
+type Txn struct {
+	Count      int64            `json:"count"`
+	Rollbacks  int64            `json:"rollbacks"`
+	Errors     int64            `json:"errors"`
+	Retries    int64            `json:"retries"`
+	PerMinute  float64          `json:"per_minute"`
+	LatencyMs  metrics.Latency  `json:"latency_ms"`
+	ServiceMs  *metrics.Latency `json:"service_ms,omitempty"`
+	Percentage float64          `json:"mix_percent"`
+}
+
+// Client is what the driver itself cost.
+type Client struct {
+	CPUSeconds      float64  `json:"cpu_seconds"`
+	CPUusPerTxn     float64  `json:"cpu_us_per_txn"`
+	HostCPUusPerTxn *float64 `json:"host_cpu_us_per_txn,omitempty"`
+	ShareOfOthers   *float64 `json:"cpu_share_of_rest_of_host,omitempty"`
+	Reconnects      int64    `json:"reconnects"`
+	Cores           int      `json:"host_cores"`
+}
+
+// FromOutcome fills the workload-independent part of a document.
+func FromOutcome(o *run.Outcome, types []string, cores int) *Document {
+	d := &Document{Format: FormatVersion, Txns: map[string]*Txn{}, TxnOrder: types, Errors: map[string]int64{},
+		Histograms: map[string]string{}, Series: o.Series, StartedAt: o.StartedAt.UTC()}
+	d.Window.PlannedSeconds = o.PlannedWindow.Seconds()
+	d.Window.Start = o.WindowStartsAt.UTC()
+	if o.Start.OK && o.End.OK {
+		d.Window.Seconds = o.End.At.Sub(o.Start.At).Seconds()
+		d.Window.Start, d.Window.End = o.Start.At.UTC(), o.End.At.UTC()
+	} else if o.WindowStarted {
+		d.Window.Seconds = o.End.At.Sub(o.WindowStartsAt).Seconds()
+		d.Window.End = o.End.At.UTC()
+	}
+	d.Interrupted = o.Interrupted
+	w := o.Window
+	var total int64
+	for i, name := range types {
+		c := w.Counts[i]
+		t := &Txn{Count: c.Count, Rollbacks: c.Rollbacks, Errors: c.Errors, Retries: c.Retries,
+			LatencyMs: metrics.Summarize(w.Lat[i])}
+		if w.Svc != nil {
+			s := metrics.Summarize(w.Svc[i])
+			t.ServiceMs = &s
+		}
+		if d.Window.Seconds > 0 {
+			t.PerMinute = float64(c.Count) / (d.Window.Seconds / 60)
+		}
+		d.Txns[name] = t
+		total += c.Count
+		d.Histograms[name] = encodeHist(w.Lat[i])
+	}
+	for _, name := range types {
+		if total > 0 {
+			d.Txns[name].Percentage = 100 * float64(d.Txns[name].Count) / float64(total)
+		}
+	}
+	for k, v := range w.ErrMsg {
+		d.Errors[k] = v
+	}
+	d.Client.CPUSeconds = o.ClientCPU.Seconds()
+	d.Client.Reconnects = o.Reconnects
+	d.Client.Cores = cores
+	if total > 0 && o.ClientCPU > 0 {
+		d.Client.CPUusPerTxn = float64(o.ClientCPU.Microseconds()) / float64(total)
+		if o.HostCPUOK && o.HostCPU > 0 {
+			h := float64(o.HostCPU.Microseconds()) / float64(total)
+			d.Client.HostCPUusPerTxn = &h
+			if rest := o.HostCPU - o.ClientCPU; rest > 0 {
+				s := float64(o.ClientCPU) / float64(rest)
+				d.Client.ShareOfOthers = &s
+			}
+		}
+	}
+	return d
+}
+
+// encodeHist serializes a histogram in HdrHistogram's compressed V2 format, base64, so that
+// percentiles can be recomputed and runs merged later.
+func encodeHist(h *hdrhistogram.Histogram) string {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// WriteJSON writes the document to path, indented.
+func (d *Document) WriteJSON(path string) error {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

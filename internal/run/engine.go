@@ -1,0 +1,527 @@
+// Package run is the engine: it starts virtual users, paces them (closed loop, keying/think times or
+// an open-loop arrival schedule), times transactions, retries, reconnects, takes the snapshots that
+// bound the measured window, and emits progress.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+// Config is the engine's part of a run's configuration.
+type Config struct {
+	VUs        int
+	Rampup     time.Duration
+	Duration   time.Duration
+	Rate       float64 // transactions per second in total; 0 = closed loop
+	Pace       bool    // keying and think times
+	MaxRetries int
+	Progress   time.Duration
+	Seed       uint64
+}
+
+// Snapshot is one reading of the database's own counters.
+type Snapshot struct {
+	At       time.Time
+	Headline int64
+	Counter  int64
+	Start    int64 // server start time (restart detection)
+	OK       bool
+}
+
+// Progress is one live sample.
+type Progress struct {
+	Elapsed    time.Duration
+	Phase      string // "rampup", "window", "done"
+	InWindow   time.Duration
+	HeadlinePM float64 // per minute over the interval (database-counted)
+	TxnPM      float64 // per minute over the interval
+	Source     string  // "server" or "client"
+	P95        []float64
+	Errors     int64
+	Retries    int64
+	Set        *metrics.Set
+}
+
+// Second is one point of the per-second time series of the window and rampup.
+type Second struct {
+	T        float64 `json:"t"` // seconds since the start of the run
+	Window   bool    `json:"window"`
+	Txns     int64   `json:"txns"`
+	Headline int64   `json:"headline_txns"` // transactions of the headline type (TPC-C: New-Order)
+	Errors   int64   `json:"errors"`
+	P95ms    float64 `json:"p95_ms"` // over all types
+}
+
+// Outcome is what a run measured.
+type Outcome struct {
+	Start, End     Snapshot
+	Window         *metrics.Set
+	PlannedWindow  time.Duration
+	Interrupted    bool
+	WindowStarted  bool
+	ClientCPU      time.Duration
+	HostCPU        time.Duration
+	HostCPUOK      bool
+	Reconnects     int64
+	Restarted      bool // the server's start time changed during the window
+	Series         []Second
+	StartedAt      time.Time
+	WindowStartsAt time.Time
+}
+
+// Engine runs one workload against one target.
+type Engine struct {
+	Cfg      Config
+	Target   target.Target
+	Types    []string
+	Headline int // index of the headline transaction type, or -1
+	NewVU    func(id int) (workload.VU, error)
+	// HeadlineSQL is the scalar the window snapshots read (see workload.Headliner); may be "".
+	HeadlineSQL string
+	OnProgress  func(Progress)
+
+	rec        *metrics.Recorder
+	stop       chan struct{}
+	stopOnce   sync.Once
+	reconnects atomic.Int64
+	t0         time.Time
+	ws, we     time.Duration // planned window, relative to t0
+}
+
+// Run blocks until the window has been measured or ctx is cancelled (Ctrl-C), and returns what
+// was measured either way.
+func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
+	cfg := e.Cfg
+	e.stop = make(chan struct{})
+	shards := min(cfg.VUs, 64)
+	e.rec = metrics.NewRecorder(len(e.Types), shards, cfg.Rate > 0)
+
+	// Connect every VU before the clock starts: a run that cannot connect fails here, not later.
+	vus := make([]*vuState, cfg.VUs)
+	var wg sync.WaitGroup
+	errs := make([]error, cfg.VUs)
+	sem := make(chan struct{}, 16)
+	for i := range vus {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			v, err := e.NewVU(i)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			c, err := e.Target.Conn(ctx)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			if err := v.Bind(ctx, c); err != nil {
+				c.Close()
+				errs[i] = fmt.Errorf("prepare statements: %w", err)
+				return
+			}
+			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i),
+				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+0x9e3779b9))}
+		}(i)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, v := range vus {
+			if v != nil {
+				v.conn.Close()
+			}
+		}
+		return nil, firstErr(errs)
+	}
+	mon, err := e.Target.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	out := &Outcome{PlannedWindow: cfg.Duration}
+	e.t0 = time.Now()
+	out.StartedAt = e.t0
+	e.ws = cfg.Rampup
+	e.we = cfg.Rampup + cfg.Duration
+	out.WindowStartsAt = e.t0.Add(e.ws)
+
+	vuCtx, cancelVUs := context.WithCancel(context.Background())
+	defer cancelVUs()
+	var vwg sync.WaitGroup
+	for _, v := range vus {
+		vwg.Add(1)
+		go func(v *vuState) {
+			defer vwg.Done()
+			e.loop(vuCtx, v)
+		}(v)
+	}
+
+	cpu0 := metrics.ProcessCPU()
+	host0, hostOK := metrics.HostCPU()
+	e.monitor(ctx, &mon, out)
+	cpu1 := metrics.ProcessCPU()
+	host1, hostOK1 := metrics.HostCPU()
+
+	// Let in-flight transactions finish (they are outside the window), then cut the rest off.
+	e.stopOnce.Do(func() { close(e.stop) })
+	done := make(chan struct{})
+	go func() { vwg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cancelVUs()
+		<-done
+	}
+	for _, v := range vus {
+		if v.conn != nil {
+			v.conn.Close()
+		}
+	}
+	if mon != nil {
+		mon.Close()
+	}
+
+	out.Window = e.rec.Window()
+	if out.WindowStarted {
+		out.ClientCPU = cpu1 - cpu0
+		out.HostCPU = host1 - host0
+		out.HostCPUOK = hostOK && hostOK1
+		if !out.Start.OK {
+			out.ClientCPU = 0
+		}
+	}
+	out.Reconnects = e.reconnects.Load()
+	return out, nil
+}
+
+func firstErr(errs []error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// snapshot reads the headline scalar, the server's transaction counter and its start time in one
+// statement, so they describe the same instant.
+func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
+	cols := []string{"0", "0", "0"}
+	if e.HeadlineSQL != "" {
+		cols[0] = "COALESCE(" + e.HeadlineSQL + ", 0)"
+	}
+	if s := e.Target.TxnCounterSQL(); s != "" {
+		cols[1] = "COALESCE(" + s + ", 0)"
+	}
+	if s := e.Target.UptimeSQL(); s != "" {
+		cols[2] = "COALESCE(" + s + ", 0)"
+	}
+	q := "SELECT " + strings.Join(cols, ", ")
+	for attempt := 0; ; attempt++ {
+		if *mon == nil {
+			c, err := e.Target.Conn(ctx)
+			if err == nil {
+				*mon = c
+			}
+		}
+		if *mon != nil {
+			t1 := time.Now()
+			var s Snapshot
+			err := (*mon).QueryRow(ctx, q).Scan(&s.Headline, &s.Counter, &s.Start)
+			if err == nil {
+				t2 := time.Now()
+				s.At = t1.Add(t2.Sub(t1) / 2)
+				s.OK = true
+				return s
+			}
+			(*mon).Close()
+			*mon = nil
+		}
+		if attempt >= 50 || ctx.Err() != nil {
+			return Snapshot{At: time.Now()}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// monitor ticks every second: time series, progress, and the two window snapshots.
+func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
+	cfg := e.Cfg
+	tick := metrics.NewSet(len(e.Types), false)
+	progSet := metrics.NewSet(len(e.Types), false)
+	all := metrics.NewHist()
+	var lastProg Snapshot
+	lastProgAt := time.Duration(0)
+	snapCtx := context.WithoutCancel(ctx)
+	next := time.Second
+	for {
+		now := time.Since(e.t0)
+		deadline := next
+		if !out.WindowStarted {
+			deadline = min(deadline, e.ws)
+		} else {
+			deadline = min(deadline, e.we)
+		}
+		wait := deadline - now
+		if wait > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+		}
+		now = time.Since(e.t0)
+		interrupted := ctx.Err() != nil
+		if !out.WindowStarted && (now >= e.ws) && !interrupted {
+			out.Start = e.snapshot(snapCtx, mon)
+			out.WindowStarted = true
+		}
+		windowOver := out.WindowStarted && now >= e.we
+		if interrupted || windowOver {
+			if out.WindowStarted {
+				out.End = e.snapshot(snapCtx, mon)
+				if out.Start.OK && out.End.OK && (out.End.Start-out.Start.Start > 5 || out.Start.Start-out.End.Start > 5 || out.End.Counter < out.Start.Counter) {
+					out.Restarted = true
+				}
+			}
+			out.Interrupted = interrupted && !windowOver
+		}
+		if now >= next || interrupted || windowOver {
+			e.rec.DrainTick(tick)
+			sec := Second{T: math.Round(now.Seconds()*1000) / 1000, Window: out.WindowStarted && !windowOver}
+			all.Reset()
+			for i := range tick.Lat {
+				all.Merge(tick.Lat[i])
+			}
+			tc := tick.Total()
+			sec.Txns, sec.Errors = tc.Count, tc.Errors
+			if e.Headline >= 0 {
+				sec.Headline = tick.Counts[e.Headline].Count
+			}
+			sec.P95ms = float64(all.ValueAtQuantile(95)) / 1000
+			out.Series = append(out.Series, sec)
+			progSet.Merge(tick)
+			tick.Reset()
+			for next <= now {
+				next += time.Second
+			}
+			if e.OnProgress != nil && (now-lastProgAt >= cfg.Progress || interrupted || windowOver) {
+				p := Progress{Elapsed: now, Set: progSet}
+				switch {
+				case windowOver || interrupted:
+					p.Phase = "done"
+				case out.WindowStarted:
+					p.Phase = "window"
+					p.InWindow = now - e.ws
+				default:
+					p.Phase = "rampup"
+				}
+				interval := now - lastProgAt
+				if !interrupted && !windowOver {
+					s := e.snapshot(snapCtx, mon)
+					if s.OK && lastProg.OK && e.Target.TxnCounterSQL() != "" && s.Counter >= lastProg.Counter {
+						d := s.At.Sub(lastProg.At).Minutes()
+						p.HeadlinePM = float64(s.Headline-lastProg.Headline) / d
+						p.TxnPM = float64(s.Counter-lastProg.Counter) / d
+						p.Source = "server"
+					} else {
+						e.clientRates(&p, progSet, interval)
+					}
+					lastProg = s
+				} else {
+					e.clientRates(&p, progSet, interval)
+				}
+				for i := range progSet.Lat {
+					p.P95 = append(p.P95, float64(progSet.Lat[i].ValueAtQuantile(95))/1000)
+				}
+				t := progSet.Total()
+				p.Errors, p.Retries = t.Errors, t.Retries
+				e.OnProgress(p)
+				progSet.Reset()
+				lastProgAt = now
+			}
+		}
+		if interrupted || windowOver {
+			return
+		}
+	}
+}
+
+func (e *Engine) clientRates(p *Progress, s *metrics.Set, interval time.Duration) {
+	m := interval.Minutes()
+	if m <= 0 {
+		return
+	}
+	t := s.Total()
+	p.TxnPM = float64(t.Count) / m
+	if e.Headline >= 0 {
+		c := s.Counts[e.Headline]
+		p.HeadlinePM = float64(c.Count-c.Rollbacks) / m
+	}
+	p.Source = "client"
+}
+
+type vuState struct {
+	id    int
+	vu    workload.VU
+	conn  target.Conn
+	shard *metrics.Shard
+	rng   *rand.Rand
+}
+
+func (e *Engine) stopped() bool {
+	select {
+	case <-e.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// sleep waits d or until the run stops; it reports whether the run goes on.
+func (e *Engine) sleep(d time.Duration) bool {
+	if d <= 0 {
+		return !e.stopped()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-e.stop:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func (e *Engine) loop(ctx context.Context, v *vuState) {
+	cfg := e.Cfg
+	pacer, _ := v.vu.(workload.Pacer)
+	var perVU float64
+	var nextArrival time.Duration
+	if cfg.Rate > 0 {
+		perVU = cfg.Rate / float64(cfg.VUs)
+		// Start the schedules at random phases so VUs do not arrive in lockstep.
+		nextArrival = time.Duration(v.rng.ExpFloat64() / perVU * float64(time.Second))
+	}
+	var s metrics.Sample
+	for !e.stopped() {
+		if v.conn == nil && !e.reconnect(ctx, v) {
+			return
+		}
+		typ := v.vu.Next()
+		var intended time.Duration
+		if cfg.Rate > 0 {
+			intended = nextArrival
+			nextArrival += time.Duration(v.rng.ExpFloat64() / perVU * float64(time.Second))
+			if !e.sleep(intended - time.Since(e.t0)) {
+				return
+			}
+		} else if cfg.Pace && pacer != nil {
+			if !e.sleep(pacer.Keying(typ)) {
+				return
+			}
+		}
+		start := time.Since(e.t0)
+		if cfg.Rate == 0 {
+			intended = start
+		}
+		var retries int64
+		var rolledBack bool
+		var err error
+		class := target.ErrFatal
+		for {
+			rolledBack, err = v.vu.Do(ctx)
+			if err == nil {
+				break
+			}
+			class = e.Target.Classify(err)
+			if class == target.ErrRollback {
+				rolledBack, err = true, nil
+				break
+			}
+			if class != target.ErrRetryable || retries >= int64(cfg.MaxRetries) || e.stopped() {
+				break
+			}
+			retries++
+		}
+		end := time.Since(e.t0)
+		s = metrics.Sample{Type: typ, LatencyUs: int64((end - intended) / time.Microsecond),
+			ServiceUs: int64((end - start) / time.Microsecond), Retries: retries, RolledBack: rolledBack,
+			InWindow: end >= e.ws && end < e.we}
+		if err != nil {
+			if ctx.Err() != nil {
+				return // the engine cut this transaction off after the window; it is not an error
+			}
+			s.Failed = true
+			s.ErrKey = errKey(class, err, retries)
+		}
+		v.shard.Record(&s)
+		if err != nil {
+			if class == target.ErrConnection {
+				v.conn.Close()
+				v.conn = nil
+				continue
+			}
+			// A failing statement must not turn the VU into a busy loop.
+			if !e.sleep(time.Millisecond) {
+				return
+			}
+		}
+		if cfg.Rate == 0 && cfg.Pace && pacer != nil {
+			if !e.sleep(pacer.Think(typ)) {
+				return
+			}
+		}
+	}
+}
+
+func errKey(class target.ErrClass, err error, retries int64) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 120 {
+		msg = msg[:120]
+	}
+	if class == target.ErrRetryable {
+		return fmt.Sprintf("retryable, gave up after %d retries: %s", retries, msg)
+	}
+	return class.String() + ": " + msg
+}
+
+// reconnect replaces a lost connection, backing off from 100 ms to 2 s, until it works or the run stops.
+func (e *Engine) reconnect(ctx context.Context, v *vuState) bool {
+	backoff := 100 * time.Millisecond
+	for !e.stopped() {
+		c, err := e.Target.Conn(ctx)
+		if err == nil {
+			if err = v.vu.Bind(ctx, c); err == nil {
+				v.conn = c
+				e.reconnects.Add(1)
+				return true
+			}
+			c.Close()
+		}
+		if !e.sleep(backoff) {
+			return false
+		}
+		backoff = min(backoff*2, 2*time.Second)
+	}
+	return false
+}

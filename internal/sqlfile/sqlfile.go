@@ -1,0 +1,60 @@
+// Package sqlfile splits the embedded .sql files into named statements. A statement starts at a
+// line "-- name: NAME" and runs to the next such line; other comment lines before the first name
+// are the file's header. (Twenty lines do not justify a dependency such as dotsql, whose API wants
+// to execute statements itself.)
+package sqlfile
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Stmt is one named statement.
+type Stmt struct {
+	Name string
+	SQL  string
+}
+
+// Parse returns the statements in file order.
+func Parse(text string) ([]Stmt, error) {
+	var out []Stmt
+	var cur *Stmt
+	var b strings.Builder
+	flush := func() {
+		if cur != nil {
+			cur.SQL = strings.TrimSpace(b.String())
+			out = append(out, *cur)
+		}
+		b.Reset()
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if name, ok := strings.CutPrefix(t, "-- name:"); ok {
+			flush()
+			name = strings.TrimSpace(name)
+			if name == "" || seen[name] {
+				return nil, fmt.Errorf("sqlfile: empty or repeated name %q", name)
+			}
+			seen[name] = true
+			cur = &Stmt{Name: name}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	flush()
+	return out, nil
+}
+
+// Map returns the statements by name.
+func Map(stmts []Stmt) map[string]string {
+	m := make(map[string]string, len(stmts))
+	for _, s := range stmts {
+		m[s.Name] = s.SQL
+	}
+	return m
+}

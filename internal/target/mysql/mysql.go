@@ -1,0 +1,231 @@
+// Package mysql is the MySQL and MariaDB target, on go-sql-driver/mysql. Bulk loads use
+// LOAD DATA LOCAL INFILE streamed from memory through the driver's reader handler.
+package mysql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	my "github.com/go-sql-driver/mysql"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/target/sqlconn"
+)
+
+func init() {
+	target.Register("mysql", Open)
+	// The driver logs every dropped connection to stderr; the engine counts and reports them instead.
+	_ = my.SetLogger(log.New(io.Discard, "", 0))
+}
+
+type mysqlTarget struct {
+	db      *sql.DB
+	addr    string
+	dbname  string
+	user    string
+	kind    string
+	version string
+}
+
+// Open connects once to verify the address, login and database, and learns MySQL from MariaDB.
+func Open(ctx context.Context, u target.URL) (target.Target, error) {
+	p := u.Parsed
+	cfg := my.NewConfig()
+	cfg.User = p.User.Username()
+	cfg.Passwd, _ = p.User.Password()
+	cfg.Net = "tcp"
+	host := p.Hostname()
+	port := p.Port()
+	if port == "" {
+		port = "3306"
+	}
+	cfg.Addr = net.JoinHostPort(host, port)
+	cfg.DBName = strings.Trim(p.Path, "/")
+	cfg.Timeout = 10 * time.Second
+	cfg.ParseTime = true
+	cfg.InterpolateParams = false
+	cfg.AllowNativePasswords = true
+	cfg.MultiStatements = false
+	cfg.Params = map[string]string{}
+	for k, v := range p.Query() {
+		if len(v) > 0 {
+			cfg.Params[k] = v[0]
+		}
+	}
+	connector, err := my.NewConnector(cfg)
+	if err != nil {
+		return nil, target.Usagef("--db %q is not a valid MySQL URL: %v", target.Redact(u.Raw), err)
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxIdleConns(1024)
+	db.SetConnMaxLifetime(0)
+	t := &mysqlTarget{db: db, addr: cfg.Addr, dbname: cfg.DBName, user: cfg.User, kind: "mysql"}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := db.PingContext(cctx); err != nil {
+		db.Close()
+		return nil, t.connErr(err)
+	}
+	if err := db.QueryRowContext(cctx, "SELECT VERSION()").Scan(&t.version); err != nil {
+		db.Close()
+		return nil, t.connErr(err)
+	}
+	if strings.Contains(strings.ToLower(t.version), "mariadb") {
+		t.kind = "mariadb"
+	}
+	return t, nil
+}
+
+func (t *mysqlTarget) connErr(err error) error {
+	msg := err.Error()
+	var me *my.MySQLError
+	var oe *net.OpError
+	switch {
+	case errors.As(err, &me) && (me.Number == 1045 || me.Number == 1698):
+		msg = fmt.Sprintf("login failed for user %q (wrong password or no such user)", t.user)
+	case errors.As(err, &me) && me.Number == 1049:
+		msg = fmt.Sprintf("database %q does not exist (create it with: CREATE DATABASE %s)", t.dbname, t.dbname)
+	case errors.As(err, &me) && me.Number == 1044:
+		msg = fmt.Sprintf("user %q may not use database %q", t.user, t.dbname)
+	case errors.As(err, &me):
+		msg = me.Message
+	case errors.As(err, &oe):
+		msg = oe.Err.Error()
+		if i := strings.LastIndex(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+	}
+	return &target.ConnectError{Kind: t.Name(), Addr: t.addr, Msg: msg, Err: err}
+}
+
+func (t *mysqlTarget) Kind() string    { return t.kind }
+func (t *mysqlTarget) Dialect() string { return "mysql" }
+func (t *mysqlTarget) Name() string {
+	if t.kind == "mariadb" {
+		return "MariaDB"
+	}
+	return "MySQL"
+}
+func (t *mysqlTarget) Address() string  { return t.addr }
+func (t *mysqlTarget) Database() string { return t.dbname }
+func (t *mysqlTarget) Close() error     { return t.db.Close() }
+
+func (t *mysqlTarget) Version(ctx context.Context) (string, error) { return t.version, nil }
+
+func (t *mysqlTarget) statusTable() string {
+	if t.kind == "mariadb" {
+		return "information_schema.GLOBAL_STATUS"
+	}
+	return "performance_schema.global_status"
+}
+
+// TxnCounterSQL counts COMMIT and ROLLBACK statements server-wide (MySQL has no per-database
+// counter); the stored procedures commit explicitly, so each transaction is counted once.
+func (t *mysqlTarget) TxnCounterSQL() string {
+	return fmt.Sprintf("(SELECT CAST(SUM(VARIABLE_VALUE) AS SIGNED) FROM %s WHERE VARIABLE_NAME IN ('COM_COMMIT','COM_ROLLBACK','Com_commit','Com_rollback'))", t.statusTable())
+}
+
+func (t *mysqlTarget) UptimeSQL() string {
+	return fmt.Sprintf("(SELECT CAST(UNIX_TIMESTAMP() - VARIABLE_VALUE AS SIGNED) FROM %s WHERE VARIABLE_NAME IN ('UPTIME','Uptime'))", t.statusTable())
+}
+
+func (t *mysqlTarget) Settings(ctx context.Context, c target.Conn) (map[string]string, error) {
+	rows, err := c.Query(ctx, `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_buffer_pool_size',
+		'innodb_flush_log_at_trx_commit','innodb_log_file_size','transaction_isolation','tx_isolation',
+		'max_connections','sync_binlog','log_bin','innodb_spin_wait_delay','innodb_doublewrite','innodb_io_capacity')`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}
+
+func (t *mysqlTarget) Classify(err error) target.ErrClass {
+	var me *my.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1213, 1205: // deadlock, lock wait timeout
+			return target.ErrRetryable
+		case 1053, 1927, 2006, 2013, 1152, 1158, 1159, 1160, 1161, 1184:
+			return target.ErrConnection
+		case 1644:
+			if strings.Contains(me.Message, target.RollbackMarker) {
+				return target.ErrRollback
+			}
+		}
+		return target.ErrFatal
+	}
+	var ce *target.ConnectError
+	if errors.As(err, &ce) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, my.ErrInvalidConn) ||
+		errors.Is(err, sql.ErrConnDone) || target.IsConnLoss(err) {
+		return target.ErrConnection
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return target.ErrConnection
+	}
+	return target.ErrFatal
+}
+
+func (t *mysqlTarget) Conn(ctx context.Context) (target.Conn, error) {
+	c, err := sqlconn.New(ctx, t.db)
+	if err != nil {
+		return nil, t.connErr(err)
+	}
+	c.BeginSQL = "START TRANSACTION"
+	c.BeginRO = "START TRANSACTION"
+	c.BulkLoader = loadData
+	return c, nil
+}
+
+var readerSeq atomic.Int64
+
+// loadData streams rows through LOAD DATA LOCAL INFILE from an in-memory pipe.
+func loadData(ctx context.Context, c *sqlconn.Conn, table string, columns []string, fill func(target.RowWriter) error) (int64, error) {
+	pr, pw := io.Pipe()
+	name := fmt.Sprintf("cairn-%d", readerSeq.Add(1))
+	my.RegisterReaderHandler(name, func() io.Reader { return pr })
+	defer my.DeregisterReaderHandler(name)
+	done := make(chan error, 1)
+	var n int64
+	go func() {
+		q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET latin1 (%s)", name, table, strings.Join(columns, ", "))
+		res, err := c.C.ExecContext(ctx, q)
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		pr.CloseWithError(err)
+		done <- err
+	}()
+	w := target.NewTextRowWriter(pw)
+	err := fill(w)
+	if err == nil {
+		err = w.FlushBuf()
+	}
+	pw.CloseWithError(err)
+	lerr := <-done
+	if err != nil && !errors.Is(err, io.ErrClosedPipe) {
+		return n, err
+	}
+	if lerr != nil {
+		return n, fmt.Errorf("LOAD DATA %s: %w", table, lerr)
+	}
+	return n, nil
+}

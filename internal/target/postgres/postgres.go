@@ -1,0 +1,268 @@
+// Package postgres is the PostgreSQL target, on pgx's native interface (not database/sql): it is the
+// fastest Go path to the server and gives COPY and typed error codes.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+func init() { target.Register("postgres", Open) }
+
+type pg struct {
+	cfg  *pgx.ConnConfig
+	addr string
+	db   string
+}
+
+// Open checks the URL, connects once to verify the server is reachable and the login works.
+func Open(ctx context.Context, u target.URL) (target.Target, error) {
+	raw := u.Raw
+	// On loopback TLS only burns CPU on both sides of the measurement, so unless the URL says
+	// otherwise cairn does not negotiate it there (libpq's default, "prefer", would).
+	if u.Parsed.Query().Get("sslmode") == "" && isLoopback(u.Parsed.Hostname()) {
+		q := u.Parsed.Query()
+		q.Set("sslmode", "disable")
+		v := *u.Parsed
+		v.RawQuery = q.Encode()
+		raw = v.String()
+	}
+	cfg, err := pgx.ParseConfig(raw)
+	if err != nil {
+		return nil, target.Usagef("--db %q is not a valid PostgreSQL URL: %v", target.Redact(u.Raw), err)
+	}
+	cfg.ConnectTimeout = 10 * time.Second
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["application_name"] = "cairn"
+	// Benchmark statements are prepared explicitly by name; pgx's automatic statement cache would
+	// otherwise prepare every ad-hoc statement (DDL, checks) too.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	t := &pg{cfg: cfg, addr: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), db: cfg.Database}
+	c, err := t.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.Close(ctx)
+	return t, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasPrefix(host, "/") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (t *pg) connect(ctx context.Context) (*pgx.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, t.cfg)
+	if err != nil {
+		return nil, t.connErr(err)
+	}
+	return c, nil
+}
+
+func (t *pg) connErr(err error) error {
+	msg := err.Error()
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "28P01", "28000":
+			msg = fmt.Sprintf("login failed for user %q (wrong password or not allowed by pg_hba.conf)", t.cfg.User)
+		case "3D000":
+			msg = fmt.Sprintf("database %q does not exist (create it with: createdb %s)", t.db, t.db)
+		default:
+			msg = pe.Message
+		}
+	} else {
+		var ne net.Error
+		var oe *net.OpError
+		switch {
+		case errors.As(err, &oe):
+			msg = oe.Err.Error()
+		case errors.As(err, &ne) && ne.Timeout():
+			msg = "timed out"
+		}
+		if i := strings.LastIndex(msg, ": "); i >= 0 && !strings.Contains(msg, "login") {
+			msg = msg[i+2:]
+		}
+	}
+	return &target.ConnectError{Kind: "PostgreSQL", Addr: t.addr, Msg: msg, Err: err}
+}
+
+func (t *pg) Kind() string     { return "postgres" }
+func (t *pg) Name() string     { return "PostgreSQL" }
+func (t *pg) Dialect() string  { return "postgres" }
+func (t *pg) Address() string  { return t.addr }
+func (t *pg) Database() string { return t.db }
+func (t *pg) Close() error     { return nil }
+
+func (t *pg) Version(ctx context.Context) (string, error) {
+	c, err := t.connect(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close(ctx)
+	var v string
+	err = c.QueryRow(ctx, "SHOW server_version").Scan(&v)
+	return v, err
+}
+
+func (t *pg) TxnCounterSQL() string {
+	return "(SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database())"
+}
+
+func (t *pg) UptimeSQL() string {
+	return "(SELECT CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS bigint))"
+}
+
+func (t *pg) Settings(ctx context.Context, c target.Conn) (map[string]string, error) {
+	rows, err := c.Query(ctx, `SELECT name, setting || COALESCE(unit, '') FROM pg_settings WHERE name IN
+		('shared_buffers','max_connections','synchronous_commit','fsync','wal_level','checkpoint_timeout',
+		 'max_wal_size','default_transaction_isolation','effective_io_concurrency','work_mem','full_page_writes')`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := map[string]string{"client_tls": fmt.Sprint(t.cfg.TLSConfig != nil)}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		m[k] = v
+	}
+	return m, rows.Err()
+}
+
+func (t *pg) Classify(err error) target.ErrClass {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03":
+			return target.ErrRetryable
+		case strings.HasPrefix(pe.Code, "08"), pe.Code == "57P01", pe.Code == "57P02", pe.Code == "57P03":
+			return target.ErrConnection
+		case strings.Contains(pe.Message, target.RollbackMarker):
+			return target.ErrRollback
+		}
+		return target.ErrFatal
+	}
+	var ce *target.ConnectError
+	if errors.As(err, &ce) || pgconn.SafeToRetry(err) || target.IsConnLoss(err) || pgconn.Timeout(err) {
+		return target.ErrConnection
+	}
+	return target.ErrFatal
+}
+
+func (t *pg) Conn(ctx context.Context) (target.Conn, error) {
+	c, err := t.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &conn{c: c, stmts: map[string]bool{}}, nil
+}
+
+type conn struct {
+	c     *pgx.Conn
+	stmts map[string]bool
+}
+
+func (c *conn) Prepare(ctx context.Context, name, query string) error {
+	if _, err := c.c.Prepare(ctx, name, query); err != nil {
+		return fmt.Errorf("prepare %s: %w", name, err)
+	}
+	c.stmts[name] = true
+	return nil
+}
+
+func (c *conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	tag, err := c.c.Exec(ctx, q, args...)
+	return tag.RowsAffected(), err
+}
+
+type row struct{ r pgx.Row }
+
+func (r row) Scan(dest ...any) error {
+	err := r.r.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return target.ErrNoRows
+	}
+	return err
+}
+
+func (c *conn) QueryRow(ctx context.Context, q string, args ...any) target.Row {
+	return row{c.c.QueryRow(ctx, q, args...)}
+}
+
+type rows struct{ pgx.Rows }
+
+func (r rows) Close() { r.Rows.Close() }
+
+func (c *conn) Query(ctx context.Context, q string, args ...any) (target.Rows, error) {
+	r, err := c.c.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows{r}, nil
+}
+
+func (c *conn) Begin(ctx context.Context, _ bool) error {
+	_, err := c.c.Exec(ctx, "BEGIN")
+	return err
+}
+func (c *conn) Commit(ctx context.Context) error {
+	_, err := c.c.Exec(ctx, "COMMIT")
+	return err
+}
+func (c *conn) Rollback(ctx context.Context) error {
+	_, err := c.c.Exec(ctx, "ROLLBACK")
+	return err
+}
+
+func (c *conn) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return c.c.Close(ctx)
+}
+
+// BulkLoad streams text-format COPY: generation runs in this goroutine, the copy in another, joined
+// by a pipe, so generating and sending overlap.
+func (c *conn) BulkLoad(ctx context.Context, table string, columns []string, fill func(w target.RowWriter) error) (int64, error) {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	var n int64
+	go func() {
+		sql := fmt.Sprintf("COPY %s (%s) FROM STDIN", table, strings.Join(columns, ", "))
+		tag, err := c.c.PgConn().CopyFrom(ctx, pr, sql)
+		n = tag.RowsAffected()
+		pr.CloseWithError(err)
+		done <- err
+	}()
+	w := target.NewTextRowWriter(pw)
+	err := fill(w)
+	if err == nil {
+		err = w.FlushBuf()
+	}
+	pw.CloseWithError(err)
+	cerr := <-done
+	if err != nil && !errors.Is(err, io.ErrClosedPipe) {
+		return n, err
+	}
+	if cerr != nil {
+		return n, fmt.Errorf("COPY %s: %w", table, cerr)
+	}
+	return n, err
+}

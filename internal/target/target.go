@@ -1,0 +1,277 @@
+// Package target is the database layer: URL parsing, the Target and Conn interfaces every database
+// implements, and the classification of errors into what the engine should do with them.
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// DefaultURL is the embedded SQLite file used when neither --db nor CAIRN_DB is given.
+const DefaultURL = "sqlite://cairn.db"
+
+// ErrClass says what the engine should do after a failed statement.
+type ErrClass int
+
+const (
+	ErrFatal      ErrClass = iota // count it and go on with the next transaction
+	ErrRetryable                  // deadlock, serialization failure, lock timeout: retry the same inputs
+	ErrConnection                 // the connection is gone: reconnect with backoff
+	ErrRollback                   // a rollback the workload asked for (TPC-C's 1% invalid item)
+)
+
+func (c ErrClass) String() string {
+	switch c {
+	case ErrRetryable:
+		return "retryable"
+	case ErrConnection:
+		return "connection"
+	case ErrRollback:
+		return "rollback"
+	}
+	return "other"
+}
+
+// RollbackMarker is the message server-side code raises to ask for a rollback that is part of the
+// workload (not an error). Every target recognizes it in Classify.
+const RollbackMarker = "cairn: expected rollback"
+
+// Target is one database to benchmark.
+type Target interface {
+	Kind() string    // "sqlite", "postgres", "mysql", "mariadb"
+	Name() string    // for people: "PostgreSQL", "MariaDB", …
+	Dialect() string // which SQL files to use: "sqlite", "postgres", "mysql"
+	Address() string // host:port or file path, for messages
+	Database() string
+	Version(ctx context.Context) (string, error)
+	Conn(ctx context.Context) (Conn, error)
+	// TxnCounterSQL is a scalar SQL expression for the server's own count of commits and rollbacks in
+	// this database, or "" when the target has none (SQLite: the client counts).
+	TxnCounterSQL() string
+	// UptimeSQL is a scalar SQL expression that changes non-monotonically when the server restarts
+	// (its start time or uptime), or "" when not applicable.
+	UptimeSQL() string
+	Classify(err error) ErrClass
+	// Settings returns the server settings that matter for interpreting results.
+	Settings(ctx context.Context, c Conn) (map[string]string, error)
+	Close() error
+}
+
+// Conn is one connection, owned by one goroutine. Statements prepared on it are referred to by name.
+type Conn interface {
+	Prepare(ctx context.Context, name, query string) error
+	// Exec runs a prepared statement (by name) or, if no statement has that name, the SQL text.
+	Exec(ctx context.Context, nameOrSQL string, args ...any) (int64, error)
+	QueryRow(ctx context.Context, nameOrSQL string, args ...any) Row
+	Query(ctx context.Context, nameOrSQL string, args ...any) (Rows, error)
+	// Begin starts a transaction; readOnly lets a target pick a cheaper lock (SQLite: deferred).
+	Begin(ctx context.Context, readOnly bool) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+	// BulkLoad streams rows in the target's bulk format into table (COPY, LOAD DATA, batched
+	// inserts). The writer passed to fill must be used only inside fill.
+	BulkLoad(ctx context.Context, table string, columns []string, fill func(w RowWriter) error) (int64, error)
+	Close() error
+}
+
+// Row is the result of QueryRow.
+type Row interface{ Scan(dest ...any) error }
+
+// Rows is the result of Query.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// RowWriter receives generated rows column by column. Money is in cents, Fixed4 in ten-thousandths;
+// each target writes them in its own representation (decimal text, or integers for SQLite).
+type RowWriter interface {
+	Int(v int64)
+	Money(cents int64)
+	Fixed4(v int64)
+	Str(b []byte)
+	Text(s string)
+	Time(unixSec int64)
+	Null()
+	EndRow() error
+}
+
+// ErrNoRows is returned by Row.Scan when the query returned nothing.
+var ErrNoRows = errors.New("no rows in result set")
+
+// URL is a parsed --db value.
+type URL struct {
+	Scheme string // "sqlite", "postgres", "mysql"
+	Raw    string
+	Parsed *url.URL // nil for sqlite
+	Path   string   // sqlite file path
+}
+
+// UsageError marks bad input from the user; the CLI exits 2 on it.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef builds a UsageError.
+func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+
+// ParseURL validates a --db value without connecting.
+func ParseURL(raw string) (URL, error) {
+	if raw == "" {
+		raw = DefaultURL
+	}
+	i := strings.Index(raw, "://")
+	if i <= 0 {
+		return URL{}, Usagef("--db %q is not a URL: use sqlite://FILE, postgres://user:pass@host:port/db or mysql://user:pass@host:port/db", raw)
+	}
+	scheme := strings.ToLower(raw[:i])
+	switch scheme {
+	case "sqlite", "sqlite3":
+		p := raw[i+3:]
+		if j := strings.IndexByte(p, '?'); j >= 0 {
+			p = p[:j]
+		}
+		if p == "" {
+			return URL{}, Usagef("--db %q names no file: use sqlite://cairn.db or sqlite:///abs/path.db", raw)
+		}
+		return URL{Scheme: "sqlite", Raw: raw, Path: filepath.Clean(p)}, nil
+	case "postgres", "postgresql", "mysql", "mariadb":
+		u, err := url.Parse(raw)
+		if err != nil {
+			return URL{}, Usagef("--db %q is malformed: %v", redact(raw), unwrapURLError(err))
+		}
+		if u.Host == "" {
+			return URL{}, Usagef("--db %q names no host: use %s://user:pass@host:port/db", redact(raw), scheme)
+		}
+		if _, port, ok := strings.Cut(u.Host, ":"); ok && port != "" {
+			for _, r := range port {
+				if r < '0' || r > '9' {
+					return URL{}, Usagef("--db %q has a bad port %q", redact(raw), port)
+				}
+			}
+		}
+		s := scheme
+		if s == "postgresql" {
+			s = "postgres"
+		}
+		if s == "mariadb" {
+			s = "mysql"
+		}
+		if strings.Trim(u.Path, "/") == "" {
+			return URL{}, Usagef("--db %q names no database: add /DBNAME to the URL", redact(raw))
+		}
+		return URL{Scheme: s, Raw: raw, Parsed: u}, nil
+	}
+	return URL{}, Usagef("--db %q: unknown scheme %q (use sqlite, postgres, postgresql, mysql or mariadb)", redact(raw), scheme)
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// redact hides a password in a URL for messages.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Redact hides the password of a --db value, for output and stored documents.
+func Redact(raw string) string { return redact(raw) }
+
+// Opener connects to a database given its parsed URL.
+type Opener func(ctx context.Context, u URL) (Target, error)
+
+var (
+	mu      sync.Mutex
+	openers = map[string]Opener{}
+)
+
+// Register makes a scheme available; target packages call it from init.
+func Register(scheme string, o Opener) {
+	mu.Lock()
+	defer mu.Unlock()
+	openers[scheme] = o
+}
+
+// Schemes lists the registered schemes.
+func Schemes() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	var s []string
+	for k := range openers {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
+
+// Open parses raw and connects. Connection failures come back as *ConnectError.
+func Open(ctx context.Context, raw string) (Target, error) {
+	u, err := ParseURL(raw)
+	if err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	o := openers[u.Scheme]
+	mu.Unlock()
+	if o == nil {
+		return nil, Usagef("--db %q: support for %s is not built into this binary", redact(raw), u.Scheme)
+	}
+	return o(ctx, u)
+}
+
+// ConnectError is a failure to reach or log in to the database; the CLI exits 1 on it.
+type ConnectError struct {
+	Kind, Addr, Msg string
+	Err             error
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("cannot connect to %s at %s: %s", e.Kind, e.Addr, e.Msg)
+}
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// DefaultDB returns the database URL to use: CAIRN_DB, else the SQLite default.
+func DefaultDB() string {
+	if v := os.Getenv("CAIRN_DB"); v != "" {
+		return v
+	}
+	return DefaultURL
+}
+
+// IsConnLoss reports errors that mean the socket is gone, whatever the driver.
+func IsConnLoss(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	s := err.Error()
+	for _, m := range []string{"connection refused", "connection reset", "broken pipe", "conn closed", "bad connection", "invalid connection", "closed network connection", "i/o timeout", "no such host", "unexpected EOF"} {
+		if strings.Contains(s, m) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,36 @@
+// Package workload defines what the engine needs from a benchmark and keeps the registry that
+// workloads add themselves to.
+package workload
+
+import (
+	"context"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+// VU is one virtual user's transaction source. The engine owns timing, retries and reconnection;
+// the VU owns the choice of transaction, its inputs and its SQL.
+type VU interface {
+	// Bind prepares the VU's statements on a (new) connection.
+	Bind(ctx context.Context, c target.Conn) error
+	// Next picks the next transaction and draws its inputs; it returns the type's index.
+	Next() int
+	// Do executes the picked transaction once, with the inputs Next drew. On error it has already
+	// rolled back (best effort); a retryable error makes the engine call Do again with the same inputs.
+	// rolledBack reports a rollback the workload itself asked for.
+	Do(ctx context.Context) (rolledBack bool, err error)
+}
+
+// Pacer is implemented by VUs that can wait the spec's keying and think times.
+type Pacer interface {
+	Keying(typ int) time.Duration
+	Think(typ int) time.Duration
+}
+
+// Headliner is implemented by workloads whose headline figure comes from the database itself:
+// HeadlineSQL is a scalar expression read at the start and end of the window (TPC-C:
+// sum(d_next_o_id)), and the figure is its change per minute.
+type Headliner interface {
+	HeadlineSQL() string
+}
