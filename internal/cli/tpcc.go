@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -22,6 +23,13 @@ func newTPCC(stdout, stderr io.Writer) *cobra.Command {
 		Short: "TPC-C-derived OLTP workload (NOPM/TPM, like HammerDB's TPROC-C)",
 		Long: `The TPC-C-derived OLTP workload: prepare a schema of W warehouses, run virtual users against it,
 check the TPC-C consistency conditions, clean up. See docs/tpcc.md for what every figure means.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return target.Usagef("unknown command %q for \"cairn tpcc\" (use prepare, run, check or cleanup)", args[0])
+			}
+			return cmd.Help()
+		},
 	}
 	cmd.AddCommand(newTPCCPrepare(stdout, stderr), newTPCCRun(stdout, stderr), newTPCCCheck(stdout, stderr), newTPCCCleanup(stdout))
 	return cmd
@@ -195,7 +203,7 @@ func doRun(ctx context.Context, r *runFlags, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	t, err := target.Open(ctx, r.db)
+	t, err := openExisting(ctx, r.db)
 	if err != nil {
 		return err
 	}
@@ -244,12 +252,12 @@ func newTPCCCheck(stdout, stderr io.Writer) *cobra.Command {
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			t, err := target.Open(ctx, db)
+			t, err := openExisting(ctx, db)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
-			conds, err := tpccCheck(ctx, t, all, false)
+			conds, err := tpcc.Check(ctx, t, all, false)
 			if err != nil {
 				return err
 			}
@@ -281,7 +289,7 @@ func newTPCCCleanup(stdout io.Writer) *cobra.Command {
 		Short: "Drop everything prepare created, and nothing else",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := target.Open(cmd.Context(), db)
+			t, err := openExisting(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
@@ -295,4 +303,19 @@ func newTPCCCleanup(stdout io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&db, "db", target.DefaultDB(), "database URL (default $CAIRN_DB or sqlite://cairn.db)")
 	return cmd
+}
+
+// openExisting opens a database that a command expects to hold a schema already: for SQLite it
+// refuses to create a new, empty file.
+func openExisting(ctx context.Context, db string) (target.Target, error) {
+	u, err := target.ParseURL(db)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme == "sqlite" {
+		if _, err := os.Stat(u.Path); err != nil {
+			return nil, target.Usagef("no database file %s: run 'cairn tpcc prepare' first", u.Path)
+		}
+	}
+	return target.Open(ctx, db)
 }

@@ -104,7 +104,11 @@ func (t *mysqlTarget) connErr(err error) error {
 			msg = msg[i+2:]
 		}
 	}
-	return &target.ConnectError{Kind: t.Name(), Addr: t.addr, Msg: msg, Err: err}
+	kind := t.Name()
+	if t.version == "" {
+		kind = "MySQL/MariaDB" // not known until connected
+	}
+	return &target.ConnectError{Kind: kind, Addr: t.addr, Msg: msg, Err: err}
 }
 
 func (t *mysqlTarget) Kind() string    { return t.kind }

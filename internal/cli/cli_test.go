@@ -1,0 +1,364 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload/tpcc"
+)
+
+// cairn runs the command line in-process and returns exit code, stdout and stderr.
+func cairn(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// oneCleanLine asserts stderr is a single "cairn: …" line with no stack trace.
+func oneCleanLine(t *testing.T, stderr string) {
+	t.Helper()
+	s := strings.TrimSpace(stderr)
+	if strings.Count(s, "\n") > 0 || !strings.HasPrefix(s, "cairn: ") {
+		t.Errorf("want one line starting with 'cairn: ', got %q", stderr)
+	}
+	if strings.Contains(s, "goroutine") || strings.Contains(s, "panic") {
+		t.Errorf("stack trace in %q", stderr)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"tpcc", "run", "--db", "foo"}, ExitUsage, "is not a URL"},
+		{[]string{"tpcc", "run", "--db", "oracle://h/db"}, ExitUsage, "unknown scheme"},
+		{[]string{"tpcc", "run", "--db", "postgres://u:p@h:12x/db"}, ExitUsage, "port"},
+		{[]string{"tpcc", "run", "--db", "postgres://u:p@127.0.0.1:1/db"}, ExitFailed, "127.0.0.1:1"},
+		{[]string{"tpcc", "run", "--db", "mysql://u:p@127.0.0.1:1/db"}, ExitFailed, "127.0.0.1:1"},
+		{[]string{"tpcc", "run", "--vu", "0"}, ExitUsage, "--vu 0"},
+		{[]string{"tpcc", "run", "--duration", "-1m"}, ExitUsage, "negative"},
+		{[]string{"tpcc", "run", "--rampup", "soon"}, ExitUsage, "not a duration"},
+		{[]string{"tpcc", "run", "--duration", "0"}, ExitUsage, "--duration"},
+		{[]string{"tpcc", "prepare", "--warehouses", "0", "--db", "sqlite://" + dir + "/w.db"}, ExitUsage, "--warehouses 0"},
+		{[]string{"tpcc", "run", "--db", "sqlite://" + dir + "/none.db"}, ExitUsage, "prepare"},
+		{[]string{"tpcc", "check", "--db", "sqlite://" + dir + "/none.db"}, ExitUsage, "prepare"},
+		{[]string{"tpcc", "run", "--mode", "fast"}, ExitUsage, "--mode"},
+		{[]string{"tpcc", "nosuch"}, ExitUsage, "unknown command"},
+		{[]string{"tpcc", "run", "--no-such-flag"}, ExitUsage, "unknown flag"},
+	}
+	for _, c := range cases {
+		code, _, stderr := cairn(t, c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, stderr)
+			continue
+		}
+		oneCleanLine(t, stderr)
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: stderr %q does not mention %q", c.args, stderr, c.want)
+		}
+	}
+	// Running before prepare must not leave an empty database file behind.
+	if _, err := os.Stat(dir + "/none.db"); err == nil {
+		t.Error("run on a missing SQLite file created it")
+	}
+}
+
+func TestBadLogin(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		url  func(testing.TB) string
+	}{{"postgres", testutil.PG}, {"mysql", testutil.MySQL}} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := tc.url(t)
+			wrongPass := strings.Replace(u, ":cairn@", ":wrong@", 1)
+			code, _, stderr := cairn(t, "tpcc", "run", "--db", wrongPass)
+			if code != ExitFailed || !strings.Contains(stderr, "login failed") {
+				t.Errorf("wrong password: exit %d, %q", code, stderr)
+			}
+			oneCleanLine(t, stderr)
+			i := strings.LastIndex(u, "/")
+			noDB := u[:i] + "/cairn_no_such_db"
+			code, _, stderr = cairn(t, "tpcc", "run", "--db", noDB)
+			if code != ExitFailed || !strings.Contains(stderr, "does not exist") {
+				t.Errorf("missing database: exit %d, %q", code, stderr)
+			}
+			oneCleanLine(t, stderr)
+		})
+	}
+}
+
+// prepared prepares one warehouse on url (after dropping whatever was there) and registers a cleanup.
+func prepared(t *testing.T, url string, extra ...string) {
+	t.Helper()
+	if code, _, stderr := cairn(t, "tpcc", "cleanup", "--db", url); code != 0 && !strings.HasPrefix(url, "sqlite") {
+		t.Fatalf("cleanup: %d %s", code, stderr)
+	}
+	args := append([]string{"tpcc", "prepare", "--db", url, "-w", "1", "--seed", "7"}, extra...)
+	if code, out, stderr := cairn(t, args...); code != 0 {
+		t.Fatalf("prepare: exit %d\n%s\n%s", code, out, stderr)
+	}
+	t.Cleanup(func() { cairn(t, "tpcc", "cleanup", "--db", url) })
+}
+
+func readDoc(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// field follows a dotted path in a decoded JSON document.
+func field(t *testing.T, m map[string]any, path string) any {
+	t.Helper()
+	var cur any = m
+	for _, k := range strings.Split(path, ".") {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			t.Fatalf("result document: %s: %q is not an object", path, k)
+		}
+		if cur, ok = mm[k]; !ok {
+			t.Fatalf("result document lacks %s", path)
+		}
+	}
+	return cur
+}
+
+func TestTPCCEndToEnd(t *testing.T) {
+	for _, tg := range testutil.Targets() {
+		t.Run(tg.Name, func(t *testing.T) {
+			url := tg.URL(t)
+			prepared(t, url)
+
+			// Prepare again on a complete schema: says so, exit 0, touches nothing.
+			code, out, _ := cairn(t, "tpcc", "prepare", "--db", url, "-w", "1")
+			if code != 0 || !strings.Contains(out, "already holds a complete TPC-C schema") {
+				t.Fatalf("second prepare: exit %d, %q", code, out)
+			}
+
+			modes := []string{"sql"}
+			if tg.Name != "sqlite" {
+				modes = append(modes, "procs")
+			}
+			for _, mode := range modes {
+				js := filepath.Join(t.TempDir(), "r.json")
+				code, out, stderr := cairn(t, "tpcc", "run", "--db", url, "--vu", "3", "--rampup", "2s",
+					"--duration", "6s", "--progress", "2s", "--mode", mode, "--seed", "99", "--json", js)
+				if code != 0 {
+					t.Fatalf("run --mode %s: exit %d\n%s\n%s", mode, code, out, stderr)
+				}
+				if !strings.Contains(out, "TEST RESULT : System achieved ") {
+					t.Fatalf("no TEST RESULT line:\n%s", out)
+				}
+				if !strings.Contains(stderr, "window") || !strings.Contains(stderr, "NOPM") {
+					t.Errorf("no progress lines on stderr:\n%s", stderr)
+				}
+				d := readDoc(t, js)
+				for _, p := range []string{"result.nopm", "result.tpm", "result.tpm_source", "window.seconds", "vu", "mode",
+					"target.kind", "target.version", "client.cpu_us_per_txn", "seed", "cairn.version", "config.vu",
+					"config.mode", "config.warehouses"} {
+					field(t, d, p)
+				}
+				for _, tx := range tpcc.TxnNames {
+					for _, p := range []string{"count", "errors", "retries", "latency_ms.p50", "latency_ms.p90", "latency_ms.p95",
+						"latency_ms.p99", "latency_ms.p999", "latency_ms.max", "latency_ms.mean"} {
+						field(t, d, "transactions."+tx+"."+p)
+					}
+				}
+				if n := field(t, d, "result.nopm").(float64); n <= 0 {
+					t.Errorf("mode %s: NOPM %v", mode, n)
+				}
+				if w := field(t, d, "window.seconds").(float64); w < 5.9 || w > 6.5 {
+					t.Errorf("window.seconds %.3f for a 6 s window", w)
+				}
+				if got := field(t, d, "mode").(string); got != mode {
+					t.Errorf("mode %q, want %q", got, mode)
+				}
+				if s := field(t, d, "seed").(float64); s != 99 {
+					t.Errorf("seed %v", s)
+				}
+				no := field(t, d, "transactions.new_order.count").(float64)
+				pay := field(t, d, "transactions.payment.count").(float64)
+				if no < 10 || pay < 10 {
+					t.Errorf("too few transactions: new_order %v payment %v", no, pay)
+				}
+				code, out, stderr = cairn(t, "tpcc", "check", "--db", url, "--all")
+				if code != 0 {
+					t.Fatalf("check after --mode %s: exit %d\n%s%s", mode, code, out, stderr)
+				}
+			}
+
+			// The NOPM the server counted and the client's committed New-Orders agree.
+			code, _, _ = cairn(t, "tpcc", "cleanup", "--db", url)
+			if code != 0 {
+				t.Fatal("cleanup failed")
+			}
+			code, _, stderr := cairn(t, "tpcc", "run", "--db", url, "--duration", "1s")
+			if code != ExitUsage || !strings.Contains(stderr, "prepare") {
+				t.Errorf("run after cleanup: exit %d %q", code, stderr)
+			}
+		})
+	}
+}
+
+func TestPartialSchema(t *testing.T) {
+	for _, tg := range testutil.Targets() {
+		t.Run(tg.Name, func(t *testing.T) {
+			url := tg.URL(t)
+			cairn(t, "tpcc", "cleanup", "--db", url)
+			tgt, err := target.Open(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := tgt.Conn(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Exec(context.Background(), "CREATE TABLE warehouse (w_id int)"); err != nil {
+				t.Fatal(err)
+			}
+			c.Close()
+			tgt.Close()
+			t.Cleanup(func() { cairn(t, "tpcc", "cleanup", "--db", url) })
+			code, _, stderr := cairn(t, "tpcc", "prepare", "--db", url)
+			if code != ExitUsage || !strings.Contains(stderr, "cleanup") {
+				t.Errorf("prepare on a partial schema: exit %d %q", code, stderr)
+			}
+			oneCleanLine(t, stderr)
+			code, _, stderr = cairn(t, "tpcc", "run", "--db", url, "--duration", "1s")
+			if code != ExitUsage || !strings.Contains(stderr, "cleanup") {
+				t.Errorf("run on a partial schema: exit %d %q", code, stderr)
+			}
+		})
+	}
+}
+
+// TestRestartDuringRun restarts the server in the middle of the window: the run goes on, VUs
+// reconnect, errors are counted, NOPM is reported, and the data stays consistent.
+func TestRestartDuringRun(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		url  func(testing.TB) string
+	}{{"postgres", testutil.PG}, {"mysql", testutil.MySQL}} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := tc.url(t)
+			restart := testutil.Restart(t, tc.name)
+			prepared(t, url)
+			js := filepath.Join(t.TempDir(), "r.json")
+			done := make(chan error, 1)
+			go func() {
+				time.Sleep(6 * time.Second)
+				out, err := exec.Command("bash", "-c", restart).CombinedOutput()
+				if err != nil {
+					err = &exec.Error{Name: string(out), Err: err}
+				}
+				done <- err
+			}()
+			code, out, stderr := cairn(t, "tpcc", "run", "--db", url, "--vu", "3", "--rampup", "2s", "--duration", "16s",
+				"--progress", "2s", "--json", js)
+			if err := <-done; err != nil {
+				t.Fatalf("restart command failed: %v", err)
+			}
+			if code != 0 {
+				t.Fatalf("run across a restart: exit %d\n%s\n%s", code, out, stderr)
+			}
+			if !strings.Contains(out, "TEST RESULT : System achieved ") {
+				t.Fatalf("no result after the restart:\n%s", out)
+			}
+			d := readDoc(t, js)
+			if n := field(t, d, "result.nopm").(float64); n <= 0 {
+				t.Errorf("NOPM %v after a restart", n)
+			}
+			if r := field(t, d, "client.reconnects").(float64); r < 1 {
+				t.Errorf("no reconnects counted across a restart:\n%s", out)
+			}
+			errs := field(t, d, "errors").(map[string]any)
+			if len(errs) == 0 {
+				t.Errorf("no errors counted across a restart:\n%s", out)
+			}
+			if !strings.Contains(out, "errors in the window") {
+				t.Errorf("errors not printed:\n%s", out)
+			}
+			// The run must have gone on after the restart: transactions in the last seconds.
+			series := field(t, d, "timeseries").([]any)
+			last := series[len(series)-2].(map[string]any)
+			if last["txns"].(float64) == 0 {
+				t.Errorf("no transactions at the end of the window: VUs did not reconnect")
+			}
+			// Wait for the server, then check consistency.
+			var code2 int
+			var out2, err2 string
+			for i := 0; i < 30; i++ {
+				code2, out2, err2 = cairn(t, "tpcc", "check", "--db", url, "--all")
+				if code2 == 0 || !strings.Contains(err2, "cannot connect") {
+					break
+				}
+				time.Sleep(time.Second)
+			}
+			if code2 != 0 {
+				t.Fatalf("check after a restart: exit %d\n%s%s", code2, out2, err2)
+			}
+		})
+	}
+}
+
+// TestInterrupt sends SIGINT to a real process: it stops, prints and stores what it measured, exits 130.
+func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cairn")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/cairn")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	url := "sqlite://" + dir + "/i.db"
+	if out, err := exec.Command(bin, "tpcc", "prepare", "--db", url, "--seed", "3").CombinedOutput(); err != nil {
+		t.Fatalf("prepare: %v\n%s", err, out)
+	}
+	js := filepath.Join(dir, "r.json")
+	cmd := exec.Command(bin, "tpcc", "run", "--db", url, "--vu", "2", "--rampup", "1s", "--duration", "10m", "--json", js)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != ExitInterrupted {
+		t.Fatalf("exit: %v, want %d\n%s", err, ExitInterrupted, out.String())
+	}
+	if !strings.Contains(out.String(), "TEST RESULT : System achieved") || !strings.Contains(out.String(), "interrupted") {
+		t.Errorf("no summary after Ctrl-C:\n%s", out.String())
+	}
+	d := readDoc(t, js)
+	if field(t, d, "interrupted") != true {
+		t.Error("document not marked interrupted")
+	}
+	if w := field(t, d, "window.seconds").(float64); w < 1 || w > 5 {
+		t.Errorf("window.seconds %.2f, want the ~3 s measured before the interrupt", w)
+	}
+}

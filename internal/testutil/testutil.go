@@ -1,0 +1,85 @@
+// Package testutil finds the real database servers the integration tests use. A test that needs a
+// server it cannot reach skips with the reason, unless CAIRN_TEST_REQUIRE names that server (CI
+// sets CAIRN_TEST_REQUIRE=postgres,mysql), in which case it fails.
+package testutil
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	_ "github.com/cairn-bench/cairn/internal/target/all"
+)
+
+// Default URLs; CAIRN_TEST_PG and CAIRN_TEST_MYSQL override them.
+const (
+	DefaultPG    = "postgres://cairn:cairn@127.0.0.1:5432/cairn_test"
+	DefaultMySQL = "mysql://cairn:cairn@127.0.0.1:3306/cairn_test"
+)
+
+// Required reports whether CAIRN_TEST_REQUIRE names kind ("postgres" or "mysql").
+func Required(kind string) bool {
+	for _, k := range strings.Split(os.Getenv("CAIRN_TEST_REQUIRE"), ",") {
+		if strings.TrimSpace(k) == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func reach(t testing.TB, kind, env, def string) string {
+	t.Helper()
+	u := os.Getenv(env)
+	if u == "" {
+		u = def
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tg, err := target.Open(ctx, u)
+	if err != nil {
+		if Required(kind) {
+			t.Fatalf("%s is required (CAIRN_TEST_REQUIRE) but unreachable at %s: %v", kind, target.Redact(u), err)
+		}
+		t.Skipf("no %s server (set %s): %v", kind, env, err)
+	}
+	tg.Close()
+	return u
+}
+
+// PG returns the PostgreSQL test URL, or skips/fails.
+func PG(t testing.TB) string { return reach(t, "postgres", "CAIRN_TEST_PG", DefaultPG) }
+
+// MySQL returns the MySQL/MariaDB test URL, or skips/fails.
+func MySQL(t testing.TB) string { return reach(t, "mysql", "CAIRN_TEST_MYSQL", DefaultMySQL) }
+
+// SQLite returns a URL of a new database file in the test's temporary directory.
+func SQLite(t testing.TB) string { return "sqlite://" + t.TempDir() + "/cairn.db" }
+
+// Targets lists the three targets by name, for table-driven tests.
+func Targets() []struct {
+	Name string
+	URL  func(testing.TB) string
+} {
+	return []struct {
+		Name string
+		URL  func(testing.TB) string
+	}{{"sqlite", SQLite}, {"postgres", PG}, {"mysql", MySQL}}
+}
+
+// Restart returns the command that restarts the server of kind (CAIRN_TEST_PG_RESTART,
+// CAIRN_TEST_MYSQL_RESTART), or skips/fails when none is configured.
+func Restart(t testing.TB, kind string) string {
+	t.Helper()
+	env := map[string]string{"postgres": "CAIRN_TEST_PG_RESTART", "mysql": "CAIRN_TEST_MYSQL_RESTART"}[kind]
+	cmd := os.Getenv(env)
+	if cmd == "" {
+		if Required(kind) {
+			t.Fatalf("%s is required but %s (a command that restarts the server) is not set", kind, env)
+		}
+		t.Skipf("set %s to a command that restarts the %s server to run this test", env, kind)
+	}
+	return cmd
+}
