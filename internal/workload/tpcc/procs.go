@@ -39,15 +39,22 @@ func intList(b []byte, xs []int) []byte {
 
 func (v *VU) doProc(ctx context.Context) (bool, error) {
 	pg := v.dialect == "postgres"
+	var out int64
 	call := func(name string, args ...any) error {
 		if pg {
-			var out any
-			return v.c.QueryRow(ctx, name, args...).Scan(&out)
+			// Every function returns one integer (or the New-Order total, read as text).
+			var res any
+			err := v.c.QueryRow(ctx, name, args...).Scan(&res)
+			if n, ok := res.(int32); ok {
+				out = int64(n)
+			}
+			return err
 		}
 		_, err := v.c.Exec(ctx, name, args...)
-		if err != nil && v.dialect == "mysql" {
-			// A failed statement inside a procedure can leave its transaction open (lock wait
-			// timeouts roll back only the statement); end it before the next call.
+		if err != nil && v.dialect == "mysql" && !strings.Contains(err.Error(), target.RollbackMarker) {
+			// The procedures roll back on every SQL error, but a lost connection or a client-side
+			// failure can leave a transaction open; end it before the next call. (Not after the
+			// requested rollback: a second ROLLBACK would be counted in Com_rollback again.)
 			_ = v.c.Rollback(ctx)
 		}
 		return err
@@ -73,6 +80,9 @@ func (v *VU) doProc(ctx context.Context) (bool, error) {
 		err = call("p_ostat", v.cw, v.cd, v.cid, boolInt(v.byName), string(v.last))
 	case TxDelivery:
 		err = call("p_delivery", v.homeW, v.carrier)
+		if err == nil && pg {
+			v.DeliverySkips += out // districts without an undelivered order
+		}
 	case TxStockLevel:
 		err = call("p_slev", v.homeW, v.dist, v.threshold)
 	}

@@ -114,6 +114,11 @@ func Run(ctx context.Context, t target.Target, engineCfg run.Config, cfg RunConf
 	cfg.Seed = engineCfg.Seed
 	doc.Config = cfg
 
+	if t.Dialect() == "sqlite" {
+		// The database runs inside cairn: its CPU is the client's, and nothing else is "the server".
+		doc.Client.ShareOfOthers = nil
+		doc.Notes = append(doc.Notes, "SQLite runs inside cairn: client CPU includes the database's own work")
+	}
 	var skips int64
 	for _, v := range vus {
 		skips += v.DeliverySkips

@@ -204,7 +204,9 @@ func ExpandRows(dialect, q string, n int) (string, error) {
 func (v *VU) has(name string) bool { _, ok := v.q[name]; return ok }
 
 // Keying is the spec's minimum keying time for the type.
-func (v *VU) Keying(typ int) time.Duration { return time.Duration(keyingSec[typ] * float64(time.Second)) }
+func (v *VU) Keying(typ int) time.Duration {
+	return time.Duration(keyingSec[typ] * float64(time.Second))
+}
 
 // Think is a negative exponential think time with the type's mean, truncated at 10 times the mean.
 func (v *VU) Think(typ int) time.Duration {

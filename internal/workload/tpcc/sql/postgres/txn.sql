@@ -35,7 +35,7 @@ RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip
 UPDATE district SET d_ytd = d_ytd + $1::numeric / 100 WHERE d_w_id = $2 AND d_id = $3
 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip
 -- name: cust_by_name
-SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first
+SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3 ORDER BY c_first, c_id
 -- name: pay_cust
 UPDATE customer SET c_balance = c_balance - $1::numeric / 100, c_ytd_payment = c_ytd_payment + $2::numeric / 100,
   c_payment_cnt = c_payment_cnt + 1,

@@ -33,7 +33,7 @@ RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip
 UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?
 RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip
 -- name: cust_by_name
-SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first
+SELECT c_id FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_last = ? ORDER BY c_first, c_id
 -- name: pay_cust
 UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = c_ytd_payment + ?,
   c_payment_cnt = c_payment_cnt + 1,
