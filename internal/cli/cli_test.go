@@ -58,6 +58,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"tpcc", "check", "--db", "sqlite://" + dir + "/none.db"}, ExitUsage, "prepare"},
 		{[]string{"tpcc", "run", "--mode", "fast"}, ExitUsage, "--mode"},
 		{[]string{"tpcc", "nosuch"}, ExitUsage, "unknown command"},
+		{[]string{"nosuch"}, ExitUsage, "unknown command"},
 		{[]string{"tpcc", "run", "--no-such-flag"}, ExitUsage, "unknown flag"},
 	}
 	for _, c := range cases {
@@ -201,13 +202,20 @@ func TestTPCCEndToEnd(t *testing.T) {
 				if no < 10 || pay < 10 {
 					t.Errorf("too few transactions: new_order %v payment %v", no, pay)
 				}
+				// The database's count (NOPM) and the client's committed New-Orders agree, up to the
+				// transactions in flight at the two ends of the window.
+				nopm := field(t, d, "result.nopm").(float64)
+				noRb := field(t, d, "transactions.new_order.rollbacks").(float64)
+				clientNOPM := (no - noRb) / (field(t, d, "window.seconds").(float64) / 60)
+				if diff := clientNOPM - nopm; diff > 0.1*nopm || diff < -0.1*nopm {
+					t.Errorf("NOPM %v from the database, %.0f from the client's count", nopm, clientNOPM)
+				}
 				code, out, stderr = cairn(t, "tpcc", "check", "--db", url, "--all")
 				if code != 0 {
 					t.Fatalf("check after --mode %s: exit %d\n%s%s", mode, code, out, stderr)
 				}
 			}
 
-			// The NOPM the server counted and the client's committed New-Orders agree.
 			code, _, _ = cairn(t, "tpcc", "cleanup", "--db", url)
 			if code != 0 {
 				t.Fatal("cleanup failed")

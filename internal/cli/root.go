@@ -109,6 +109,13 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return target.Usagef("unknown command %q for \"cairn\" (see cairn --help)", args[0])
+			}
+			return cmd.Help()
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -47,7 +47,7 @@ type prepareFlags struct {
 func (p *prepareFlags) add(cmd *cobra.Command, withDB bool) {
 	f := cmd.Flags()
 	if withDB {
-		f.StringVar(&p.db, "db", target.DefaultDB(), "database URL: sqlite://FILE, postgres://user:pass@host:port/db, mysql://user:pass@host:port/db (default $CAIRN_DB or sqlite://cairn.db)")
+		f.StringVar(&p.db, "db", "", "database URL: sqlite://FILE, postgres://user:pass@host:port/db, mysql://user:pass@host:port/db (default $CAIRN_DB, else sqlite://cairn.db)")
 	}
 	f.IntVarP(&p.warehouses, "warehouses", "w", 1, "number of warehouses (about 100 MB of data each)")
 	f.IntVar(&p.loaders, "loaders", runtime.NumCPU(), "parallel loaders (SQLite always uses 1)")
@@ -84,6 +84,9 @@ func doPrepare(ctx context.Context, p *prepareFlags, stdout, stderr io.Writer) e
 	if err := p.validate(); err != nil {
 		return err
 	}
+	if p.db == "" {
+		p.db = target.DefaultDB()
+	}
 	t, err := target.Open(ctx, p.db)
 	if err != nil {
 		return err
@@ -94,13 +97,19 @@ func doPrepare(ctx context.Context, p *prepareFlags, stdout, stderr io.Writer) e
 	}
 	var rows atomic.Int64
 	total := tpcc.ExpectedRows(p.warehouses)
-	fmt.Fprintf(stdout, "preparing TPC-C: %d warehouses on %s (%s), %d loaders, seed %d\n", p.warehouses, t.Name(), t.Address(), p.loaders, p.seed)
+	loaders := p.loaders
+	if t.Dialect() == "sqlite" {
+		loaders = 1
+	}
 	bar := newProgress(stderr, total, "loading")
 	start := time.Now()
 	meta, err := tpcc.Prepare(ctx, t, tpcc.PrepareOptions{
 		Warehouses: p.warehouses, Loaders: p.loaders, Seed: p.seed, Partition: p.partition,
 		Procedures: !p.noProcs && t.Dialect() != "sqlite", Rows: &rows, CairnVersion: Version,
 		Phase: func(ph string) {
+			if ph == "schema" {
+				fmt.Fprintf(stdout, "preparing TPC-C: %d warehouses on %s (%s), %d loaders, seed %d\n", p.warehouses, t.Name(), t.Address(), loaders, p.seed)
+			}
 			if ph == "load" {
 				bar.start(&rows)
 			} else if ph == "indexes" {
@@ -156,13 +165,13 @@ func newTPCCRun(stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&r.db, "db", target.DefaultDB(), "database URL (default $CAIRN_DB or sqlite://cairn.db)")
+	f.StringVar(&r.db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
 	f.IntVar(&r.vu, "vu", 4, "virtual users (each a goroutine with its own connection)")
 	f.Var(durationFlag{&r.rampup}, "rampup", "time before the measured window (excluded from every figure)")
 	f.Var(durationFlag{&r.duration}, "duration", "length of the measured window")
 	f.StringVar(&r.mode, "mode", "", "procs (one call per transaction; default on PostgreSQL and MySQL) or sql (client-side prepared statements)")
 	f.BoolVar(&r.allW, "all-warehouses", false, "each transaction picks its home warehouse at random from all warehouses")
-	f.BoolVar(&r.pace, "keying-thinking", false, "wait the spec's keying and think times (then about 12.86 NOPM per warehouse at most)")
+	f.BoolVar(&r.pace, "keying-thinking", false, "wait the spec's keying and think times (then at most about 1.26 NOPM per VU)")
 	f.Float64Var(&r.rate, "rate", 0, "open loop: R transactions per second in total, latency from the intended start")
 	f.IntVar(&r.maxRetries, "max-retries", 10, "retries of a transaction after a deadlock or serialization failure")
 	f.Var(durationFlag{&r.progress}, "progress", "interval of the live progress lines (0 = none)")
@@ -195,6 +204,9 @@ func (r *runFlags) validate() error {
 func doRun(ctx context.Context, r *runFlags, stdout, stderr io.Writer) error {
 	if err := r.validate(); err != nil {
 		return err
+	}
+	if r.db == "" {
+		r.db = target.DefaultDB()
 	}
 	if r.prepare {
 		r.prep.db = r.db
@@ -240,12 +252,20 @@ func doRun(ctx context.Context, r *runFlags, stdout, stderr io.Writer) error {
 	if doc.Interrupted || ctx.Err() != nil {
 		return errInterrupted
 	}
+	var done, errs int64
+	for _, tx := range doc.Txns {
+		done += tx.Count
+		errs += tx.Errors
+	}
+	if done == 0 {
+		return failed{fmt.Sprintf("no transaction completed in the measured window (%d errors)", errs)}
+	}
 	return nil
 }
 
 func newTPCCCheck(stdout, stderr io.Writer) *cobra.Command {
 	var db string
-	var all bool
+	var all, initial bool
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Verify TPC-C consistency conditions 3.3.2.1-4 (--all: 1-10 and 12)",
@@ -257,7 +277,7 @@ func newTPCCCheck(stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			defer t.Close()
-			conds, err := tpcc.Check(ctx, t, all, false)
+			conds, err := tpcc.Check(ctx, t, all, initial)
 			if err != nil {
 				return err
 			}
@@ -277,8 +297,9 @@ func newTPCCCheck(stdout, stderr io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", target.DefaultDB(), "database URL (default $CAIRN_DB or sqlite://cairn.db)")
+	cmd.Flags().StringVar(&db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
 	cmd.Flags().BoolVar(&all, "all", false, "check conditions 1-10 and 12, not only 1-4")
+	cmd.Flags().BoolVar(&initial, "initial", false, "also check condition 11, which holds only before the first Delivery (right after prepare)")
 	return cmd
 }
 
@@ -301,13 +322,16 @@ func newTPCCCleanup(stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", target.DefaultDB(), "database URL (default $CAIRN_DB or sqlite://cairn.db)")
+	cmd.Flags().StringVar(&db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
 	return cmd
 }
 
 // openExisting opens a database that a command expects to hold a schema already: for SQLite it
 // refuses to create a new, empty file.
 func openExisting(ctx context.Context, db string) (target.Target, error) {
+	if db == "" {
+		db = target.DefaultDB()
+	}
 	u, err := target.ParseURL(db)
 	if err != nil {
 		return nil, err

@@ -36,7 +36,9 @@ func HostCPU() (time.Duration, bool) {
 	}
 	var busy int64
 	for i, v := range fields[1:] {
-		if i == 3 || i == 4 || i >= 8 { // idle, iowait; guest times are already in user/nice
+		// Skip idle, iowait and steal (time the hypervisor gave to other guests); guest times are
+		// already counted in user and nice.
+		if i == 3 || i == 4 || i >= 7 {
 			continue
 		}
 		n, _ := strconv.ParseInt(v, 10, 64)

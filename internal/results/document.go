@@ -3,7 +3,6 @@
 package results
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"os"
 	"time"
@@ -19,28 +18,27 @@ const FormatVersion = 1
 
 // Document is one run's result. docs/result-format.md defines every field.
 type Document struct {
-	Format      int                     `json:"format"`
-	ID          string                  `json:"id,omitempty"`
-	Cairn       Cairn                   `json:"cairn"`
-	Workload    string                  `json:"workload"`
-	StartedAt   time.Time               `json:"started_at"`
-	Interrupted bool                    `json:"interrupted"`
-	Target      Target                  `json:"target"`
-	VU          int                     `json:"vu"`
-	Mode        string                  `json:"mode,omitempty"`
-	Seed        uint64                  `json:"seed"`
-	Window      Window                  `json:"window"`
-	Result      Result                  `json:"result"`
-	Txns        map[string]*Txn         `json:"transactions"`
-	TxnOrder    []string                `json:"transaction_order"`
-	Errors      map[string]int64        `json:"errors"`
-	Client      Client                  `json:"client"`
-	Config      any                     `json:"config"`
-	Series      []run.Second            `json:"timeseries"`
-	Histograms  map[string]string       `json:"histograms"`
-	Notes       []string                `json:"notes,omitempty"`
-	Extra       map[string]any          `json:"extra,omitempty"`
-	latencyHist map[string]*metrics.Set `json:"-"`
+	Format      int               `json:"format"`
+	ID          string            `json:"id,omitempty"`
+	Cairn       Cairn             `json:"cairn"`
+	Workload    string            `json:"workload"`
+	StartedAt   time.Time         `json:"started_at"`
+	Interrupted bool              `json:"interrupted"`
+	Target      Target            `json:"target"`
+	VU          int               `json:"vu"`
+	Mode        string            `json:"mode,omitempty"`
+	Seed        uint64            `json:"seed"`
+	Window      Window            `json:"window"`
+	Result      Result            `json:"result"`
+	Txns        map[string]*Txn   `json:"transactions"`
+	TxnOrder    []string          `json:"transaction_order"`
+	Errors      map[string]int64  `json:"errors"`
+	Client      Client            `json:"client"`
+	Config      any               `json:"config"`
+	Series      []run.Second      `json:"timeseries"`
+	Histograms  map[string]string `json:"histograms"`
+	Notes       []string          `json:"notes,omitempty"`
+	Extra       map[string]any    `json:"extra,omitempty"`
 }
 
 // Cairn identifies the program that measured.
@@ -155,14 +153,14 @@ func FromOutcome(o *run.Outcome, types []string, cores int) *Document {
 	return d
 }
 
-// encodeHist serializes a histogram in HdrHistogram's compressed V2 format, base64, so that
-// percentiles can be recomputed and runs merged later.
+// encodeHist serializes a histogram in HdrHistogram's compressed V2 format, which the library
+// already returns as base64 text ("HISTF…"), so that percentiles can be recomputed and runs merged.
 func encodeHist(h *hdrhistogram.Histogram) string {
 	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return ""
 	}
-	return base64.StdEncoding.EncodeToString(b)
+	return string(b)
 }
 
 // WriteJSON writes the document to path, indented.

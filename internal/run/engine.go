@@ -98,6 +98,17 @@ type Engine struct {
 	reconnects atomic.Int64
 	t0         time.Time
 	ws, we     time.Duration // planned window, relative to t0
+	cpu        [2]cpuReading // at the start and the end of the window
+}
+
+type cpuReading struct {
+	proc, host time.Duration
+	hostOK     bool
+}
+
+func readCPU() cpuReading {
+	h, ok := metrics.HostCPU()
+	return cpuReading{proc: metrics.ProcessCPU(), host: h, hostOK: ok}
 }
 
 // Run blocks until the window has been measured or ctx is cancelled (Ctrl-C), and returns what
@@ -159,8 +170,10 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	e.we = cfg.Rampup + cfg.Duration
 	out.WindowStartsAt = e.t0.Add(e.ws)
 
-	vuCtx, cancelVUs := context.WithCancel(context.Background())
-	defer cancelVUs()
+	// VUs get a context that is never cancelled: drivers such as pgx start a watcher goroutine for
+	// every statement whose context can be cancelled, a cost paid on each round trip. VUs stop at the
+	// stop flag between transactions instead; one still stuck after the grace period is abandoned.
+	vuCtx := context.Background()
 	var vwg sync.WaitGroup
 	for _, v := range vus {
 		vwg.Add(1)
@@ -170,25 +183,23 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}(v)
 	}
 
-	cpu0 := metrics.ProcessCPU()
-	host0, hostOK := metrics.HostCPU()
 	e.monitor(ctx, &mon, out)
-	cpu1 := metrics.ProcessCPU()
-	host1, hostOK1 := metrics.HostCPU()
 
 	// Let in-flight transactions finish (they are outside the window), then cut the rest off.
 	e.stopOnce.Do(func() { close(e.stop) })
 	done := make(chan struct{})
 	go func() { vwg.Wait(); close(done) }()
+	abandoned := false
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		cancelVUs()
-		<-done
+		abandoned = true
 	}
-	for _, v := range vus {
-		if v.conn != nil {
-			v.conn.Close()
+	if !abandoned {
+		for _, v := range vus {
+			if v.conn != nil {
+				v.conn.Close()
+			}
 		}
 	}
 	if mon != nil {
@@ -197,12 +208,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 
 	out.Window = e.rec.Window()
 	if out.WindowStarted {
-		out.ClientCPU = cpu1 - cpu0
-		out.HostCPU = host1 - host0
-		out.HostCPUOK = hostOK && hostOK1
-		if !out.Start.OK {
-			out.ClientCPU = 0
-		}
+		out.ClientCPU = e.cpu[1].proc - e.cpu[0].proc
+		out.HostCPU = e.cpu[1].host - e.cpu[0].host
+		out.HostCPUOK = e.cpu[0].hostOK && e.cpu[1].hostOK
 	}
 	out.Reconnects = e.reconnects.Load()
 	return out, nil
@@ -269,6 +277,8 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 	all := metrics.NewHist()
 	var lastProg Snapshot
 	lastProgAt := time.Duration(0)
+	lastTick := time.Duration(0)
+	nextProg := cfg.Progress
 	snapCtx := context.WithoutCancel(ctx)
 	next := time.Second
 	for {
@@ -289,12 +299,14 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 		now = time.Since(e.t0)
 		interrupted := ctx.Err() != nil
 		if !out.WindowStarted && (now >= e.ws) && !interrupted {
+			e.cpu[0] = readCPU()
 			out.Start = e.snapshot(snapCtx, mon)
 			out.WindowStarted = true
 		}
 		windowOver := out.WindowStarted && now >= e.we
 		if interrupted || windowOver {
 			if out.WindowStarted {
+				e.cpu[1] = readCPU()
 				out.End = e.snapshot(snapCtx, mon)
 				if out.Start.OK && out.End.OK && (out.End.Start-out.Start.Start > 5 || out.Start.Start-out.End.Start > 5 || out.End.Counter < out.Start.Counter) {
 					out.Restarted = true
@@ -304,7 +316,8 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 		}
 		if now >= next || interrupted || windowOver {
 			e.rec.DrainTick(tick)
-			sec := Second{T: math.Round(now.Seconds()*1000) / 1000, Window: out.WindowStarted && !windowOver}
+			sec := Second{T: math.Round(now.Seconds()*1000) / 1000, Window: lastTick >= e.ws && now <= e.we+50*time.Millisecond}
+			lastTick = now
 			all.Reset()
 			for i := range tick.Lat {
 				all.Merge(tick.Lat[i])
@@ -321,7 +334,10 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 			for next <= now {
 				next += time.Second
 			}
-			if e.OnProgress != nil && (now-lastProgAt >= cfg.Progress || interrupted || windowOver) {
+			if e.OnProgress != nil && (now >= nextProg-50*time.Millisecond || interrupted || windowOver) {
+				for nextProg <= now+50*time.Millisecond {
+					nextProg += cfg.Progress
+				}
 				p := Progress{Elapsed: now, Set: progSet}
 				switch {
 				case windowOver || interrupted:
@@ -465,9 +481,6 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			ServiceUs: int64((end - start) / time.Microsecond), Retries: retries, RolledBack: rolledBack,
 			InWindow: end >= e.ws && end < e.we}
 		if err != nil {
-			if ctx.Err() != nil {
-				return // the engine cut this transaction off after the window; it is not an error
-			}
 			s.Failed = true
 			s.ErrKey = errKey(class, err, retries)
 		}

@@ -56,8 +56,10 @@ type Target interface {
 	// TxnCounterSQL is a scalar SQL expression for the server's own count of commits and rollbacks in
 	// this database, or "" when the target has none (SQLite: the client counts).
 	TxnCounterSQL() string
-	// UptimeSQL is a scalar SQL expression that changes non-monotonically when the server restarts
-	// (its start time or uptime), or "" when not applicable.
+	// TxnCounterName says in words what TxnCounterSQL counts, for the result's tpm_source.
+	TxnCounterName() string
+	// UptimeSQL is a scalar SQL expression for the server's start time in Unix seconds (it changes
+	// when the server restarts), or "" when not applicable.
 	UptimeSQL() string
 	Classify(err error) ErrClass
 	// Settings returns the server settings that matter for interpreting results.

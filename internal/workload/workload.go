@@ -1,5 +1,4 @@
-// Package workload defines what the engine needs from a benchmark and keeps the registry that
-// workloads add themselves to.
+// Package workload defines what the engine needs from a benchmark.
 package workload
 
 import (
@@ -26,11 +25,4 @@ type VU interface {
 type Pacer interface {
 	Keying(typ int) time.Duration
 	Think(typ int) time.Duration
-}
-
-// Headliner is implemented by workloads whose headline figure comes from the database itself:
-// HeadlineSQL is a scalar expression read at the start and end of the window (TPC-C:
-// sum(d_next_o_id)), and the figure is its change per minute.
-type Headliner interface {
-	HeadlineSQL() string
 }

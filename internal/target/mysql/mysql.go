@@ -55,11 +55,18 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	cfg.InterpolateParams = false
 	cfg.AllowNativePasswords = true
 	cfg.MultiStatements = false
-	cfg.Params = map[string]string{}
+	// Timestamps written during a run match the UTC ones written by the loader.
+	cfg.Params = map[string]string{"time_zone": "'+00:00'"}
 	for k, v := range p.Query() {
-		if len(v) > 0 {
-			cfg.Params[k] = v[0]
+		if len(v) == 0 {
+			continue
 		}
+		// tls is the driver's own option; every other parameter is a session variable.
+		if k == "tls" {
+			cfg.TLSConfig = v[0]
+			continue
+		}
+		cfg.Params[k] = v[0]
 	}
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
@@ -136,6 +143,10 @@ func (t *mysqlTarget) statusTable() string {
 // counter); the stored procedures commit explicitly, so each transaction is counted once.
 func (t *mysqlTarget) TxnCounterSQL() string {
 	return fmt.Sprintf("(SELECT CAST(SUM(VARIABLE_VALUE) AS SIGNED) FROM %s WHERE VARIABLE_NAME IN ('COM_COMMIT','COM_ROLLBACK','Com_commit','Com_rollback'))", t.statusTable())
+}
+
+func (t *mysqlTarget) TxnCounterName() string {
+	return "Com_commit + Com_rollback (server-wide: MySQL has no per-database counter)"
 }
 
 func (t *mysqlTarget) UptimeSQL() string {

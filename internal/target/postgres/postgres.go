@@ -20,9 +20,10 @@ import (
 func init() { target.Register("postgres", Open) }
 
 type pg struct {
-	cfg  *pgx.ConnConfig
-	addr string
-	db   string
+	cfg     *pgx.ConnConfig
+	addr    string
+	db      string
+	sslmode string
 }
 
 // Open checks the URL, connects once to verify the server is reachable and the login works.
@@ -46,10 +47,17 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 		cfg.RuntimeParams = map[string]string{}
 	}
 	cfg.RuntimeParams["application_name"] = "cairn"
+	// Timestamps written during a run match the UTC ones written by the loader.
+	cfg.RuntimeParams["timezone"] = "UTC"
 	// Benchmark statements are prepared explicitly by name; pgx's automatic statement cache would
 	// otherwise prepare every ad-hoc statement (DDL, checks) too.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
-	t := &pg{cfg: cfg, addr: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), db: cfg.Database}
+	t := &pg{cfg: cfg, addr: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), db: cfg.Database, sslmode: "prefer"}
+	if raw != u.Raw {
+		t.sslmode = "disable"
+	} else if m := u.Parsed.Query().Get("sslmode"); m != "" {
+		t.sslmode = m
+	}
 	c, err := t.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -124,6 +132,10 @@ func (t *pg) TxnCounterSQL() string {
 	return "(SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database())"
 }
 
+func (t *pg) TxnCounterName() string {
+	return "pg_stat_database xact_commit + xact_rollback of database " + t.db
+}
+
 func (t *pg) UptimeSQL() string {
 	return "(SELECT CAST(EXTRACT(EPOCH FROM pg_postmaster_start_time()) AS bigint))"
 }
@@ -136,7 +148,7 @@ func (t *pg) Settings(ctx context.Context, c target.Conn) (map[string]string, er
 		return nil, err
 	}
 	defer rows.Close()
-	m := map[string]string{"client_tls": fmt.Sprint(t.cfg.TLSConfig != nil)}
+	m := map[string]string{"client_sslmode": t.sslmode}
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {

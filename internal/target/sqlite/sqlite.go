@@ -45,14 +45,15 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	return &lite{db: db, path: u.Path}, nil
 }
 
-func (t *lite) Kind() string          { return "sqlite" }
-func (t *lite) Name() string          { return "SQLite" }
-func (t *lite) Dialect() string       { return "sqlite" }
-func (t *lite) Address() string       { return t.path }
-func (t *lite) Database() string      { return t.path }
-func (t *lite) Close() error          { return t.db.Close() }
-func (t *lite) TxnCounterSQL() string { return "" }
-func (t *lite) UptimeSQL() string     { return "" }
+func (t *lite) Kind() string           { return "sqlite" }
+func (t *lite) Name() string           { return "SQLite" }
+func (t *lite) Dialect() string        { return "sqlite" }
+func (t *lite) Address() string        { return t.path }
+func (t *lite) Database() string       { return t.path }
+func (t *lite) Close() error           { return t.db.Close() }
+func (t *lite) TxnCounterSQL() string  { return "" }
+func (t *lite) UptimeSQL() string      { return "" }
+func (t *lite) TxnCounterName() string { return "" }
 
 func (t *lite) Version(ctx context.Context) (string, error) {
 	var v string

@@ -81,7 +81,7 @@ func (v *VU) doProc(ctx context.Context) (bool, error) {
 	case TxDelivery:
 		err = call("p_delivery", v.homeW, v.carrier)
 		if err == nil && pg {
-			v.DeliverySkips += out // districts without an undelivered order
+			v.DeliverySkips.Add(out) // districts without an undelivered order
 		}
 	case TxStockLevel:
 		err = call("p_slev", v.homeW, v.dist, v.threshold)

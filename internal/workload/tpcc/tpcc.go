@@ -252,10 +252,6 @@ func partitionClause(dialect, q string, o PrepareOptions) string {
 	}
 	q = strings.ReplaceAll(q, "PARTITION_ORDERS", clause("o_w_id"))
 	q = strings.ReplaceAll(q, "PARTITION_ORDER_LINE", clause("ol_w_id"))
-	if o.Partition && dialect == "postgres" {
-		// A partitioned table takes no storage parameters of its own.
-		q = strings.ReplaceAll(q, "WITH (fillfactor = 80)", "")
-	}
 	return q
 }
 
@@ -307,13 +303,17 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessi
 	if t.Dialect() == "sqlite" {
 		loaders = 1 // one writer at a time is all SQLite allows
 	}
-	return parallel(ctx, t, loaders, len(jobs), func(ctx context.Context, c target.Conn, i int) error {
-		j := jobs[i]
-		if i < loaders && sessionSQL != "" {
-			if _, err := c.Exec(ctx, sessionSQL); err != nil {
-				return fmt.Errorf("load session settings: %w", err)
-			}
+	setup := func(ctx context.Context, c target.Conn) error {
+		if sessionSQL == "" {
+			return nil
 		}
+		if _, err := c.Exec(ctx, sessionSQL); err != nil {
+			return fmt.Errorf("load session settings: %w", err)
+		}
+		return nil
+	}
+	return parallelWith(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
+		j := jobs[i]
 		_, err := c.BulkLoad(ctx, j.table, columns[j.table], func(w target.RowWriter) error {
 			return j.gen(countingWriter{w, o.Rows})
 		})
@@ -340,6 +340,11 @@ func (c countingWriter) EndRow() error {
 
 // parallel runs n jobs on k connections; the first error cancels the rest.
 func parallel(ctx context.Context, t target.Target, k, n int, job func(ctx context.Context, c target.Conn, i int) error) error {
+	return parallelWith(ctx, t, k, n, nil, job)
+}
+
+// parallelWith is parallel with a setup run once on each connection before its first job.
+func parallelWith(ctx context.Context, t target.Target, k, n int, setup func(ctx context.Context, c target.Conn) error, job func(ctx context.Context, c target.Conn, i int) error) error {
 	if k < 1 {
 		k = 1
 	}
@@ -360,6 +365,13 @@ func parallel(ctx context.Context, t target.Target, k, n int, job func(ctx conte
 				return
 			}
 			defer c.Close()
+			if setup != nil {
+				if err := setup(ctx, c); err != nil {
+					errs[l] = err
+					cancel()
+					return
+				}
+			}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n || ctx.Err() != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/target"
@@ -114,7 +115,7 @@ type VU struct {
 	seen          map[int]bool
 	buf           []byte
 	args          []any
-	DeliverySkips int64
+	DeliverySkips atomic.Int64 // read by the engine while abandoned VUs may still run
 }
 
 // NewVU makes terminal id: home warehouse and district spread evenly over the VUs.
@@ -201,7 +202,10 @@ func ExpandRows(dialect, q string, n int) (string, error) {
 	return b.String(), nil
 }
 
-func (v *VU) has(name string) bool { _, ok := v.q[name]; return ok }
+func (v *VU) has(name string) bool {
+	_, ok := v.q[name]
+	return ok
+}
 
 // Keying is the spec's minimum keying time for the type.
 func (v *VU) Keying(typ int) time.Duration {
@@ -627,7 +631,7 @@ func (v *VU) delivery(ctx context.Context) error {
 			err = v.c.QueryRow(ctx, "dl_new", w, d, w, d).Scan(&oid)
 		}
 		if err == target.ErrNoRows {
-			v.DeliverySkips++ // no undelivered order in this district (clause 2.7.4.2)
+			v.DeliverySkips.Add(1) // no undelivered order in this district (clause 2.7.4.2)
 			continue
 		}
 		if err != nil {
