@@ -141,7 +141,11 @@ func ms(v float64) string {
 // printSummary prints the final report of a run.
 func printSummary(w io.Writer, d *results.Document) {
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%s %s on %s %s · %d VUs · mode %s · seed %d\n", strings.ToUpper(d.Workload), "run", d.Target.Name, d.Target.Version, d.VU, d.Mode, d.Seed)
+	name := map[string]string{"tpcc": "TPC-C"}[d.Workload]
+	if name == "" {
+		name = d.Workload
+	}
+	fmt.Fprintf(w, "%s run on %s %s · %d VUs · mode %s · seed %d\n", name, d.Target.Name, d.Target.Version, d.VU, d.Mode, d.Seed)
 	if d.Window.Seconds > 0 {
 		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
 	}

@@ -108,7 +108,7 @@ func doPrepare(ctx context.Context, p *prepareFlags, stdout, stderr io.Writer) e
 		Procedures: !p.noProcs && t.Dialect() != "sqlite", Rows: &rows, CairnVersion: Version,
 		Phase: func(ph string) {
 			if ph == "schema" {
-				fmt.Fprintf(stdout, "preparing TPC-C: %d warehouses on %s (%s), %d loaders, seed %d\n", p.warehouses, t.Name(), t.Address(), loaders, p.seed)
+				fmt.Fprintf(stdout, "preparing TPC-C: %s on %s (%s), %d loaders, seed %d\n", plural(p.warehouses, "warehouse"), t.Name(), t.Address(), loaders, p.seed)
 			}
 			if ph == "load" {
 				bar.start(&rows)
@@ -132,8 +132,8 @@ func doPrepare(ctx context.Context, p *prepareFlags, stdout, stderr io.Writer) e
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "prepared %d warehouses in %.1f s (%d rows, %.0f rows/s overall)\n",
-		meta.Warehouses, meta.LoadSeconds, rows.Load(), float64(rows.Load())/meta.LoadSeconds)
+	fmt.Fprintf(stdout, "prepared %s in %.1f s (%d rows, %.0f rows/s overall)\n",
+		plural(meta.Warehouses, "warehouse"), meta.LoadSeconds, rows.Load(), float64(rows.Load())/meta.LoadSeconds)
 	return nil
 }
 
@@ -342,4 +342,11 @@ func openExisting(ctx context.Context, db string) (target.Target, error) {
 		}
 	}
 	return target.Open(ctx, db)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
