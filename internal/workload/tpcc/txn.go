@@ -115,6 +115,8 @@ type VU struct {
 	seen          map[int]bool
 	buf           []byte
 	args          []any
+	sink          [14]any      // display-only columns are scanned here and dropped
+	sinkPtrs      []any        // pointers into sink, built once: no allocation per Payment
 	DeliverySkips atomic.Int64 // read by the engine while abandoned VUs may still run
 }
 
@@ -128,6 +130,9 @@ func NewVU(id int, dialect string, opt RunOptions) (*VU, error) {
 	r := newRand(opt.Seed, uint64(id)+1<<32)
 	v := &VU{opt: opt, dialect: dialect, q: q, r: r, deck: NewDeck(r), warehouses: W,
 		w: id%W + 1, dist: (id/W)%districtsPerW + 1, seen: map[int]bool{}, prepared: map[string]bool{}}
+	for i := range v.sink {
+		v.sinkPtrs = append(v.sinkPtrs, &v.sink[i])
+	}
 	return v, nil
 }
 
@@ -513,14 +518,8 @@ func (v *VU) customerByName(ctx context.Context, w, d int) (int, error) {
 
 func (v *VU) payment(ctx context.Context) error {
 	w, d := v.homeW, v.d
-	var sink [14]any
-	ptrs := func(n int) []any {
-		p := make([]any, n)
-		for i := range p {
-			p[i] = &sink[i]
-		}
-		return p
-	}
+	sink := &v.sink
+	ptrs := func(n int) []any { return v.sinkPtrs[:n] }
 	if v.has("pay_wh_sel") {
 		if _, err := v.c.Exec(ctx, "pay_wh", v.amount, w); err != nil {
 			return err
