@@ -8,6 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 need=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
 command -v mariadbd >/dev/null 2>&1 || need+=(mariadb-server mariadb-client)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "ci: installing ${need[*]}"
   apt-get update -qq

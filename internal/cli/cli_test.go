@@ -345,7 +345,8 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("prepare: %v\n%s", err, out)
 	}
 	js := filepath.Join(dir, "r.json")
-	cmd := exec.Command(bin, "tpcc", "run", "--db", url, "--vu", "2", "--rampup", "1s", "--duration", "10m", "--json", js)
+	store := filepath.Join(dir, "results.db")
+	cmd := exec.Command(bin, "tpcc", "run", "--db", url, "--vu", "2", "--rampup", "1s", "--duration", "10m", "--json", js, "--results", store)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
@@ -368,5 +369,10 @@ func TestInterrupt(t *testing.T) {
 	}
 	if w := field(t, d, "window.seconds").(float64); w < 1 || w > 5 {
 		t.Errorf("window.seconds %.2f, want the ~3 s measured before the interrupt", w)
+	}
+	// What was measured is stored too, marked interrupted, under the id the document carries.
+	code, list, _ := cairn(t, "results", "list", "--results", store)
+	if code != 0 || !strings.Contains(list, "(interrupted)") || field(t, d, "id") != "1" {
+		t.Errorf("interrupted run not stored as result 1: exit %d\n%s", code, list)
 	}
 }

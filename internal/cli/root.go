@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
 )
@@ -66,8 +67,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	code := ExitFailed
 	var ue *target.UsageError
 	var ce *target.ConnectError
+	var se *results.StoreError
+	var nf *results.NotFoundError
 	var f failed
 	switch {
+	case errors.As(err, &se), errors.As(err, &nf):
+		code = ExitUsage
 	case errors.As(err, &f):
 		if f.msg != "" {
 			fmt.Fprintln(stderr, "cairn: "+f.msg)
@@ -123,7 +128,8 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 		return &target.UsageError{Msg: err.Error() + " (see --help)"}
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newTPCC(stdout, stderr))
+	root.PersistentFlags().String("results", "", "results store file (default $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db or ~/.local/share/cairn/results.db)")
+	root.AddCommand(newTPCC(stdout, stderr), newResults(stdout), newReport(stdout, stderr))
 	return root
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload/tpcc"
@@ -31,7 +32,7 @@ check the TPC-C consistency conditions, clean up. See docs/tpcc.md for what ever
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newTPCCPrepare(stdout, stderr), newTPCCRun(stdout, stderr), newTPCCCheck(stdout, stderr), newTPCCCleanup(stdout))
+	cmd.AddCommand(newTPCCPrepare(stdout, stderr), newTPCCRun(stdout, stderr), newTPCCProfile(stdout, stderr), newTPCCCheck(stdout, stderr), newTPCCCleanup(stdout))
 	return cmd
 }
 
@@ -150,8 +151,25 @@ type runFlags struct {
 	progress   time.Duration
 	seed       uint64
 	jsonPath   string
+	noStore    bool
 	prepare    bool
 	prep       prepareFlags
+	profile    profileFlags
+}
+
+// addCommon adds the flags that run and profile share.
+func (r *runFlags) addCommon(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&r.db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
+	f.Var(durationFlag{&r.rampup}, "rampup", "time before the measured window (excluded from every figure)")
+	f.Var(durationFlag{&r.duration}, "duration", "length of the measured window")
+	f.StringVar(&r.mode, "mode", "", "procs (one call per transaction; default on PostgreSQL and MySQL) or sql (client-side prepared statements)")
+	f.BoolVar(&r.allW, "all-warehouses", false, "each transaction picks its home warehouse at random from all warehouses")
+	f.BoolVar(&r.pace, "keying-thinking", false, "wait the spec's keying and think times (then at most about 1.26 NOPM per VU)")
+	f.Float64Var(&r.rate, "rate", 0, "open loop: R transactions per second in total, latency from the intended start")
+	f.IntVar(&r.maxRetries, "max-retries", 10, "retries of a transaction after a deadlock or serialization failure")
+	f.Var(durationFlag{&r.progress}, "progress", "interval of the live progress lines (0 = none)")
+	f.BoolVar(&r.noStore, "no-store", false, "do not record the result in the results store")
 }
 
 func newTPCCRun(stdout, stderr io.Writer) *cobra.Command {
@@ -161,20 +179,12 @@ func newTPCCRun(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run virtual users for a rampup and an exactly measured window; print NOPM, TPM and latencies",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return doRun(cmd.Context(), &r, stdout, stderr)
+			return doRun(cmd.Context(), &r, resultsPath(cmd), stdout, stderr)
 		},
 	}
+	r.addCommon(cmd)
 	f := cmd.Flags()
-	f.StringVar(&r.db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
 	f.IntVar(&r.vu, "vu", 4, "virtual users (each a goroutine with its own connection)")
-	f.Var(durationFlag{&r.rampup}, "rampup", "time before the measured window (excluded from every figure)")
-	f.Var(durationFlag{&r.duration}, "duration", "length of the measured window")
-	f.StringVar(&r.mode, "mode", "", "procs (one call per transaction; default on PostgreSQL and MySQL) or sql (client-side prepared statements)")
-	f.BoolVar(&r.allW, "all-warehouses", false, "each transaction picks its home warehouse at random from all warehouses")
-	f.BoolVar(&r.pace, "keying-thinking", false, "wait the spec's keying and think times (then at most about 1.26 NOPM per VU)")
-	f.Float64Var(&r.rate, "rate", 0, "open loop: R transactions per second in total, latency from the intended start")
-	f.IntVar(&r.maxRetries, "max-retries", 10, "retries of a transaction after a deadlock or serialization failure")
-	f.Var(durationFlag{&r.progress}, "progress", "interval of the live progress lines (0 = none)")
 	f.Uint64Var(&r.seed, "seed", 0, "seed of the run's random inputs (default: random, printed)")
 	f.StringVar(&r.jsonPath, "json", "", "write the result document to this file")
 	f.BoolVar(&r.prepare, "prepare", false, "prepare the schema first if the database has none (uses --warehouses, --loaders)")
@@ -201,12 +211,39 @@ func (r *runFlags) validate() error {
 	return nil
 }
 
-func doRun(ctx context.Context, r *runFlags, stdout, stderr io.Writer) error {
+// runOnce runs TPC-C once at vu virtual users with the given seed; the target stays open across
+// the steps of a profile.
+func (r *runFlags) runOnce(ctx context.Context, t target.Target, vu int, seed uint64, stderr io.Writer) (*results.Document, error) {
+	ecfg := run.Config{VUs: vu, Rampup: r.rampup, Duration: r.duration, Rate: r.rate, Pace: r.pace,
+		MaxRetries: r.maxRetries, Progress: r.progress, Seed: seed}
+	cfg := r.tpccConfig(vu)
+	var onProgress func(run.Progress)
+	if r.progress > 0 {
+		onProgress = func(p run.Progress) { printProgress(stderr, p, tpcc.TxnNames) }
+	}
+	return tpcc.Run(ctx, t, ecfg, cfg, onProgress, Version)
+}
+
+func (r *runFlags) tpccConfig(vu int) tpcc.RunConfig {
+	return tpcc.RunConfig{DB: target.Redact(r.db), VUs: vu, RampupSec: r.rampup.Seconds(), DurationSec: r.duration.Seconds(),
+		Mode: r.mode, AllWarehouses: r.allW, KeyingThinking: r.pace, Rate: r.rate, MaxRetries: r.maxRetries,
+		ProgressSec: r.progress.Seconds(), Seed: r.seed}
+}
+
+func doRun(ctx context.Context, r *runFlags, storePath string, stdout, stderr io.Writer) error {
 	if err := r.validate(); err != nil {
 		return err
 	}
 	if r.db == "" {
 		r.db = target.DefaultDB()
+	}
+	// The store is opened first: a bad --results should fail before minutes of measuring.
+	store, err := openStore(ctx, storePath, r.noStore)
+	if err != nil {
+		return err
+	}
+	if store != nil {
+		defer store.Close()
 	}
 	if r.prepare {
 		r.prep.db = r.db
@@ -223,18 +260,9 @@ func doRun(ctx context.Context, r *runFlags, stdout, stderr io.Writer) error {
 	if r.seed == 0 {
 		r.seed = randomSeed()
 	}
-	ecfg := run.Config{VUs: r.vu, Rampup: r.rampup, Duration: r.duration, Rate: r.rate, Pace: r.pace,
-		MaxRetries: r.maxRetries, Progress: r.progress, Seed: r.seed}
-	cfg := tpcc.RunConfig{DB: target.Redact(r.db), VUs: r.vu, RampupSec: r.rampup.Seconds(), DurationSec: r.duration.Seconds(),
-		Mode: r.mode, AllWarehouses: r.allW, KeyingThinking: r.pace, Rate: r.rate, MaxRetries: r.maxRetries,
-		ProgressSec: r.progress.Seconds()}
 	fmt.Fprintf(stdout, "running TPC-C on %s (%s): %d VUs, rampup %s, window %s, seed %d\n",
 		t.Name(), t.Address(), r.vu, r.rampup, r.duration, r.seed)
-	var onProgress func(run.Progress)
-	if r.progress > 0 {
-		onProgress = func(p run.Progress) { printProgress(stderr, p, tpcc.TxnNames) }
-	}
-	doc, err := tpcc.Run(ctx, t, ecfg, cfg, onProgress, Version)
+	doc, err := r.runOnce(ctx, t, r.vu, r.seed, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "cairn: interrupted before the run started")
@@ -242,12 +270,23 @@ func doRun(ctx context.Context, r *runFlags, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
+	// Store before printing, so that the printed summary and the --json document carry the id.
+	var storeErr error
+	if store != nil {
+		storeErr = store.SaveRun(context.WithoutCancel(ctx), doc, 0)
+	}
 	printSummary(stdout, doc)
+	if store != nil && storeErr == nil {
+		fmt.Fprintf(stdout, "stored as result %s in %s\n", doc.ID, store.Path)
+	}
 	if r.jsonPath != "" {
 		if err := doc.WriteJSON(r.jsonPath); err != nil {
 			return fmt.Errorf("write --json: %w", err)
 		}
 		fmt.Fprintf(stdout, "result document written to %s\n", r.jsonPath)
+	}
+	if storeErr != nil {
+		return fmt.Errorf("the result was measured but not stored: %w", storeErr)
 	}
 	if doc.Interrupted || ctx.Err() != nil {
 		return errInterrupted

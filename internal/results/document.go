@@ -19,12 +19,16 @@ const FormatVersion = 1
 // Document is one run's result. docs/result-format.md defines every field.
 type Document struct {
 	Format      int               `json:"format"`
+	Kind        string            `json:"kind"` // "run"
 	ID          string            `json:"id,omitempty"`
+	ProfileID   string            `json:"profile_id,omitempty"` // set on the steps of a profile
 	Cairn       Cairn             `json:"cairn"`
 	Workload    string            `json:"workload"`
+	MainTxn     string            `json:"main_transaction"` // the type whose latency profiles and reports show
 	StartedAt   time.Time         `json:"started_at"`
 	Interrupted bool              `json:"interrupted"`
 	Target      Target            `json:"target"`
+	Host        *Host             `json:"host,omitempty"`
 	VU          int               `json:"vu"`
 	Mode        string            `json:"mode,omitempty"`
 	Seed        uint64            `json:"seed"`
@@ -39,6 +43,44 @@ type Document struct {
 	Histograms  map[string]string `json:"histograms"`
 	Notes       []string          `json:"notes,omitempty"`
 	Extra       map[string]any    `json:"extra,omitempty"`
+}
+
+// Kinds of document.
+const (
+	KindRun     = "run"
+	KindProfile = "profile"
+)
+
+// Headline is the figure a run is ranked by: NOPM for TPC-C, TPS for workloads without a
+// New-Order. ok is false when the run measured nothing.
+func (d *Document) Headline() (name string, v float64, ok bool) {
+	switch {
+	case d.Result.NOPM != nil:
+		return "NOPM", float64(*d.Result.NOPM), true
+	case d.Result.TPS != nil:
+		return "TPS", *d.Result.TPS, true
+	}
+	return "", 0, false
+}
+
+// Main returns the main transaction's figures, or nil.
+func (d *Document) Main() *Txn {
+	if d.MainTxn != "" {
+		return d.Txns[d.MainTxn]
+	}
+	if len(d.TxnOrder) > 0 {
+		return d.Txns[d.TxnOrder[0]]
+	}
+	return nil
+}
+
+// TotalErrors is the number of failed transactions in the window.
+func (d *Document) TotalErrors() int64 {
+	var n int64
+	for _, t := range d.Txns {
+		n += t.Errors
+	}
+	return n
 }
 
 // Cairn identifies the program that measured.
@@ -99,7 +141,7 @@ type Client struct {
 
 // FromOutcome fills the workload-independent part of a document.
 func FromOutcome(o *run.Outcome, types []string, cores int) *Document {
-	d := &Document{Format: FormatVersion, Txns: map[string]*Txn{}, TxnOrder: types, Errors: map[string]int64{},
+	d := &Document{Format: FormatVersion, Kind: KindRun, Txns: map[string]*Txn{}, TxnOrder: types, Errors: map[string]int64{},
 		Histograms: map[string]string{}, Series: o.Series, StartedAt: o.StartedAt.UTC()}
 	d.Window.PlannedSeconds = o.PlannedWindow.Seconds()
 	d.Window.Start = o.WindowStartsAt.UTC()

@@ -1,6 +1,6 @@
 // Package testutil finds the real database servers the integration tests use. A test that needs a
 // server it cannot reach skips with the reason, unless CAIRN_TEST_REQUIRE names that server (CI
-// sets CAIRN_TEST_REQUIRE=postgres,mysql), in which case it fails.
+// sets CAIRN_TEST_REQUIRE=postgres,mysql,chromium), in which case it fails.
 package testutil
 
 import (
@@ -20,7 +20,7 @@ const (
 	DefaultMySQL = "mysql://cairn:cairn@127.0.0.1:3306/cairn_test"
 )
 
-// Required reports whether CAIRN_TEST_REQUIRE names kind ("postgres" or "mysql").
+// Required reports whether CAIRN_TEST_REQUIRE names kind ("postgres", "mysql" or "chromium").
 func Required(kind string) bool {
 	for _, k := range strings.Split(os.Getenv("CAIRN_TEST_REQUIRE"), ",") {
 		if strings.TrimSpace(k) == kind {

@@ -141,7 +141,7 @@ func (t *pg) UptimeSQL() string {
 }
 
 func (t *pg) Settings(ctx context.Context, c target.Conn) (map[string]string, error) {
-	rows, err := c.Query(ctx, `SELECT name, setting || COALESCE(unit, '') FROM pg_settings WHERE name IN
+	rows, err := c.Query(ctx, `SELECT name, current_setting(name) FROM pg_settings WHERE name IN
 		('shared_buffers','max_connections','synchronous_commit','fsync','wal_level','checkpoint_timeout',
 		 'max_wal_size','default_transaction_isolation','effective_io_concurrency','work_mem','full_page_writes')`)
 	if err != nil {

@@ -102,6 +102,8 @@ func Run(ctx context.Context, t target.Target, engineCfg run.Config, cfg RunConf
 	}
 	doc := results.FromOutcome(out, TxnNames, runtime.NumCPU())
 	doc.Workload = "tpcc"
+	doc.MainTxn = TxnNames[TxNewOrder]
+	doc.Host = results.ReadHost()
 	doc.Cairn = results.Cairn{Version: version, Go: runtime.Version()}
 	doc.Target = results.Target{Kind: t.Kind(), Name: t.Name(), Version: version1, Address: t.Address(), Database: t.Database(), Settings: settings}
 	doc.VU = engineCfg.VUs

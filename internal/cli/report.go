@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-bench/cairn/internal/report"
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+func newReport(stdout, stderr io.Writer) *cobra.Command {
+	var out, pngDir string
+	cmd := &cobra.Command{
+		Use:   "report ID [ID…]",
+		Short: "Write an HTML report (and with --png, PNG charts) of stored runs or profiles",
+		Long: `Write one self-contained HTML file that opens offline: the conditions of each result (target,
+version, settings, host), its figures, and charts: throughput and latency over time, latency
+distributions per transaction type, and for profiles throughput and p95/p99 against VUs. Several
+ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/reports.md.`,
+		Args: exactIDs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" && pngDir == "" {
+				out = "report.html"
+			}
+			s, err := openForReading(cmd.Context(), resultsPath(cmd))
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ls, err := loadIDs(cmd.Context(), s, args)
+			if err != nil {
+				return err
+			}
+			workload := ls[0].workload()
+			items := make([]report.Item, len(ls))
+			for i, l := range ls {
+				if l.workload() != workload {
+					return target.Usagef("result %s is %s and result %s is %s: a report overlays results of one workload", ls[0].id, workload, l.id, l.workload())
+				}
+				items[i] = report.Item{Run: l.run, Profile: l.profile}
+			}
+			if out != "" {
+				if err := writeReport(out, items, "cairn report: "+strings.Join(args, ", ")); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "report written to %s\n", out)
+			}
+			if pngDir != "" {
+				files, err := report.PNG(pngDir, items)
+				if err != nil {
+					return fmt.Errorf("--png %s: %w", pngDir, err)
+				}
+				fmt.Fprintf(stdout, "%d charts written to %s\n", len(files), pngDir)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write (default report.html unless --png is given)")
+	cmd.Flags().StringVar(&pngDir, "png", "", "also write each chart as a PNG file into this directory")
+	return cmd
+}
+
+// writeReport writes to a temporary file and renames it, so that a failed report leaves no
+// half-written file behind.
+func writeReport(path string, items []report.Item, title string) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".report-*.html")
+	if err != nil {
+		return target.Usagef("-o %s: %v", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriter(tmp)
+	if err := report.HTML(bw, items, title); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,163 @@
+// Package profile runs a performance profile: one workload at each of a list of VU counts, each
+// step possibly repeated, pausing between steps. It knows nothing of any workload: a workload that
+// can run once can be profiled, through the StepFunc it is given.
+package profile
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// Options configure a profile.
+type Options struct {
+	VUs    []int
+	Repeat int
+	Pause  time.Duration
+	Seed   uint64 // each step's run seed is derived from it (StepSeed)
+}
+
+// StepFunc runs the workload once at vu virtual users with the given run seed. It returns the
+// run's document even when interrupted (doc.Interrupted), and an error only when nothing was run.
+type StepFunc func(ctx context.Context, vu int, seed uint64) (*results.Document, error)
+
+// Hooks let the caller print and store as the profile goes.
+type Hooks struct {
+	Begin     func(p *results.Profile) error                             // before the first step
+	StepStart func(i, n, vu, repeat int)                                 // before each run
+	StepDone  func(p *results.Profile, d *results.Document, i int) error // after each run (store it)
+}
+
+// ParseVUs reads a list like "1,2,4,8" and returns it sorted, or an error for a malformed, empty,
+// non-positive or repeated entry.
+func ParseVUs(s string) ([]int, error) {
+	var vus []int
+	seen := map[int]bool{}
+	cur, have := 0, false
+	flush := func() error {
+		if !have {
+			return fmt.Errorf("%q: empty entry; give VU counts separated by commas, like 1,2,4,8", s)
+		}
+		if cur < 1 {
+			return fmt.Errorf("%q: VU counts must be at least 1", s)
+		}
+		if seen[cur] {
+			return fmt.Errorf("%q: %d appears twice", s, cur)
+		}
+		seen[cur] = true
+		vus = append(vus, cur)
+		cur, have = 0, false
+		return nil
+	}
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			if cur > 100000 {
+				return nil, fmt.Errorf("%q: VU count too large", s)
+			}
+			cur, have = cur*10+int(r-'0'), true
+		case r == ',':
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		case r == ' ':
+		default:
+			return nil, fmt.Errorf("%q: %q is not a digit; give VU counts separated by commas, like 1,2,4,8", s, r)
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	sort.Ints(vus)
+	return vus, nil
+}
+
+// StepSeed derives the run seed of run number i (0-based, in execution order) from the profile's
+// seed, so that a profile repeats exactly with the same --seed while its runs differ from each other.
+func StepSeed(seed uint64, i int) uint64 {
+	// splitmix64 finalizer: consecutive i give unrelated seeds.
+	z := seed + uint64(i+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return (z ^ (z >> 31)) >> 1
+}
+
+// Run runs the profile. p arrives with its descriptive fields set (workload, target, config); Run
+// fills its steps, summaries and marks. On cancellation it stops after the current run, which
+// keeps what it measured, and returns p with Interrupted set and no error.
+func Run(ctx context.Context, p *results.Profile, o Options, step StepFunc, h Hooks) error {
+	p.Format, p.Kind = results.FormatVersion, results.KindProfile
+	p.VUs, p.Repeat, p.PauseSec = o.VUs, o.Repeat, o.Pause.Seconds()
+	if p.StartedAt.IsZero() {
+		p.StartedAt = time.Now().UTC()
+	}
+	if p.Host == nil {
+		p.Host = results.ReadHost()
+	}
+	if p.Cairn.Go == "" {
+		p.Cairn.Go = runtime.Version()
+	}
+	if h.Begin != nil {
+		if err := h.Begin(p); err != nil {
+			return err
+		}
+	}
+	n := len(o.VUs) * o.Repeat
+	i := 0
+	for si, vu := range o.VUs {
+		st := &results.Step{VU: vu}
+		p.Steps = append(p.Steps, st)
+		for r := 0; r < o.Repeat; r++ {
+			if (si > 0 || r > 0) && o.Pause > 0 {
+				// The pause lets the server finish what the last step left (checkpoints, purge) so
+				// that steps do not inherit each other's debt.
+				select {
+				case <-ctx.Done():
+				case <-time.After(o.Pause):
+				}
+			}
+			if ctx.Err() != nil {
+				p.Interrupted = true
+				break
+			}
+			if h.StepStart != nil {
+				h.StepStart(i, n, vu, r)
+			}
+			d, err := step(ctx, vu, StepSeed(o.Seed, i))
+			if err != nil {
+				if ctx.Err() != nil {
+					p.Interrupted = true
+					break
+				}
+				p.Summarize()
+				return fmt.Errorf("profile step %d VUs: %w", vu, err)
+			}
+			d.ProfileID = p.ID
+			st.Runs = append(st.Runs, d)
+			p.Summarize()
+			if h.StepDone != nil {
+				if err := h.StepDone(p, d, i); err != nil {
+					return err
+				}
+			}
+			i++
+			if d.Interrupted || ctx.Err() != nil {
+				p.Interrupted = true
+				break
+			}
+		}
+		if p.Interrupted {
+			break
+		}
+	}
+	// Drop a step that never ran (interrupted in the pause before it).
+	if last := p.Steps[len(p.Steps)-1]; len(last.Runs) == 0 {
+		p.Steps = p.Steps[:len(p.Steps)-1]
+	}
+	p.Summarize()
+	return nil
+}

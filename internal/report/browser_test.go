@@ -1,0 +1,216 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/cairn-bench/cairn/internal/testutil"
+)
+
+// chromium finds Debian's chromium, or skips: unless CAIRN_TEST_REQUIRE names chromium (CI does),
+// in which case a missing browser fails the test.
+func chromium(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if _, serr := os.Stat("/usr/bin/chromium"); serr == nil {
+			return "/usr/bin/chromium"
+		}
+		if testutil.Required("chromium") {
+			t.Fatalf("chromium is required (CAIRN_TEST_REQUIRE) but not installed: %v", err)
+		}
+		t.Skipf("no chromium to open the report in (apt-get install chromium): %v", err)
+	}
+	return path
+}
+
+// chartState is what the page says about one chart div once ECharts has drawn it.
+type chartState struct {
+	ID       string `json:"id"`
+	Instance bool   `json:"instance"`
+	Canvas   bool   `json:"canvas"`
+	Series   int    `json:"series"`
+	Empty    int    `json:"empty"` // series without data
+}
+
+const inspectCharts = `Array.from(document.querySelectorAll(".chart")).map(function (el) {
+  var inst = echarts.getInstanceByDom(el);
+  var series = inst ? (inst.getOption().series || []) : [];
+  return {
+    id: el.getAttribute("data-chart-id"),
+    instance: !!inst,
+    canvas: !!el.querySelector("canvas"),
+    series: series.length,
+    empty: series.filter(function (s) { return !s.data || s.data.length === 0; }).length
+  };
+})`
+
+// TestHTMLInBrowser opens the report in a real browser, offline, and checks that every chart is
+// drawn with data, that no script fails, and that the page asks the network for nothing. Set
+// CAIRN_REPORT_SHOT to a directory to keep a full-page screenshot of each case there.
+func TestHTMLInBrowser(t *testing.T) {
+	exe := chromium(t)
+	for _, tc := range chartCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			page := filepath.Join(dir, "report.html")
+			f, err := os.Create(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := HTML(f, tc.items, "cairn report test: "+tc.name); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			var mu sync.Mutex
+			var problems, requests []string
+			note := func(list *[]string, s string) {
+				mu.Lock()
+				defer mu.Unlock()
+				*list = append(*list, s)
+			}
+			listen := func(ev any) {
+				// Runs in the tab's event loop: record and return.
+				switch ev := ev.(type) {
+				case *runtime.EventExceptionThrown:
+					d := ev.ExceptionDetails
+					msg := d.Text
+					if d.Exception != nil {
+						msg += " " + d.Exception.Description
+					}
+					note(&problems, fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber+1, msg))
+				case *runtime.EventConsoleAPICalled:
+					if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+						var args []string
+						for _, a := range ev.Args {
+							args = append(args, a.Description+string(a.Value))
+						}
+						note(&problems, "console."+string(ev.Type)+": "+strings.Join(args, " "))
+					}
+				case *log.EventEntryAdded:
+					if ev.Entry.Level == log.EntryLevelError {
+						note(&problems, "browser log: "+ev.Entry.Text+" "+ev.Entry.URL)
+					}
+				case *network.EventRequestWillBeSent:
+					u := ev.Request.URL
+					if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+						note(&requests, u)
+					}
+				}
+			}
+
+			opts := append(chromedp.DefaultExecAllocatorOptions[:],
+				chromedp.ExecPath(exe),
+				chromedp.Flag("headless", true),
+				chromedp.NoSandbox,
+				chromedp.DisableGPU,
+				chromedp.Flag("disable-quic", true),
+				chromedp.NoFirstRun,
+				chromedp.Flag("disable-background-networking", true),
+				chromedp.Flag("disable-component-update", true),
+				chromedp.Flag("disable-sync", true),
+				chromedp.UserDataDir(t.TempDir()),
+				chromedp.WindowSize(1280, 900),
+			)
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+			defer cancelAlloc()
+			ctx, cancelTab := chromedp.NewContext(ctx, chromedp.WithListener(listen))
+			defer cancelTab()
+
+			// Start the browser, then refuse every request that could leave the machine, so that
+			// a page that tried would fail here rather than quietly work online.
+			if err := chromedp.Do(ctx); err != nil {
+				t.Fatalf("start chromium: %v", err)
+			}
+			var block []*network.BlockPattern
+			for _, scheme := range []string{"http", "https", "ws", "wss"} {
+				block = append(block, &network.BlockPattern{URLPattern: scheme + "://*:*/*", Block: true})
+			}
+			if _, err := chromedp.Call(ctx, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: block}); err != nil {
+				t.Fatalf("block the network: %v", err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
+				t.Fatalf("open %s: %v", page, err)
+			}
+			charts, err := chromedp.Run(ctx, chromedp.Evaluate[[]chartState](inspectCharts))
+			if err != nil {
+				t.Fatalf("inspect the charts: %v", err)
+			}
+			// A tooltip exercises the page's own formatter code on every chart.
+			showTips := `Array.from(document.querySelectorAll(".chart")).forEach(function (el) {
+			  var inst = echarts.getInstanceByDom(el);
+			  if (inst) { inst.dispatchAction({type: "showTip", seriesIndex: 0, dataIndex: 1}); }
+			})`
+			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](showTips)); err != nil {
+				t.Fatalf("show tooltips: %v", err)
+			}
+			shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatalf("screenshot: %v", err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "report.png"), shot, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if keep := os.Getenv("CAIRN_REPORT_SHOT"); keep != "" {
+				if err := os.MkdirAll(keep, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(keep, tc.name+".png"), shot, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(keep, tc.name+".html"), mustRead(t, page), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range problems {
+				t.Error(p)
+			}
+			for _, u := range requests {
+				t.Errorf("the report asked the network for %s", u)
+			}
+			if len(charts) != len(tc.ids) {
+				t.Fatalf("%d charts on the page, want %d", len(charts), len(tc.ids))
+			}
+			for i, c := range charts {
+				if c.ID != tc.ids[i] {
+					t.Errorf("chart %d is %q, want %q", i, c.ID, tc.ids[i])
+				}
+				if !c.Instance || !c.Canvas {
+					t.Errorf("%s: not drawn (instance %v, canvas %v)", c.ID, c.Instance, c.Canvas)
+				}
+				if c.Series == 0 || c.Empty > 0 {
+					t.Errorf("%s: %d series, %d without data", c.ID, c.Series, c.Empty)
+				}
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,534 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/run"
+)
+
+// Axis labels shared by several charts.
+const (
+	labelSeconds = "seconds since the run started"
+	labelVUs     = "virtual users"
+	labelTPM     = "transactions per minute"
+	labelMs      = "latency (ms)"
+	labelPct     = "percentile"
+)
+
+// minInterval is the shortest tick drawn. The engine's last tick can be a few milliseconds long
+// (the window ended just after a full second); the handful of transactions in it would draw a
+// spike, or a p95 of three samples, that says nothing about the run.
+const minInterval = 0.25
+
+// runCharts is the full set for one run: throughput and p95 over time, and the latency
+// distribution of every transaction type.
+func runCharts(d *results.Document, label string) []Chart {
+	tp := Chart{ID: "run-throughput", Title: "Throughput over time · " + label, XLabel: labelSeconds,
+		YLabel: "per minute", XAxis: AxisLinear, Bands: windowBands(d.Series)}
+	tp.Series = append(tp.Series, Series{Name: "TPM (all transactions)", Points: rate(d.Series, allTxns)})
+	if d.Result.NOPM != nil {
+		tp.Series = append(tp.Series, Series{Name: "New-Orders per minute", Points: rate(d.Series, headlineTxns)})
+	}
+	p95 := Chart{ID: "run-p95", Title: "p95 latency over time (all transactions) · " + label, XLabel: labelSeconds,
+		YLabel: labelMs, XAxis: AxisLinear, Bands: windowBands(d.Series),
+		Series: []Series{{Name: "p95", Points: p95Points(d.Series)}}}
+	dist := Chart{ID: "run-distribution", Title: "Latency distribution by transaction type (measured window) · " + label,
+		XLabel: labelPct, YLabel: labelMs, XAxis: AxisPercentile}
+	for _, name := range txnNames(d) {
+		dist.Series = append(dist.Series, Series{Name: name, Points: distribution(d.Histograms[name])})
+	}
+	return []Chart{tp, p95, percentileAxis(dist)}
+}
+
+// runOverlays draws several runs on shared axes, one series per run.
+func runOverlays(runs []labelled) []Chart {
+	tp := Chart{ID: "runs-throughput", Title: "Throughput over time", XLabel: labelSeconds, YLabel: labelTPM, XAxis: AxisLinear}
+	p95 := Chart{ID: "runs-p95", Title: "p95 latency over time (all transactions)", XLabel: labelSeconds, YLabel: labelMs, XAxis: AxisLinear}
+	dist := Chart{ID: "runs-distribution", XLabel: labelPct, YLabel: labelMs, XAxis: AxisPercentile}
+	var bands [][]Band
+	mains := map[string]bool{}
+	for _, r := range runs {
+		d := r.Run
+		bands = append(bands, windowBands(d.Series))
+		tp.Series = append(tp.Series, Series{Name: r.label, Points: rate(d.Series, allTxns)})
+		p95.Series = append(p95.Series, Series{Name: r.label, Points: p95Points(d.Series)})
+		main := mainTxn(d.MainTxn, d)
+		mains[main] = true
+		dist.Series = append(dist.Series, Series{Name: r.label, Points: distribution(d.Histograms[main])})
+	}
+	dist.Title = "Latency distribution of the main transaction (measured window)"
+	if len(mains) == 1 {
+		for m := range mains {
+			dist.Title = "Latency distribution of " + m + " (measured window)"
+		}
+	} else {
+		// Different workloads: say which transaction each line is.
+		for i, r := range runs {
+			dist.Series[i].Name += " · " + mainTxn(r.Run.MainTxn, r.Run)
+		}
+	}
+	if b := sameBands(bands); b != nil {
+		tp.Bands, p95.Bands = b, b
+	}
+	return []Chart{tp, p95, percentileAxis(dist)}
+}
+
+// profileCharts is the full set for one profile: throughput and latency against the number of
+// virtual users, then each step's time series and latency distribution.
+func profileCharts(p *results.Profile, label string) []Chart {
+	hname := profileHeadline(p)
+	main := profileMain(p)
+	head := Chart{ID: "profile-headline", Title: hname + " vs virtual users · " + label, XLabel: labelVUs,
+		YLabel: headlineLabel(hname), XAxis: AxisLinear}
+	s := statSeries(p, hname, func(s *results.StepSummary) results.Stat { return s.Headline })
+	s.Marks = marks(p, s)
+	head.Series = []Series{s}
+	tpm := Chart{ID: "profile-tpm", Title: "TPM vs virtual users · " + label, XLabel: labelVUs, YLabel: labelTPM, XAxis: AxisLinear,
+		Series: []Series{statSeries(p, "TPM", func(s *results.StepSummary) results.Stat { return s.TPM })}}
+	lat := Chart{ID: "profile-latency", Title: main + " p95 and p99 vs virtual users · " + label, XLabel: labelVUs,
+		YLabel: labelMs, XAxis: AxisLinear, Series: []Series{
+			statSeries(p, "p95", func(s *results.StepSummary) results.Stat { return s.P95ms }),
+			statSeries(p, "p99", func(s *results.StepSummary) results.Stat { return s.P99ms }),
+		}}
+	tp := Chart{ID: "profile-throughput-time", Title: "Throughput over time per step · " + label, XLabel: "seconds since the step's run started",
+		YLabel: labelTPM, XAxis: AxisLinear}
+	p95 := Chart{ID: "profile-p95-time", Title: "p95 latency over time per step (all transactions) · " + label,
+		XLabel: "seconds since the step's run started", YLabel: labelMs, XAxis: AxisLinear}
+	dist := Chart{ID: "profile-distribution", Title: "Latency distribution of " + main + " per step (measured window) · " + label,
+		XLabel: labelPct, YLabel: labelMs, XAxis: AxisPercentile}
+	var bands [][]Band
+	for _, st := range p.Steps {
+		name := vuName(st.VU)
+		if d := firstMeasured(st); d != nil {
+			// Repeated runs cannot be averaged second by second (their ticks do not line up), so
+			// the time series show the step's first run; the distribution merges them all.
+			tp.Series = append(tp.Series, Series{Name: name, Points: rate(d.Series, allTxns)})
+			p95.Series = append(p95.Series, Series{Name: name, Points: p95Points(d.Series)})
+			bands = append(bands, windowBands(d.Series))
+		}
+		var hs []string
+		for _, d := range st.Runs {
+			if d != nil {
+				hs = append(hs, d.Histograms[main])
+			}
+		}
+		dist.Series = append(dist.Series, Series{Name: name, Points: distribution(hs...)})
+	}
+	if b := sameBands(bands); b != nil {
+		tp.Bands, p95.Bands = b, b
+	}
+	head, tpm, lat = vuTicks(head), vuTicks(tpm), vuTicks(lat)
+	return []Chart{head, tpm, lat, tp, p95, percentileAxis(dist)}
+}
+
+// profileOverlays draws several profiles on shared axes, one series per profile. Profiles ranked
+// by different figures (NOPM and TPS) cannot share an axis, so each headline gets its own chart.
+func profileOverlays(ps []labelled) []Chart {
+	var order []string
+	heads := map[string]*Chart{}
+	p95 := Chart{ID: "profiles-p95", Title: "p95 latency of the main transaction vs virtual users", XLabel: labelVUs,
+		YLabel: labelMs, XAxis: AxisLinear}
+	mains := map[string]bool{}
+	for _, l := range ps {
+		mains[profileMain(l.Profile)] = true
+	}
+	for _, l := range ps {
+		p := l.Profile
+		hname := profileHeadline(p)
+		c := heads[hname]
+		if c == nil {
+			order = append(order, hname)
+			c = &Chart{ID: "profiles-headline", Title: hname + " vs virtual users", XLabel: labelVUs,
+				YLabel: headlineLabel(hname), XAxis: AxisLinear}
+			heads[hname] = c
+		}
+		s := statSeries(p, l.label, func(s *results.StepSummary) results.Stat { return s.Headline })
+		s.Marks = marks(p, s)
+		c.Series = append(c.Series, s)
+		s = statSeries(p, l.label, func(s *results.StepSummary) results.Stat { return s.P95ms })
+		if len(mains) > 1 {
+			// Different workloads: say which transaction each line is.
+			s.Name += " · " + profileMain(p)
+		}
+		p95.Series = append(p95.Series, s)
+	}
+	if len(mains) == 1 {
+		for m := range mains {
+			p95.Title = m + " p95 latency vs virtual users"
+		}
+	}
+	var out []Chart
+	for _, h := range order {
+		c := *heads[h]
+		if len(order) > 1 {
+			c.ID += "-" + slug(h)
+		}
+		out = append(out, vuTicks(c))
+	}
+	return append(out, vuTicks(p95))
+}
+
+// Per-second figures.
+
+func allTxns(s run.Second) int64      { return s.Txns }
+func headlineTxns(s run.Second) int64 { return s.Headline }
+
+// rate turns each tick's count into a per-minute rate over the tick's actual length: ticks are
+// about a second apart, but the last one of a run is usually shorter.
+func rate(ss []run.Second, count func(run.Second) int64) [][2]float64 {
+	var pts [][2]float64
+	prev := 0.0
+	for _, s := range ss {
+		dt := s.T - prev
+		prev = s.T
+		if dt < minInterval {
+			continue
+		}
+		if v := float64(count(s)) * 60 / dt; finite(s.T, v) {
+			pts = append(pts, [2]float64{s.T, v})
+		}
+	}
+	return pts
+}
+
+// p95Points leaves out ticks without transactions (their p95 is 0, which is not a latency) and,
+// as rate does, ticks too short to hold a meaningful sample.
+func p95Points(ss []run.Second) [][2]float64 {
+	var pts [][2]float64
+	prev := 0.0
+	for _, s := range ss {
+		dt := s.T - prev
+		prev = s.T
+		if dt >= minInterval && s.Txns > 0 && finite(s.T, s.P95ms) {
+			pts = append(pts, [2]float64{s.T, s.P95ms})
+		}
+	}
+	return pts
+}
+
+// windowBands shades the ticks outside the measured window: the rampup before it and whatever
+// ran after it. A tick covers (previous T, T], so a band runs from the end of the last tick
+// before it to the end of its own last tick.
+func windowBands(ss []run.Second) []Band {
+	var bands []Band
+	prev, seenWindow := 0.0, false
+	for _, s := range ss {
+		if s.Window {
+			seenWindow = true
+		} else {
+			label := "rampup"
+			if seenWindow {
+				label = "after window"
+			}
+			if n := len(bands); n > 0 && bands[n-1].To == prev && bands[n-1].Label == label {
+				bands[n-1].To = s.T
+			} else {
+				bands = append(bands, Band{From: prev, To: s.T, Label: label})
+			}
+		}
+		prev = s.T
+	}
+	if !seenWindow {
+		return nil // nothing was measured: shading everything would say nothing
+	}
+	return bands
+}
+
+// sameBands returns the bands when every overlaid run has the same ones (steps of a profile share
+// their rampup), and nil otherwise, since one run's rampup shading would mislabel another's.
+func sameBands(all [][]Band) []Band {
+	if len(all) == 0 {
+		return nil
+	}
+	for _, b := range all[1:] {
+		if len(b) != len(all[0]) {
+			return nil
+		}
+		for i := range b {
+			// Tick times jitter by milliseconds; a band is the same if it is within half a tick.
+			if math.Abs(b[i].From-all[0][i].From) > 0.5 || math.Abs(b[i].To-all[0][i].To) > 0.5 || b[i].Label != all[0][i].Label {
+				return nil
+			}
+		}
+	}
+	return all[0]
+}
+
+// Latency distributions.
+
+// pointsPerDecade is how finely the percentile axis is sampled: 20 points per factor of ten of
+// 1/(1-q) (90% → 99% → 99.9%) draws a smooth curve from a few hundred values.
+const pointsPerDecade = 20
+
+// maxPercentileX caps the tail at 99.99999%: beyond it the axis would be mostly empty.
+const maxPercentileX = 1e7
+
+// distribution decodes HDR histograms (merged when several, e.g. repeated runs of a step) and
+// samples their percentile curve: x = 1/(1-q), y = latency in ms. Sampling stops at q = 1-1/count,
+// the last percentile the data can resolve, where the maximum is drawn. Undecodable histograms
+// are skipped: a report draws what it can.
+func distribution(encoded ...string) [][2]float64 {
+	var h *hdrhistogram.Histogram
+	for _, e := range encoded {
+		if e == "" {
+			continue
+		}
+		d, err := hdrhistogram.Decode([]byte(e))
+		if err != nil || d.TotalCount() == 0 {
+			continue
+		}
+		if h == nil {
+			h = d
+		} else {
+			h.Merge(d)
+		}
+	}
+	if h == nil {
+		return nil
+	}
+	n := float64(h.TotalCount())
+	xmax := math.Min(n, maxPercentileX)
+	var pts [][2]float64
+	at := func(x float64) {
+		pts = append(pts, [2]float64{x, float64(h.ValueAtQuantile(100*(1-1/x))) / 1000})
+	}
+	for k := 0; ; k++ {
+		x := math.Pow(10, float64(k)/pointsPerDecade)
+		if x >= xmax {
+			break
+		}
+		// The median is the most read point of the curve: draw it exactly, not between samples.
+		if prev := math.Pow(10, float64(k-1)/pointsPerDecade); k > 0 && prev < 2 && x > 2 && 2 < xmax {
+			at(2)
+		}
+		at(x)
+	}
+	if n <= maxPercentileX {
+		pts = append(pts, [2]float64{n, float64(h.Max()) / 1000})
+	} else {
+		pts = append(pts, [2]float64{xmax, float64(h.ValueAtQuantile(100*(1-1/xmax))) / 1000})
+	}
+	return pts
+}
+
+// percentileAxis sets the extent and labels of a percentile chart: from 0% to the first power of
+// ten (at least 99%) past the longest tail, labelled 0%, 50%, 90%, 99%, 99.9% …
+func percentileAxis(c Chart) Chart {
+	top := 1.0
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			top = math.Max(top, p[0])
+		}
+	}
+	c.XMin = 1
+	c.XMax = math.Max(100, math.Pow(10, math.Ceil(math.Log10(top)-1e-9)))
+	c.Ticks = []Tick{{1, "0%"}, {2, "50%"}}
+	for x := 10.0; x <= c.XMax*1.0001; x *= 10 {
+		c.Ticks = append(c.Ticks, Tick{x, PercentileLabel(x)})
+	}
+	return c
+}
+
+// vuTicks labels a virtual-user axis at the steps that were run (1, 2, 4, 8 … rather than 0, 5,
+// 10), leaving out those that would crowd the ones before them on a linear axis.
+func vuTicks(c Chart) Chart {
+	seen := map[float64]bool{}
+	var vus []float64
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			if !seen[p[0]] {
+				seen[p[0]] = true
+				vus = append(vus, p[0])
+			}
+		}
+	}
+	if len(vus) == 0 {
+		return c
+	}
+	sort.Float64s(vus)
+	minGap := vus[len(vus)-1] / 25
+	c.Ticks = nil
+	for _, v := range vus {
+		if n := len(c.Ticks); n > 0 && v-c.Ticks[n-1].Value < minGap {
+			continue
+		}
+		c.Ticks = append(c.Ticks, Tick{v, strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return c
+}
+
+// PercentileLabel writes the percentile at x = 1/(1-q) on the percentile axis: 10 → "90%",
+// 1000 → "99.9%". Between decades it keeps one more digit than the decade below needs.
+func PercentileLabel(x float64) string {
+	if x <= 1 {
+		return "0%"
+	}
+	digits := int(math.Max(0, math.Ceil(math.Log10(x)-1e-9)-2))
+	if r := math.Log10(x); math.Abs(r-math.Round(r)) > 1e-9 {
+		digits = int(math.Max(1, math.Ceil(r)-1))
+	}
+	return strconv.FormatFloat(100*(1-1/x), 'f', digits, 64) + "%"
+}
+
+// Profile helpers.
+
+// profileHeadline is the figure the profile ranks steps by; older or hand-made profiles may not
+// say, so it falls back to what the runs report.
+func profileHeadline(p *results.Profile) string {
+	if p.Headline != "" {
+		return p.Headline
+	}
+	for _, st := range p.Steps {
+		for _, d := range st.Runs {
+			if d == nil {
+				continue
+			}
+			if name, _, ok := d.Headline(); ok {
+				return name
+			}
+		}
+	}
+	return "throughput"
+}
+
+func headlineLabel(name string) string {
+	switch name {
+	case "NOPM":
+		return "NOPM (New-Orders per minute)"
+	case "TPS":
+		return "TPS (transactions per second)"
+	}
+	return name
+}
+
+func profileMain(p *results.Profile) string {
+	for _, st := range p.Steps {
+		for _, d := range st.Runs {
+			if d != nil {
+				return mainTxn(p.MainTxn, d)
+			}
+		}
+	}
+	return p.MainTxn
+}
+
+// mainTxn is the transaction reports single out: the declared one, else the first measured type.
+func mainTxn(declared string, d *results.Document) string {
+	if declared != "" {
+		return declared
+	}
+	if d.MainTxn != "" {
+		return d.MainTxn
+	}
+	if names := txnNames(d); len(names) > 0 {
+		return names[0]
+	}
+	return ""
+}
+
+// txnNames is the document's transaction order, then any type it forgot, sorted.
+func txnNames(d *results.Document) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, n := range d.TxnOrder {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	var rest []string
+	for n := range d.Txns {
+		if !seen[n] {
+			rest = append(rest, n)
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
+// statSeries is one summary figure per step: the mean, with min–max bars when a step ran more
+// than once. Steps that measured nothing are left out.
+func statSeries(p *results.Profile, name string, f func(*results.StepSummary) results.Stat) Series {
+	s := Series{Name: name}
+	spread := false
+	for _, st := range p.Steps {
+		v := f(&st.Summary)
+		if v.N == 0 || !finite(float64(st.VU), v.Mean) || !finite(v.Min, v.Max) {
+			continue
+		}
+		s.Points = append(s.Points, [2]float64{float64(st.VU), v.Mean})
+		s.Range = append(s.Range, [2]float64{v.Min, v.Max})
+		spread = spread || v.N > 1
+	}
+	if !spread {
+		s.Range = nil
+	}
+	return s
+}
+
+// marks annotates the profile's verdicts on its headline series; verdicts on the same step share
+// one label so they do not print over each other.
+func marks(p *results.Profile, s Series) []Mark {
+	at := map[int][]string{}
+	var vus []int
+	add := func(vu int, what string) {
+		if vu <= 0 {
+			return
+		}
+		if at[vu] == nil {
+			vus = append(vus, vu)
+		}
+		at[vu] = append(at[vu], what)
+	}
+	add(p.Marks.Peak, "peak")
+	add(p.Marks.Saturation, "saturation")
+	add(p.Marks.Bottleneck, "bottleneck")
+	var ms []Mark
+	for _, vu := range vus {
+		for _, pt := range s.Points {
+			if pt[0] == float64(vu) {
+				ms = append(ms, Mark{X: pt[0], Y: pt[1], Label: strings.Join(at[vu], ", ") + " (" + vuName(vu) + ")"})
+			}
+		}
+	}
+	return ms
+}
+
+// firstMeasured is the step's first run that measured something.
+func firstMeasured(st *results.Step) *results.Document {
+	for _, d := range st.Runs {
+		if d == nil {
+			continue
+		}
+		if _, _, ok := d.Headline(); ok && len(d.Series) > 0 {
+			return d
+		}
+	}
+	return nil
+}
+
+func vuName(vu int) string {
+	if vu == 1 {
+		return "1 VU"
+	}
+	return fmt.Sprintf("%d VUs", vu)
+}
+
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/run"
+)
+
+// The fixtures are real result documents: HDR histograms recorded and encoded the way the engine
+// does it, summaries computed by the metrics package, profiles summarized by results.Profile.
+
+var tpccTypes = []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
+
+var (
+	pg = results.Target{Kind: "postgres", Name: "PostgreSQL", Version: "15.18", Address: "127.0.0.1:5432", Database: "cairn",
+		Settings: map[string]string{"shared_buffers": "2GB", "max_connections": "300", "synchronous_commit": "on"}}
+	maria = results.Target{Kind: "mariadb", Name: "MariaDB", Version: "10.11.6", Address: "127.0.0.1:3306", Database: "cairn",
+		Settings: map[string]string{"innodb_buffer_pool_size": "2147483648"}}
+	testHost = &results.Host{Hostname: "bench-1", OS: "Debian GNU/Linux 12 (bookworm)", Kernel: "Linux 6.1.0", Arch: "amd64",
+		CPUModel: "AMD EPYC 7B13", Sockets: 1, Cores: 8, Threads: 16, MemoryMiB: 64288}
+)
+
+// latencies records n log-normal latencies (µs) around median µs, with a slow tail.
+func latencies(rng *rand.Rand, n int, median float64) *hdrhistogram.Histogram {
+	h := hdrhistogram.New(1, 3_600_000_000, 3)
+	for range n {
+		v := median * math.Exp(0.5*rng.NormFloat64())
+		if rng.IntN(200) == 0 {
+			v *= 8 // a lock wait, a checkpoint
+		}
+		if err := h.RecordValue(int64(math.Max(1, v))); err != nil {
+			panic(err)
+		}
+	}
+	return h
+}
+
+func encode(t testing.TB, h *hdrhistogram.Histogram) string {
+	t.Helper()
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// testRun builds a 30-second TPC-C-like run with a 5-second rampup at vu virtual users; speed
+// scales throughput and divides latency, so steps and targets differ visibly.
+func testRun(t testing.TB, id string, tg results.Target, vu int, speed float64, seed uint64) *results.Document {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	d := &results.Document{Format: results.FormatVersion, Kind: results.KindRun, ID: id, Workload: "tpcc", MainTxn: "new_order",
+		StartedAt: time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC).Add(time.Duration(seed) * time.Minute),
+		Target:    tg, Host: testHost, VU: vu, Mode: "sql", Seed: seed,
+		Cairn: results.Cairn{Version: "0.4.0", Go: "go1.26.8"},
+		Txns:  map[string]*results.Txn{}, TxnOrder: tpccTypes, Errors: map[string]int64{}, Histograms: map[string]string{},
+		Config:      map[string]any{"db": "postgres://cairn:xxxxx@127.0.0.1:5432/cairn", "vu": vu, "duration_seconds": 25, "rampup_seconds": 5},
+		Notes:       []string{"fixture built by the report tests"},
+		Window:      results.Window{Seconds: 25, PlannedSeconds: 25, RampupSeconds: 5},
+		Client:      results.Client{CPUSeconds: 3.2, CPUusPerTxn: 41.5, Cores: 16},
+		Interrupted: false,
+	}
+	// Throughput saturates with VUs; latency grows past the knee.
+	tps := speed * 400 * float64(vu) / (1 + 0.15*float64(vu))
+	lat := 1000 * float64(vu) / speed / (1 + 0.05*float64(vu))
+	mix := []float64{0.45, 0.43, 0.04, 0.04, 0.04}
+	medians := []float64{lat, 0.6 * lat, 0.4 * lat, 2 * lat, 1.5 * lat}
+	var total int64
+	for i, name := range tpccTypes {
+		n := int(tps * 25 * mix[i])
+		h := latencies(rng, max(n, 50), medians[i])
+		d.Txns[name] = &results.Txn{Count: h.TotalCount(), LatencyMs: metrics.Summarize(h), PerMinute: float64(h.TotalCount()) / 25 * 60}
+		d.Histograms[name] = encode(t, h)
+		total += h.TotalCount()
+	}
+	for _, name := range tpccTypes {
+		d.Txns[name].Percentage = 100 * float64(d.Txns[name].Count) / float64(total)
+	}
+	nopm := int64(float64(d.Txns["new_order"].Count) / 25 * 60)
+	tpm := int64(float64(total) / 25 * 60 * 1.02)
+	d.Result = results.Result{NOPM: &nopm, TPM: &tpm, TPMSource: "pg_stat_database"}
+	for s := 1; s <= 30; s++ {
+		ramp := math.Min(1, float64(s)/5)
+		txns := int64(tps * ramp * (0.95 + 0.1*rng.Float64()))
+		d.Series = append(d.Series, run.Second{T: float64(s) + 0.002*float64(rng.IntN(3)), Window: s > 5, Txns: txns,
+			Headline: txns * 45 / 100, P95ms: lat / 1000 * 1.8 * (0.9 + 0.2*rng.Float64())})
+	}
+	// The engine's last tick is cut short when the window ends.
+	d.Series = append(d.Series, run.Second{T: 30.04, Window: true, Txns: 3, Headline: 1, P95ms: 2})
+	return d
+}
+
+// testProfile builds a profile at 1, 2 and 4 VUs with repeat runs per step.
+func testProfile(t testing.TB, id string, tg results.Target, speed float64, repeat int, seed uint64) *results.Profile {
+	t.Helper()
+	p := &results.Profile{Format: results.FormatVersion, Kind: results.KindProfile, ID: id, Workload: "tpcc", MainTxn: "new_order",
+		StartedAt: time.Date(2026, 3, 15, 10, 0, 0, 0, time.UTC), Target: tg, Host: testHost, VUs: []int{1, 2, 4},
+		Repeat: repeat, Headline: "NOPM", Config: map[string]any{"vus": []int{1, 2, 4}, "repeat": repeat},
+		Cairn: results.Cairn{Version: "0.4.0", Go: "go1.26.8"}}
+	for i, vu := range p.VUs {
+		st := &results.Step{VU: vu}
+		for r := range repeat {
+			// Repeats differ a little, as real ones do.
+			d := testRun(t, "", tg, vu, speed*(1+0.03*float64(r)), seed+uint64(10*i+r))
+			d.ProfileID = id
+			st.Runs = append(st.Runs, d)
+		}
+		p.Steps = append(p.Steps, st)
+	}
+	p.Summarize()
+	return p
+}

@@ -1,0 +1,336 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/dustin/go-humanize"
+)
+
+// ECharts is inlined rather than linked so the report opens offline, years later, exactly as it
+// was written. assets/README.md records its version, source and checksum.
+//
+//go:embed assets/echarts.min.js
+var echartsJS string
+
+//go:embed report.html.tmpl
+var pageSource string
+
+var page = template.Must(template.New("report").Parse(pageSource))
+
+// palette is shared by both renderers so a series has the same colour on the page and in the PNG.
+var palette = []string{"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#76b7b2", "#b07aa1", "#edc948", "#9c755f", "#ff9da7", "#bab0ac"}
+
+// HTML writes a self-contained report of items: what was measured and under which conditions,
+// then the charts. The page needs nothing but a browser: script, data and styles are inline.
+func HTML(w io.Writer, items []Item, title string) error {
+	if err := check(items); err != nil {
+		return err
+	}
+	if title == "" {
+		title = "cairn report"
+	}
+	labels := itemLabels(items)
+	v := pageView{Title: title, ECharts: template.JS(echartsJS), Palette: palette, Charts: Charts(items)}
+	for i, it := range items {
+		v.Items = append(v.Items, summarize(it, labels[i]))
+	}
+	// Render into memory first so a failure leaves no half-written page behind.
+	var b bytes.Buffer
+	if err := page.Execute(&b, v); err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func check(items []Item) error {
+	if len(items) == 0 {
+		return errors.New("nothing to report")
+	}
+	for i, it := range items {
+		if (it.Run == nil) == (it.Profile == nil) {
+			return fmt.Errorf("report item %d: exactly one of a run or a profile must be set", i+1)
+		}
+	}
+	return nil
+}
+
+type pageView struct {
+	Title   string
+	ECharts template.JS
+	Palette []string
+	Charts  []Chart
+	Items   []itemView
+}
+
+// itemView is one item's summary, already formatted: the template only lays it out.
+type itemView struct {
+	Label       string
+	Facts       []kv // id, kind, workload, started, target …
+	Figures     []kv // headline figures
+	Settings    []kv
+	Host        []kv
+	Config      string
+	TxnCaption  string
+	Txns        []txnRow
+	Steps       []stepRow
+	StepHead    string
+	Notes       []string
+	Interrupted bool
+}
+
+type kv struct{ K, V string }
+
+type txnRow struct {
+	Name, Count, Mix, Errors, P50, P95, P99, Max string
+}
+
+type stepRow struct {
+	VU, Runs, Headline, Spread, TPM, P95, P99, Errors, Mark string
+}
+
+func summarize(it Item, label string) itemView {
+	if it.Run != nil {
+		return summarizeRun(it.Run, label)
+	}
+	return summarizeProfile(it.Profile, label)
+}
+
+func summarizeRun(d *results.Document, label string) itemView {
+	v := itemView{Label: label, Interrupted: d.Interrupted, Notes: d.Notes}
+	v.Facts = append(v.Facts, facts("run", d.ID, d.Workload, d.StartedAt, d.Target, d.Cairn)...)
+	if d.ProfileID != "" {
+		v.Facts = append(v.Facts, kv{"profile", "#" + d.ProfileID})
+	}
+	v.Facts = append(v.Facts, kv{"virtual users", strconv.Itoa(d.VU)})
+	if d.Mode != "" {
+		v.Facts = append(v.Facts, kv{"mode", d.Mode})
+	}
+	v.Facts = append(v.Facts, kv{"seed", strconv.FormatUint(d.Seed, 10)},
+		kv{"rampup", seconds(d.Window.RampupSeconds)}, kv{"measured window", seconds(d.Window.Seconds)})
+	r := d.Result
+	if r.NOPM != nil {
+		v.Figures = append(v.Figures, kv{"NOPM", thousands(float64(*r.NOPM))})
+	}
+	if r.TPM != nil {
+		tpm := thousands(float64(*r.TPM))
+		if r.TPMSource != "" {
+			tpm += " (" + r.TPMSource + ")"
+		}
+		v.Figures = append(v.Figures, kv{"TPM", tpm})
+	}
+	if r.TPS != nil {
+		v.Figures = append(v.Figures, kv{"TPS", num(*r.TPS)})
+	}
+	if r.QPS != nil {
+		v.Figures = append(v.Figures, kv{"QPS", num(*r.QPS)})
+	}
+	v.Figures = append(v.Figures, kv{"errors", strconv.FormatInt(d.TotalErrors(), 10)})
+	if d.Client.CPUusPerTxn > 0 {
+		v.Figures = append(v.Figures, kv{"client CPU per transaction", num(d.Client.CPUusPerTxn) + " µs"})
+	}
+	v.Settings = settings(d.Target.Settings)
+	v.Host = host(d.Host)
+	v.Config = config(d.Config)
+	v.TxnCaption = "Transactions in the measured window (latency in ms)"
+	v.Txns = txnRows(d)
+	return v
+}
+
+func summarizeProfile(p *results.Profile, label string) itemView {
+	v := itemView{Label: label, Interrupted: p.Interrupted}
+	v.Facts = append(v.Facts, facts("profile", p.ID, p.Workload, p.StartedAt, p.Target, p.Cairn)...)
+	vus := make([]string, len(p.VUs))
+	for i, n := range p.VUs {
+		vus[i] = strconv.Itoa(n)
+	}
+	v.Facts = append(v.Facts, kv{"virtual users", strings.Join(vus, ", ")}, kv{"repeats per step", strconv.Itoa(p.Repeat)})
+	if p.PauseSec > 0 {
+		v.Facts = append(v.Facts, kv{"pause between runs", seconds(p.PauseSec)})
+	}
+	hname := profileHeadline(p)
+	var peak *results.Step
+	for _, st := range p.Steps {
+		if st.VU == p.Marks.Peak {
+			peak = st
+		}
+	}
+	if peak != nil {
+		v.Figures = append(v.Figures, kv{"peak " + hname, num(peak.Summary.Headline.Mean) + " at " + vuName(peak.VU)})
+	}
+	for _, m := range []struct {
+		name string
+		vu   int
+	}{{"peak", p.Marks.Peak}, {"saturation", p.Marks.Saturation}, {"bottleneck", p.Marks.Bottleneck}} {
+		s := "none"
+		if m.vu > 0 {
+			s = vuName(m.vu)
+		}
+		v.Figures = append(v.Figures, kv{m.name, s})
+	}
+	main := profileMain(p)
+	v.StepHead = hname
+	for _, st := range p.Steps {
+		s := st.Summary
+		row := stepRow{VU: strconv.Itoa(st.VU), Runs: strconv.Itoa(len(st.Runs)), Errors: strconv.FormatInt(s.Errors, 10)}
+		if s.Headline.N > 0 {
+			row.Headline = num(s.Headline.Mean)
+			if s.Headline.N > 1 {
+				row.Spread = fmt.Sprintf("± %s (%s–%s)", num(s.Headline.SD), num(s.Headline.Min), num(s.Headline.Max))
+			}
+		}
+		if s.TPM.N > 0 {
+			row.TPM = num(s.TPM.Mean)
+		}
+		if s.P95ms.N > 0 {
+			row.P95, row.P99 = num(s.P95ms.Mean), num(s.P99ms.Mean)
+		}
+		var ms []string
+		for _, m := range []struct {
+			name string
+			vu   int
+		}{{"peak", p.Marks.Peak}, {"saturation", p.Marks.Saturation}, {"bottleneck", p.Marks.Bottleneck}} {
+			if m.vu == st.VU {
+				ms = append(ms, m.name)
+			}
+		}
+		row.Mark = strings.Join(ms, ", ")
+		v.Steps = append(v.Steps, row)
+	}
+	v.Settings = settings(p.Target.Settings)
+	v.Host = host(p.Host)
+	v.Config = config(p.Config)
+	// A profile has a transaction table per run; the one at its peak is the one worth reading.
+	if peak != nil {
+		if d := firstMeasured(peak); d != nil {
+			v.TxnCaption = fmt.Sprintf("Transactions at the peak (%s, first run; latency in ms; main transaction %s)", vuName(peak.VU), main)
+			v.Txns = txnRows(d)
+		}
+	}
+	return v
+}
+
+func facts(kind, id, workload string, started time.Time, t results.Target, c results.Cairn) []kv {
+	out := []kv{}
+	if id != "" {
+		out = append(out, kv{"id", "#" + id})
+	}
+	out = append(out, kv{"kind", kind}, kv{"workload", workload})
+	if !started.IsZero() {
+		out = append(out, kv{"started at", started.UTC().Format("2006-01-02 15:04:05 MST")})
+	}
+	out = append(out, kv{"target", strings.TrimSpace(t.Name + " " + t.Version + " (" + t.Kind + ")")})
+	if t.Address != "" {
+		out = append(out, kv{"address", t.Address})
+	}
+	if t.Database != "" {
+		out = append(out, kv{"database", t.Database})
+	}
+	if c.Version != "" {
+		out = append(out, kv{"cairn", strings.TrimSpace(c.Version + " " + c.Go)})
+	}
+	return out
+}
+
+func settings(m map[string]string) []kv {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]kv, len(keys))
+	for i, k := range keys {
+		out[i] = kv{k, m[k]}
+	}
+	return out
+}
+
+func host(h *results.Host) []kv {
+	if h == nil {
+		return nil
+	}
+	var out []kv
+	add := func(k, v string) {
+		if v != "" && v != "0" {
+			out = append(out, kv{k, v})
+		}
+	}
+	add("hostname", h.Hostname)
+	add("CPU", h.CPUModel)
+	add("sockets", strconv.Itoa(h.Sockets))
+	add("cores", strconv.Itoa(h.Cores))
+	add("threads", strconv.Itoa(h.Threads))
+	if h.MemoryMiB > 0 {
+		add("memory", fmt.Sprintf("%.1f GiB", float64(h.MemoryMiB)/1024))
+	}
+	add("OS", h.OS)
+	add("kernel", h.Kernel)
+	add("architecture", h.Arch)
+	add("CPU governor", h.Governor)
+	return out
+}
+
+// config shows the configuration as indented JSON: it is a struct when the run was just made and
+// a map when it came back from a stored document, and both print the same way.
+func config(c any) string {
+	if c == nil {
+		return ""
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Sprintf("%+v", c)
+	}
+	return string(b)
+}
+
+func txnRows(d *results.Document) []txnRow {
+	var rows []txnRow
+	for _, name := range txnNames(d) {
+		t := d.Txns[name]
+		if t == nil {
+			continue
+		}
+		l := t.LatencyMs
+		rows = append(rows, txnRow{Name: name, Count: thousands(float64(t.Count)), Mix: fmt.Sprintf("%.1f%%", t.Percentage),
+			Errors: strconv.FormatInt(t.Errors, 10), P50: num(l.P50), P95: num(l.P95), P99: num(l.P99), Max: num(l.Max)})
+	}
+	return rows
+}
+
+func seconds(s float64) string { return num(s) + " s" }
+
+// num prints a figure with the precision it deserves: whole numbers above 100, three significant
+// digits below.
+func num(v float64) string {
+	switch a := abs(v); {
+	case a >= 100:
+		return thousands(v)
+	case a == 0:
+		return "0"
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+func thousands(v float64) string {
+	return humanize.Comma(int64(math.Round(v)))
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

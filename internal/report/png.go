@@ -1,0 +1,301 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	xfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// PNG size in pixels, and the resolution that maps gonum's points to them.
+const (
+	PNGWidth  = 1200
+	PNGHeight = 700
+	pngDPI    = 96
+)
+
+// sans is Liberation Sans, which gonum embeds: no font is read from the system.
+const sans font.Variant = "Sans"
+
+// maxLegendName keeps one long series name from squeezing the plot area; the HTML report has
+// the full names.
+const maxLegendName = 44
+
+// PNG writes one PNG per chart into dir, which it creates, and returns the paths in chart order.
+// Files are named after the chart IDs, so a second report into the same directory replaces them.
+func PNG(dir string, items []Item) ([]string, error) {
+	if err := check(items); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	var paths []string
+	for _, c := range Charts(items) {
+		path := filepath.Join(dir, c.ID+".png")
+		if err := writePNG(path, c); err != nil {
+			return paths, fmt.Errorf("chart %s: %w", c.ID, err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+func writePNG(path string, c Chart) error {
+	img, err := drawPNG(c)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// drawPNG renders a chart: the plot on the left, its legend in a column on the right, where it
+// cannot cover a line (gonum draws legends inside the plot area).
+func drawPNG(c Chart) (*vgimg.Canvas, error) {
+	p := plot.New()
+	p.Title.Text = c.Title
+	p.Title.TextStyle.Font.Size = vg.Points(14)
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text, p.Y.Label.Text = c.XLabel, c.YLabel
+	p.X.Label.TextStyle.Font.Size, p.Y.Label.TextStyle.Font.Size = vg.Points(12), vg.Points(12)
+	p.Y.Tick.Marker = numberTicks{}
+	// gonum defaults to a serif face; the page uses the system's sans-serif, and so does the image.
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font} {
+		f.Variant = sans
+	}
+	p.X.Tick.Label.Font.Size, p.Y.Tick.Label.Font.Size = vg.Points(10.5), vg.Points(10.5)
+	p.Add(plotter.NewGrid())
+
+	ymax := 0.0
+	for _, s := range c.Series {
+		for i, pt := range s.Points {
+			ymax = math.Max(ymax, pt[1])
+			if s.Range != nil {
+				ymax = math.Max(ymax, s.Range[i][1])
+			}
+		}
+	}
+	if ymax <= 0 {
+		ymax = 1
+	}
+	// Headroom for the labels of marks and bands above the highest point.
+	ymax *= 1.12
+
+	for _, b := range c.Bands {
+		if err := addBand(p, b, ymax); err != nil {
+			return nil, err
+		}
+	}
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font.Size = vg.Points(11)
+	legend.TextStyle.Font.Variant = sans
+	legend.Padding = vg.Points(3)
+	for i, s := range c.Series {
+		col := hexColor(palette[i%len(palette)])
+		xys := make(plotter.XYs, len(s.Points))
+		for j, pt := range s.Points {
+			xys[j] = plotter.XY{X: pt[0], Y: pt[1]}
+		}
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("series %q: %w", s.Name, err)
+		}
+		line.Color, line.Width = col, vg.Points(1.8)
+		p.Add(line)
+		if c.XAxis != AxisPercentile && len(s.Points) <= 60 {
+			sc, err := plotter.NewScatter(xys)
+			if err != nil {
+				return nil, err
+			}
+			sc.Color, sc.Shape, sc.Radius = col, draw.CircleGlyph{}, vg.Points(2.5)
+			p.Add(sc)
+		}
+		if len(s.Range) == len(s.Points) && len(s.Range) > 0 {
+			eb, err := plotter.NewYErrorBars(errorBars{xys, s.Range})
+			if err != nil {
+				return nil, fmt.Errorf("series %q: %w", s.Name, err)
+			}
+			eb.Color, eb.Width = col, vg.Points(1.2)
+			p.Add(eb)
+		}
+		if err := addMarks(p, s.Marks, col); err != nil {
+			return nil, err
+		}
+		name := []rune(s.Name)
+		if len(name) > maxLegendName {
+			name = append(name[:maxLegendName-1], '…')
+		}
+		legend.Add(string(name), line)
+	}
+
+	if c.XAxis == AxisPercentile {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = fixedTicks(c.Ticks)
+		p.X.Min, p.X.Max = c.XMin, c.XMax
+	} else {
+		p.X.Tick.Marker = numberTicks{}
+		if c.Ticks != nil {
+			p.X.Tick.Marker = fixedTicks(c.Ticks)
+		}
+		p.X.Min = math.Min(p.X.Min, 0)
+	}
+	// Throughput and latency start at zero: an axis starting elsewhere exaggerates differences.
+	p.Y.Min, p.Y.Max = 0, ymax
+
+	w := vg.Length(PNGWidth) * vg.Inch / pngDPI
+	h := vg.Length(PNGHeight) * vg.Inch / pngDPI
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))
+	dc := draw.New(img)
+	gap := vg.Points(10)
+	lr := legend.Rectangle(dc)
+	lw := lr.Max.X - lr.Min.X
+	p.Draw(draw.Crop(dc, 0, -(lw + 2*gap), 0, 0))
+	// Start the legend below the title, level with the top of the plot area.
+	top := p.Title.TextStyle.Rectangle(p.Title.Text).Max.Y + p.Title.Padding + gap
+	legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-lw-gap, -gap, 0, -top))
+	return img, nil
+}
+
+func addBand(p *plot.Plot, b Band, ymax float64) error {
+	poly, err := plotter.NewPolygon(plotter.XYs{{X: b.From, Y: 0}, {X: b.To, Y: 0}, {X: b.To, Y: ymax}, {X: b.From, Y: ymax}})
+	if err != nil {
+		return err
+	}
+	poly.Color = color.NRGBA{R: 110, G: 120, B: 130, A: 36}
+	poly.LineStyle.Width = 0
+	p.Add(poly)
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: (b.From + b.To) / 2, Y: ymax}}, Labels: []string{b.Label}})
+	if err != nil {
+		return err
+	}
+	l.TextStyle[0].XAlign, l.TextStyle[0].YAlign = text.XCenter, text.YTop
+	l.TextStyle[0].Color = color.NRGBA{R: 68, G: 80, B: 92, A: 255}
+	l.TextStyle[0].Font.Variant = sans
+	l.Offset = vg.Point{Y: -vg.Points(4)}
+	p.Add(l)
+	return nil
+}
+
+// addMarks draws annotated points as rings with their label above.
+func addMarks(p *plot.Plot, ms []Mark, col color.Color) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	xys := make(plotter.XYs, len(ms))
+	labels := make([]string, len(ms))
+	for i, m := range ms {
+		xys[i], labels[i] = plotter.XY{X: m.X, Y: m.Y}, m.Label
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return err
+	}
+	sc.Color, sc.Shape, sc.Radius = col, draw.RingGlyph{}, vg.Points(6)
+	p.Add(sc)
+	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+	if err != nil {
+		return err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].XAlign, l.TextStyle[i].YAlign = text.XCenter, text.YBottom
+		l.TextStyle[i].Font.Size = vg.Points(11)
+		l.TextStyle[i].Font.Weight = xfont.WeightBold
+		l.TextStyle[i].Font.Variant = sans
+	}
+	l.Offset = vg.Point{Y: vg.Points(8)}
+	p.Add(l)
+	return nil
+}
+
+// errorBars gives gonum the min–max spread as distances below and above each point.
+type errorBars struct {
+	plotter.XYs
+	r [][2]float64
+}
+
+func (e errorBars) YError(i int) (float64, float64) {
+	y := e.XYs[i].Y
+	return y - e.r[i][0], e.r[i][1] - y
+}
+
+// fixedTicks puts labels exactly where the chart model says (the percentile axis) and nowhere else.
+type fixedTicks []Tick
+
+func (f fixedTicks) Ticks(min, max float64) []plot.Tick {
+	var ts []plot.Tick
+	for _, t := range f {
+		if t.Value >= min && t.Value <= max {
+			ts = append(ts, plot.Tick{Value: t.Value, Label: t.Label})
+		}
+	}
+	return ts
+}
+
+// numberTicks label about six round values (steps of 1, 2, 2.5 or 5 times a power of ten) with
+// thousands separators. gonum's default aims at three, which leaves a 700-pixel axis hard to read,
+// and prints 120000 or 1.2e+05 where "120,000" reads at a glance.
+type numberTicks struct{}
+
+func (numberTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) || math.IsInf(max-min, 0) {
+		return nil
+	}
+	raw := (max - min) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if raw <= m*mag {
+			step = m * mag
+			break
+		}
+	}
+	dec := 0
+	for ; dec < 10; dec++ {
+		if x := step * math.Pow(10, float64(dec)); math.Abs(x-math.Round(x)) < 1e-6 {
+			break
+		}
+	}
+	var ts []plot.Tick
+	for k := math.Ceil(min / step); k*step <= max+step*1e-9; k++ {
+		v := k * step
+		label := strconv.FormatFloat(v, 'f', dec, 64)
+		if math.Abs(v) >= 1000 {
+			label = thousands(v)
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: label})
+		// An unlabelled minor tick halfway, as gonum draws them.
+		if h := v + step/2; h <= max {
+			ts = append(ts, plot.Tick{Value: h})
+		}
+	}
+	return ts
+}
+
+func hexColor(s string) color.Color {
+	v, err := strconv.ParseUint(s[1:], 16, 32)
+	if err != nil {
+		return color.Black
+	}
+	return color.NRGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
+}

@@ -1,0 +1,187 @@
+// Package report draws stored results: a self-contained HTML report (Apache ECharts, inlined) and
+// PNG charts (gonum/plot). Both renderers draw the same Chart models, built once by Charts, so the
+// page and the images cannot disagree about what was measured.
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// Item is one thing to draw: exactly one of Run or Profile is set.
+type Item struct {
+	Run     *results.Document
+	Profile *results.Profile
+}
+
+// Axis is how a chart's x axis maps values.
+type Axis string
+
+const (
+	// AxisLinear is a plain value axis (seconds, virtual users).
+	AxisLinear Axis = "linear"
+	// AxisPercentile is the HdrHistogram percentile axis: a point's x is 1/(1-q) for quantile q,
+	// drawn on a log scale, so 90%, 99%, 99.9% … are evenly spaced and the tail gets the room it
+	// needs. Ticks carries the labels ("50%", "99.9%") both renderers show.
+	AxisPercentile Axis = "percentile"
+)
+
+// Chart is one chart, independent of how it is rendered.
+type Chart struct {
+	ID     string   `json:"id"` // unique within a chart set; also the PNG's file name
+	Title  string   `json:"title"`
+	XLabel string   `json:"xlabel"`
+	YLabel string   `json:"ylabel"`
+	XAxis  Axis     `json:"xaxis"`
+	XMin   float64  `json:"xmin,omitempty"` // percentile axis only: its extent (linear axes fit the data)
+	XMax   float64  `json:"xmax,omitempty"`
+	Ticks  []Tick   `json:"ticks,omitempty"` // when set, the only labelled x positions (percentiles, VU steps)
+	Bands  []Band   `json:"bands,omitempty"` // shaded x ranges, e.g. the rampup
+	Series []Series `json:"series"`
+}
+
+// Series is one line of a chart.
+type Series struct {
+	Name   string       `json:"name"`
+	Points [][2]float64 `json:"points"` // x, y in ascending x
+	// Range is, when set, the min and max behind each point (repeated runs of a profile step),
+	// drawn as error bars; it has one entry per point.
+	Range [][2]float64 `json:"range,omitempty"`
+	Marks []Mark       `json:"marks,omitempty"` // annotated points (a profile's peak, saturation, bottleneck)
+}
+
+// Mark is an annotated point.
+type Mark struct {
+	X     float64 `json:"x"`
+	Y     float64 `json:"y"`
+	Label string  `json:"label"`
+}
+
+// Band is a shaded range of x.
+type Band struct {
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+	Label string  `json:"label"`
+}
+
+// Tick is a labelled position on an axis.
+type Tick struct {
+	Value float64 `json:"value"`
+	Label string  `json:"label"`
+}
+
+// Charts returns the chart set for items. One run gets its full set, one profile its full set;
+// several runs, or several profiles, are overlaid with one series per item. In a mix, the profiles
+// and the runs are drawn as two such groups. Charts without any point are left out.
+func Charts(items []Item) []Chart {
+	var runs, profiles []labelled
+	labels := itemLabels(items)
+	for i, it := range items {
+		switch {
+		case it.Run != nil:
+			runs = append(runs, labelled{it, labels[i]})
+		case it.Profile != nil:
+			profiles = append(profiles, labelled{it, labels[i]})
+		}
+	}
+	var cs []Chart
+	switch len(profiles) {
+	case 0:
+	case 1:
+		cs = append(cs, profileCharts(profiles[0].Profile, profiles[0].label)...)
+	default:
+		cs = append(cs, profileOverlays(profiles)...)
+	}
+	switch len(runs) {
+	case 0:
+	case 1:
+		cs = append(cs, runCharts(runs[0].Run, runs[0].label)...)
+	default:
+		cs = append(cs, runOverlays(runs)...)
+	}
+	out := cs[:0]
+	for _, c := range cs {
+		if c.hasPoints() {
+			out = append(out, c.dropEmpty())
+		}
+	}
+	return out
+}
+
+type labelled struct {
+	Item
+	label string
+}
+
+func (c Chart) hasPoints() bool {
+	for _, s := range c.Series {
+		if len(s.Points) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEmpty removes series without points: a run that measured nothing has nothing to draw, and an
+// empty series would only add a dead legend entry.
+func (c Chart) dropEmpty() Chart {
+	var ss []Series
+	for _, s := range c.Series {
+		if len(s.Points) > 0 {
+			ss = append(ss, s)
+		}
+	}
+	c.Series = ss
+	return c
+}
+
+// itemLabels names each item by id and target ("#12 PostgreSQL 15.18"), so that overlays are
+// readable; duplicates get a counter because ECharts merges series of the same name.
+func itemLabels(items []Item) []string {
+	out := make([]string, len(items))
+	seen := map[string]int{}
+	for i, it := range items {
+		var id string
+		var t results.Target
+		switch {
+		case it.Run != nil:
+			id, t = it.Run.ID, it.Run.Target
+		case it.Profile != nil:
+			id, t = it.Profile.ID, it.Profile.Target
+		default:
+			continue
+		}
+		name := t.Name
+		if name == "" {
+			name = t.Kind
+		}
+		parts := []string{}
+		if id != "" {
+			parts = append(parts, "#"+id)
+		}
+		if name != "" {
+			parts = append(parts, name)
+		}
+		if t.Version != "" {
+			parts = append(parts, t.Version)
+		}
+		l := strings.Join(parts, " ")
+		if l == "" {
+			l = fmt.Sprintf("item %d", i+1)
+		}
+		seen[l]++
+		if n := seen[l]; n > 1 {
+			l = fmt.Sprintf("%s (%d)", l, n)
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// finite reports whether both coordinates can be drawn (and encoded as JSON).
+func finite(x, y float64) bool {
+	return !math.IsNaN(x) && !math.IsInf(x, 0) && !math.IsNaN(y) && !math.IsInf(y, 0)
+}

@@ -1,0 +1,537 @@
+package results
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the store is an SQLite file, like the embedded target
+)
+
+// applicationID marks a SQLite file as a cairn results store ("carn"), so that cairn never writes
+// into another program's database that happens to be named results.db.
+const applicationID = 0x6361726e
+
+// migrations[i] takes the store from schema version i to i+1. Append only: a released migration
+// never changes, because stores written by it exist.
+var migrations = []string{
+	// v1: every run and profile, its time series and histograms.
+	`PRAGMA application_id = 1667330670;
+	CREATE TABLE results (
+		id             INTEGER PRIMARY KEY AUTOINCREMENT,
+		kind           TEXT NOT NULL CHECK (kind IN ('run', 'profile')),
+		profile_id     INTEGER REFERENCES results(id) ON DELETE CASCADE,
+		step_index     INTEGER,
+		workload       TEXT NOT NULL,
+		target_kind    TEXT NOT NULL,
+		target_name    TEXT NOT NULL,
+		target_version TEXT NOT NULL,
+		target_address TEXT NOT NULL,
+		started_at     TEXT NOT NULL,
+		vu             TEXT NOT NULL,
+		headline_name  TEXT NOT NULL,
+		headline       REAL,
+		tpm            REAL,
+		main_p95_ms    REAL,
+		window_seconds REAL,
+		interrupted    INTEGER NOT NULL,
+		config         TEXT NOT NULL,
+		settings       TEXT NOT NULL,
+		host           TEXT NOT NULL,
+		document       BLOB NOT NULL,
+		stored_at      TEXT NOT NULL
+	);
+	CREATE TABLE series (
+		result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,
+		t         REAL NOT NULL,
+		in_window INTEGER NOT NULL,
+		txns      INTEGER NOT NULL,
+		headline  INTEGER NOT NULL,
+		errors    INTEGER NOT NULL,
+		p95_ms    REAL NOT NULL,
+		PRIMARY KEY (result_id, t)
+	) WITHOUT ROWID;
+	CREATE TABLE histograms (
+		result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,
+		txn       TEXT NOT NULL,
+		kind      TEXT NOT NULL,
+		hdr       TEXT NOT NULL,
+		PRIMARY KEY (result_id, txn, kind)
+	) WITHOUT ROWID;`,
+	// v2: indexes for 'results list' filters and for loading a profile's steps.
+	`CREATE INDEX results_by_workload ON results(workload, target_kind, id);
+	CREATE INDEX results_by_profile ON results(profile_id, step_index);`,
+}
+
+// SchemaVersion is the store schema this cairn writes.
+var SchemaVersion = len(migrations)
+
+// Store is the local results database.
+type Store struct {
+	db   *sql.DB
+	Path string
+}
+
+// StoreError is a problem with the store file itself (foreign, newer, unreadable): a usage error,
+// because the user chose the file.
+type StoreError struct{ Msg string }
+
+func (e *StoreError) Error() string { return e.Msg }
+
+// NotFoundError is an unknown result id.
+type NotFoundError struct {
+	ID   string
+	Path string
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no result %s in %s (see 'cairn results list')", e.ID, e.Path)
+}
+
+// DefaultStorePath is $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db, else
+// ~/.local/share/cairn/results.db.
+func DefaultStorePath() string {
+	if p := os.Getenv("CAIRN_RESULTS"); p != "" {
+		return p
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "cairn", "results.db")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "results.db"
+	}
+	return filepath.Join(home, ".local", "share", "cairn", "results.db")
+}
+
+// OpenStore opens the store at path, creating it (and its directory) if needed and upgrading an
+// older schema. A file that is not a cairn store, or one written by a newer cairn, is refused
+// before anything is written to it.
+func OpenStore(ctx context.Context, path string) (*Store, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, &StoreError{fmt.Sprintf("results store %s is a directory: give a file path with --results", path)}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, &StoreError{fmt.Sprintf("results store %s: cannot create its directory: %v", path, err)}
+	}
+	// busy_timeout makes a second writer wait for the first instead of failing; _txlock=immediate
+	// takes the write lock at BEGIN, so two writers never deadlock upgrading read locks, and the
+	// identity check in migrate cannot race with another process creating the store. Nothing in
+	// the DSN writes to the file: WAL is switched on only once the file is known to be ours.
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(30000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, &StoreError{fmt.Sprintf("results store %s: %v", path, err)}
+	}
+	s := &Store{db: db, Path: path}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	// WAL lets 'results list' read while a run writes.
+	if _, err := db.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("results store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// migrate checks, under the write lock, that the file is a cairn store of a schema this cairn
+// knows (or an empty file), and applies the pending migrations, each in its own transaction. Two
+// processes opening an old or new store at once thus upgrade or create it once.
+func (s *Store) migrate(ctx context.Context) error {
+	for {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return s.unreadable(err)
+		}
+		var app, v, tables int
+		err = tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app)
+		if err == nil {
+			err = tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+		}
+		if err == nil {
+			err = tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&tables)
+		}
+		if err != nil {
+			tx.Rollback()
+			return s.unreadable(err)
+		}
+		switch {
+		case app != applicationID && tables > 0:
+			tx.Rollback()
+			return &StoreError{fmt.Sprintf("%s is a SQLite database of another program, not a cairn results store: choose another file with --results", s.Path)}
+		case v > SchemaVersion:
+			tx.Rollback()
+			return &StoreError{fmt.Sprintf("results store %s has schema version %d, written by a newer cairn (this one reads up to %d): upgrade cairn, or choose another file with --results", s.Path, v, SchemaVersion)}
+		case v == SchemaVersion:
+			return tx.Rollback()
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("results store %s: upgrade to schema %d: %w", s.Path, v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("results store %s: upgrade to schema %d: %w", s.Path, v+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("results store %s: upgrade to schema %d: %w", s.Path, v+1, err)
+		}
+	}
+}
+
+func (s *Store) unreadable(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "not a database") {
+		return &StoreError{fmt.Sprintf("%s is not a cairn results store (%v): choose another file with --results", s.Path, err)}
+	}
+	return &StoreError{fmt.Sprintf("results store %s cannot be read: %v", s.Path, err)}
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// SaveRun stores a run (a step of a profile when d.ProfileID is set, at position step) and sets
+// d.ID. The document, its time series and its histograms are written in one transaction.
+func (s *Store) SaveRun(ctx context.Context, d *Document, step int) error {
+	d.Kind = KindRun
+	name, v, ok := d.Headline()
+	var headline, tpm, p95 any
+	if ok {
+		headline = v
+	}
+	if d.Result.TPM != nil {
+		tpm = float64(*d.Result.TPM)
+	}
+	if m := d.Main(); m != nil && m.Count > 0 {
+		p95 = m.LatencyMs.P95
+	}
+	var profile, stepIndex any
+	if d.ProfileID != "" {
+		pid, err := strconv.ParseInt(d.ProfileID, 10, 64)
+		if err != nil {
+			return fmt.Errorf("profile id %q: %w", d.ProfileID, err)
+		}
+		profile, stepIndex = pid, step
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		id, err := insertRow(ctx, tx, row{kind: KindRun, profile: profile, step: stepIndex, workload: d.Workload,
+			target: d.Target, started: d.StartedAt, vu: strconv.Itoa(d.VU), headlineName: name, headline: headline,
+			tpm: tpm, p95: p95, window: d.Window.Seconds, interrupted: d.Interrupted, config: d.Config, host: d.Host})
+		if err != nil {
+			return err
+		}
+		d.ID = strconv.FormatInt(id, 10)
+		for _, p := range d.Series {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO series VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				id, p.T, p.Window, p.Txns, p.Headline, p.Errors, p.P95ms); err != nil {
+				return err
+			}
+		}
+		for txn, h := range d.Histograms {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO histograms VALUES (?, ?, 'latency', ?)`, id, txn, h); err != nil {
+				return err
+			}
+		}
+		return setDocument(ctx, tx, id, d)
+	})
+}
+
+// BeginProfile stores a profile before its first step, so that steps can refer to it, and sets p.ID.
+func (s *Store) BeginProfile(ctx context.Context, p *Profile) error {
+	p.Kind = KindProfile
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		id, err := insertRow(ctx, tx, profileRow(p))
+		if err != nil {
+			return err
+		}
+		p.ID = strconv.FormatInt(id, 10)
+		return setDocument(ctx, tx, id, stripRuns(p))
+	})
+}
+
+// UpdateProfile rewrites a stored profile's summary after a step or at the end. Its steps' runs
+// are stored as runs of their own (SaveRun) and are not repeated in the profile's document.
+func (s *Store) UpdateProfile(ctx context.Context, p *Profile) error {
+	r := profileRow(p)
+	id, err := strconv.ParseInt(p.ID, 10, 64)
+	if err != nil {
+		return fmt.Errorf("profile id %q: %w", p.ID, err)
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		cfg, _ := json.Marshal(r.config)
+		host, _ := json.Marshal(r.host)
+		if _, err := tx.ExecContext(ctx, `UPDATE results SET headline = ?, tpm = ?, main_p95_ms = ?, interrupted = ?,
+			config = ?, host = ?, vu = ? WHERE id = ?`, r.headline, r.tpm, r.p95, r.interrupted, string(cfg), string(host), r.vu, id); err != nil {
+			return err
+		}
+		return setDocument(ctx, tx, id, stripRuns(p))
+	})
+}
+
+func profileRow(p *Profile) row {
+	vus := make([]string, len(p.VUs))
+	for i, v := range p.VUs {
+		vus[i] = strconv.Itoa(v)
+	}
+	r := row{kind: KindProfile, workload: p.Workload, target: p.Target, started: p.StartedAt, vu: strings.Join(vus, ","),
+		headlineName: p.Headline, interrupted: p.Interrupted, config: p.Config, host: p.Host}
+	// A profile's headline in lists is its peak step's.
+	for _, st := range p.Steps {
+		if st.VU == p.Marks.Peak && st.Summary.Headline.N > 0 {
+			r.headline, r.tpm, r.p95 = st.Summary.Headline.Mean, st.Summary.TPM.Mean, st.Summary.P95ms.Mean
+		}
+	}
+	return r
+}
+
+func stripRuns(p *Profile) *Profile {
+	c := *p
+	c.Steps = make([]*Step, len(p.Steps))
+	for i, st := range p.Steps {
+		c.Steps[i] = &Step{VU: st.VU, Summary: st.Summary}
+	}
+	return &c
+}
+
+type row struct {
+	kind               string
+	profile, step      any
+	workload           string
+	target             Target
+	started            time.Time
+	vu, headlineName   string
+	headline, tpm, p95 any
+	window             float64
+	interrupted        bool
+	config             any
+	host               *Host
+}
+
+func insertRow(ctx context.Context, tx *sql.Tx, r row) (int64, error) {
+	cfg, err := json.Marshal(r.config)
+	if err != nil {
+		return 0, err
+	}
+	settings, _ := json.Marshal(r.target.Settings)
+	host, _ := json.Marshal(r.host)
+	res, err := tx.ExecContext(ctx, `INSERT INTO results (kind, profile_id, step_index, workload, target_kind,
+		target_name, target_version, target_address, started_at, vu, headline_name, headline, tpm, main_p95_ms,
+		window_seconds, interrupted, config, settings, host, document, stored_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, x'', ?)`,
+		r.kind, r.profile, r.step, r.workload, r.target.Kind, r.target.Name, r.target.Version, r.target.Address,
+		r.started.UTC().Format(time.RFC3339Nano), r.vu, r.headlineName, r.headline, r.tpm, r.p95, r.window,
+		r.interrupted, string(cfg), string(settings), string(host), time.Now().UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// setDocument stores the document gzip-compressed: histograms and series make it tens of KB.
+func setDocument(ctx context.Context, tx *sql.Tx, id int64, doc any) error {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(doc); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE results SET document = ? WHERE id = ?`, buf.Bytes(), id)
+	return err
+}
+
+func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		var se *StoreError
+		var nf *NotFoundError
+		if errors.As(err, &se) || errors.As(err, &nf) {
+			return err
+		}
+		return fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	return nil
+}
+
+// Entry is one line of 'results list'.
+type Entry struct {
+	ID            int64
+	Kind          string
+	ProfileID     int64 // of a step; 0 otherwise
+	Workload      string
+	TargetKind    string
+	TargetName    string
+	TargetVersion string
+	StartedAt     time.Time
+	VU            string
+	HeadlineName  string
+	Headline      *float64
+	TPM           *float64
+	MainP95ms     *float64
+	WindowSeconds float64
+	Interrupted   bool
+}
+
+// Filter selects entries for List.
+type Filter struct {
+	Workload string
+	Target   string // target kind: sqlite, postgres, mysql, mariadb
+	Limit    int
+	Steps    bool // include the runs that are steps of profiles
+}
+
+// List returns the newest entries first.
+func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
+	q := `SELECT id, kind, COALESCE(profile_id, 0), workload, target_kind, target_name, target_version, started_at,
+		vu, headline_name, headline, tpm, main_p95_ms, COALESCE(window_seconds, 0), interrupted FROM results WHERE 1 = 1`
+	var args []any
+	if f.Workload != "" {
+		q += " AND workload = ?"
+		args = append(args, f.Workload)
+	}
+	if f.Target != "" {
+		q += " AND target_kind = ?"
+		args = append(args, f.Target)
+	}
+	if !f.Steps {
+		q += " AND profile_id IS NULL"
+	}
+	q += " ORDER BY id DESC"
+	if f.Limit > 0 {
+		q += " LIMIT " + strconv.Itoa(f.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		var started string
+		if err := rows.Scan(&e.ID, &e.Kind, &e.ProfileID, &e.Workload, &e.TargetKind, &e.TargetName, &e.TargetVersion,
+			&started, &e.VU, &e.HeadlineName, &e.Headline, &e.TPM, &e.MainP95ms, &e.WindowSeconds, &e.Interrupted); err != nil {
+			return nil, err
+		}
+		e.StartedAt, _ = time.Parse(time.RFC3339Nano, started)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Get loads a run or a profile (with its steps' runs). Exactly one of the results is non-nil.
+func (s *Store) Get(ctx context.Context, id string) (*Document, *Profile, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 {
+		return nil, nil, &NotFoundError{ID: strconv.Quote(id), Path: s.Path}
+	}
+	var kind string
+	var blob []byte
+	err = s.db.QueryRowContext(ctx, `SELECT kind, document FROM results WHERE id = ?`, n).Scan(&kind, &blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, &NotFoundError{ID: id, Path: s.Path}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	if kind == KindRun {
+		d := &Document{}
+		if err := decodeBlob(blob, d); err != nil {
+			return nil, nil, fmt.Errorf("results store %s: result %d: %w", s.Path, n, err)
+		}
+		return d, nil, nil
+	}
+	p := &Profile{}
+	if err := decodeBlob(blob, p); err != nil {
+		return nil, nil, fmt.Errorf("results store %s: profile %d: %w", s.Path, n, err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT document FROM results WHERE profile_id = ? ORDER BY step_index, id`, n)
+	if err != nil {
+		return nil, nil, fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	defer rows.Close()
+	byVU := map[int]*Step{}
+	for _, st := range p.Steps {
+		byVU[st.VU] = st
+	}
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, nil, err
+		}
+		d := &Document{}
+		if err := decodeBlob(b, d); err != nil {
+			return nil, nil, fmt.Errorf("results store %s: a step of profile %d: %w", s.Path, n, err)
+		}
+		st := byVU[d.VU]
+		if st == nil {
+			// A step whose summary was not written yet (the profile was interrupted).
+			st = &Step{VU: d.VU}
+			byVU[d.VU] = st
+			p.Steps = append(p.Steps, st)
+		}
+		st.Runs = append(st.Runs, d)
+	}
+	return nil, p, rows.Err()
+}
+
+func decodeBlob(blob []byte, v any) error {
+	zr, err := gzip.NewReader(bytes.NewReader(blob))
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+// Remove deletes a run or a profile with its steps. A step alone cannot be removed: the profile's
+// figures and marks were computed from it.
+func (s *Store) Remove(ctx context.Context, id string) error {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 {
+		return &NotFoundError{ID: strconv.Quote(id), Path: s.Path}
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		var parent sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT profile_id FROM results WHERE id = ?`, n).Scan(&parent)
+		if errors.Is(err, sql.ErrNoRows) {
+			return &NotFoundError{ID: id, Path: s.Path}
+		}
+		if err != nil {
+			return err
+		}
+		if parent.Valid {
+			return &StoreError{fmt.Sprintf("run %d is a step of profile %d: remove the profile ('cairn results rm %d')", n, parent.Int64, parent.Int64)}
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM results WHERE id = ?`, n)
+		return err
+	})
+}
