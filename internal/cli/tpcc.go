@@ -270,6 +270,12 @@ func doRun(ctx context.Context, r *runFlags, storePath string, stdout, stderr io
 		}
 		return err
 	}
+	return finishRun(ctx, store, doc, r.jsonPath, stdout)
+}
+
+// finishRun stores a run's document, prints its summary, writes --json and maps its outcome to an
+// error (exit code): interrupted, nothing completed, or not stored. Every workload's run ends here.
+func finishRun(ctx context.Context, store *results.Store, doc *results.Document, jsonPath string, stdout io.Writer) error {
 	// Store before printing, so that the printed summary and the --json document carry the id.
 	var storeErr error
 	if store != nil {
@@ -279,11 +285,11 @@ func doRun(ctx context.Context, r *runFlags, storePath string, stdout, stderr io
 	if store != nil && storeErr == nil {
 		fmt.Fprintf(stdout, "stored as result %s in %s\n", doc.ID, store.Path)
 	}
-	if r.jsonPath != "" {
-		if err := doc.WriteJSON(r.jsonPath); err != nil {
+	if jsonPath != "" {
+		if err := doc.WriteJSON(jsonPath); err != nil {
 			return fmt.Errorf("write --json: %w", err)
 		}
-		fmt.Fprintf(stdout, "result document written to %s\n", r.jsonPath)
+		fmt.Fprintf(stdout, "result document written to %s\n", jsonPath)
 	}
 	if storeErr != nil {
 		return fmt.Errorf("the result was measured but not stored: %w", storeErr)
@@ -366,8 +372,8 @@ func newTPCCCleanup(stdout io.Writer) *cobra.Command {
 }
 
 // openExisting opens a database that a command expects to hold a schema already: for SQLite it
-// refuses to create a new, empty file.
-func openExisting(ctx context.Context, db string) (target.Target, error) {
+// refuses to create a new, empty file. workload names the prepare command to suggest.
+func openExisting(ctx context.Context, db string, workload ...string) (target.Target, error) {
 	if db == "" {
 		db = target.DefaultDB()
 	}
@@ -377,7 +383,11 @@ func openExisting(ctx context.Context, db string) (target.Target, error) {
 	}
 	if u.Scheme == "sqlite" {
 		if _, err := os.Stat(u.Path); err != nil {
-			return nil, target.Usagef("no database file %s: run 'cairn tpcc prepare' first", u.Path)
+			w := "tpcc"
+			if len(workload) > 0 {
+				w = workload[0]
+			}
+			return nil, target.Usagef("no database file %s: run 'cairn %s prepare' first", u.Path, w)
 		}
 	}
 	return target.Open(ctx, db)

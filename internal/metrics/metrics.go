@@ -54,6 +54,8 @@ type Counts struct {
 	Rollbacks int64 // of Count, the workload's own rollbacks
 	Errors    int64 // failed after retries, or not retryable
 	Retries   int64 // extra attempts
+	Late      int64 // of Count, those whose latency exceeded the latency limit
+	Skipped   int64 // open loop with a latency limit: not started, already later than the limit
 }
 
 func (c *Counts) Add(o Counts) {
@@ -61,6 +63,8 @@ func (c *Counts) Add(o Counts) {
 	c.Rollbacks += o.Rollbacks
 	c.Errors += o.Errors
 	c.Retries += o.Retries
+	c.Late += o.Late
+	c.Skipped += o.Skipped
 }
 
 // Set is the histograms and counters of one span of time, per transaction type.
@@ -158,11 +162,20 @@ type Sample struct {
 	Failed     bool
 	ErrKey     string
 	InWindow   bool
+	Late       bool
+	Skipped    bool
 }
 
 func record(s *Set, x *Sample) {
 	c := &s.Counts[x.Type]
+	if x.Skipped {
+		c.Skipped++
+		return
+	}
 	c.Retries += x.Retries
+	if x.Late {
+		c.Late++
+	}
 	if x.Failed {
 		c.Errors++
 		s.ErrMsg[x.ErrKey]++
@@ -217,4 +230,34 @@ func (r *Recorder) Window() *Set {
 		sh.mu.Unlock()
 	}
 	return out
+}
+
+// StmtSet is one VU's statement latencies in the measured window. It has no lock: only its VU
+// writes it, and the engine reads it after the VUs have stopped.
+type StmtSet struct {
+	Lat    []*hdrhistogram.Histogram
+	Counts []int64
+}
+
+// NewStmtSet makes an empty set for n statement types.
+func NewStmtSet(n int) *StmtSet {
+	s := &StmtSet{Lat: make([]*hdrhistogram.Histogram, n), Counts: make([]int64, n)}
+	for i := range s.Lat {
+		s.Lat[i] = NewHist()
+	}
+	return s
+}
+
+// Record adds one statement of type i that took us microseconds.
+func (s *StmtSet) Record(i int, us int64) {
+	s.Counts[i]++
+	s.Lat[i].RecordValue(clamp(us))
+}
+
+// Merge adds o into s.
+func (s *StmtSet) Merge(o *StmtSet) {
+	for i := range s.Lat {
+		s.Lat[i].Merge(o.Lat[i])
+		s.Counts[i] += o.Counts[i]
+	}
 }

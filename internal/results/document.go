@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // FormatVersion is the version of the document's shape (docs/result-format.md).
@@ -36,6 +37,9 @@ type Document struct {
 	Result      Result            `json:"result"`
 	Txns        map[string]*Txn   `json:"transactions"`
 	TxnOrder    []string          `json:"transaction_order"`
+	Statements  map[string]*Stmt  `json:"statements,omitempty"`
+	StmtOrder   []string          `json:"statement_order,omitempty"`
+	Queries     *Queries          `json:"queries,omitempty"`
 	Errors      map[string]int64  `json:"errors"`
 	Client      Client            `json:"client"`
 	Config      any               `json:"config"`
@@ -127,6 +131,57 @@ type Txn struct {
 	LatencyMs  metrics.Latency  `json:"latency_ms"`
 	ServiceMs  *metrics.Latency `json:"service_ms,omitempty"`
 	Percentage float64          `json:"mix_percent"`
+	Late       int64            `json:"late,omitempty"`    // latency above --latency-limit
+	Skipped    int64            `json:"skipped,omitempty"` // open loop: not sent, already later than the limit
+}
+
+// Stmt is one statement type's count and latency in the window.
+type Stmt struct {
+	Class     string          `json:"class"` // read, write or other
+	Count     int64           `json:"count"`
+	PerSecond float64         `json:"per_second"`
+	LatencyMs metrics.Latency `json:"latency_ms"`
+}
+
+// Queries counts statements by class in the window, as sysbench does.
+type Queries struct {
+	Reads  int64   `json:"reads"`
+	Writes int64   `json:"writes"`
+	Other  int64   `json:"other"`
+	Total  int64   `json:"total"`
+	PerSec float64 `json:"per_second"`
+}
+
+// AddStatements fills the per-statement figures and the query counts from what the engine's
+// statement sinks measured; it sets result.qps.
+func (d *Document) AddStatements(set *metrics.StmtSet, stmts []workload.Statement) {
+	if set == nil || len(stmts) == 0 {
+		return
+	}
+	d.Statements = map[string]*Stmt{}
+	q := &Queries{}
+	for i, st := range stmts {
+		s := &Stmt{Class: st.Class, Count: set.Counts[i], LatencyMs: metrics.Summarize(set.Lat[i])}
+		if d.Window.Seconds > 0 {
+			s.PerSecond = float64(s.Count) / d.Window.Seconds
+		}
+		d.Statements[st.Name] = s
+		d.StmtOrder = append(d.StmtOrder, st.Name)
+		switch st.Class {
+		case workload.ClassRead:
+			q.Reads += s.Count
+		case workload.ClassWrite:
+			q.Writes += s.Count
+		default:
+			q.Other += s.Count
+		}
+	}
+	q.Total = q.Reads + q.Writes + q.Other
+	if d.Window.Seconds > 0 {
+		q.PerSec = float64(q.Total) / d.Window.Seconds
+		d.Result.QPS = &q.PerSec
+	}
+	d.Queries = q
 }
 
 // Client is what the driver itself cost.
@@ -158,7 +213,7 @@ func FromOutcome(o *run.Outcome, types []string, cores int) *Document {
 	for i, name := range types {
 		c := w.Counts[i]
 		t := &Txn{Count: c.Count, Rollbacks: c.Rollbacks, Errors: c.Errors, Retries: c.Retries,
-			LatencyMs: metrics.Summarize(w.Lat[i])}
+			LatencyMs: metrics.Summarize(w.Lat[i]), Late: c.Late, Skipped: c.Skipped}
 		if w.Svc != nil {
 			s := metrics.Summarize(w.Svc[i])
 			t.ServiceMs = &s

@@ -29,6 +29,9 @@ type Config struct {
 	MaxRetries int
 	Progress   time.Duration
 	Seed       uint64
+	// LatencyLimit counts transactions slower than it as late; in open loop it also skips those
+	// already later than it when their turn comes (pgbench's -L with -R).
+	LatencyLimit time.Duration
 }
 
 // Snapshot is one reading of the database's own counters.
@@ -79,6 +82,7 @@ type Outcome struct {
 	Series         []Second
 	StartedAt      time.Time
 	WindowStartsAt time.Time
+	Statements     *metrics.StmtSet // per statement type, in the window; nil if the workload times none
 }
 
 // Engine runs one workload against one target.
@@ -91,8 +95,11 @@ type Engine struct {
 	// HeadlineSQL is the scalar the window snapshots read (see workload.Headliner); may be "".
 	HeadlineSQL string
 	OnProgress  func(Progress)
+	// Statements are the statement types VUs that implement workload.StatementTimer report.
+	Statements []workload.Statement
 
 	rec        *metrics.Recorder
+	inWindow   atomic.Bool // read by the statement sinks
 	stop       chan struct{}
 	stopOnce   sync.Once
 	reconnects atomic.Int64
@@ -147,6 +154,10 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			}
 			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i),
 				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+0x9e3779b9))}
+			if st, ok := v.(workload.StatementTimer); ok && len(e.Statements) > 0 {
+				vus[i].stmts = &stmtSink{inWindow: &e.inWindow, set: metrics.NewStmtSet(len(e.Statements))}
+				st.SetStatementSink(vus[i].stmts)
+			}
 		}(i)
 	}
 	wg.Wait()
@@ -207,6 +218,14 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 
 	out.Window = e.rec.Window()
+	if len(e.Statements) > 0 && !abandoned {
+		out.Statements = metrics.NewStmtSet(len(e.Statements))
+		for _, v := range vus {
+			if v.stmts != nil {
+				out.Statements.Merge(v.stmts.set)
+			}
+		}
+	}
 	if out.WindowStarted {
 		out.ClientCPU = e.cpu[1].proc - e.cpu[0].proc
 		out.HostCPU = e.cpu[1].host - e.cpu[0].host
@@ -302,9 +321,11 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 			e.cpu[0] = readCPU()
 			out.Start = e.snapshot(snapCtx, mon)
 			out.WindowStarted = true
+			e.inWindow.Store(true)
 		}
 		windowOver := out.WindowStarted && now >= e.we
 		if interrupted || windowOver {
+			e.inWindow.Store(false)
 			if out.WindowStarted {
 				e.cpu[1] = readCPU()
 				out.End = e.snapshot(snapCtx, mon)
@@ -399,6 +420,19 @@ type vuState struct {
 	conn  target.Conn
 	shard *metrics.Shard
 	rng   *rand.Rand
+	stmts *stmtSink
+}
+
+// stmtSink is one VU's workload.StatementSink: its own set, so recording takes no lock.
+type stmtSink struct {
+	inWindow *atomic.Bool
+	set      *metrics.StmtSet
+}
+
+func (s *stmtSink) Statement(i int, d time.Duration) {
+	if s.inWindow.Load() {
+		s.set.Record(i, int64(d/time.Microsecond))
+	}
 }
 
 func (e *Engine) stopped() bool {
@@ -456,6 +490,11 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		start := time.Since(e.t0)
 		if cfg.Rate == 0 {
 			intended = start
+		} else if cfg.LatencyLimit > 0 && start-intended > cfg.LatencyLimit {
+			// pgbench -R -L: a transaction already later than the limit is not sent at all, so
+			// that a server that fell behind can catch up; it is counted as skipped.
+			v.shard.Record(&metrics.Sample{Type: typ, Skipped: true, InWindow: intended >= e.ws && intended < e.we})
+			continue
 		}
 		var retries int64
 		var rolledBack bool
@@ -479,7 +518,7 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		end := time.Since(e.t0)
 		s = metrics.Sample{Type: typ, LatencyUs: int64((end - intended) / time.Microsecond),
 			ServiceUs: int64((end - start) / time.Microsecond), Retries: retries, RolledBack: rolledBack,
-			InWindow: end >= e.ws && end < e.we}
+			InWindow: end >= e.ws && end < e.we, Late: cfg.LatencyLimit > 0 && end-intended > cfg.LatencyLimit}
 		if err != nil {
 			s.Failed = true
 			s.ErrKey = errKey(class, err, retries)

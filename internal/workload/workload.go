@@ -26,3 +26,29 @@ type Pacer interface {
 	Keying(typ int) time.Duration
 	Think(typ int) time.Duration
 }
+
+// Statement classes, as sysbench counts queries: reads are SELECTs, writes are INSERT, UPDATE and
+// DELETE, other is everything else (BEGIN, COMMIT).
+const (
+	ClassRead  = "read"
+	ClassWrite = "write"
+	ClassOther = "other"
+)
+
+// Statement names one statement type a workload times, and its class.
+type Statement struct {
+	Name  string
+	Class string
+}
+
+// StatementSink receives the duration of each statement a VU executed; i indexes the statement
+// types the workload gave the engine. The engine keeps only the statements of the measured window.
+type StatementSink interface {
+	Statement(i int, d time.Duration)
+}
+
+// StatementTimer is implemented by VUs that time their statements one by one (sysbench-style
+// workloads report latency per statement type as well as per transaction).
+type StatementTimer interface {
+	SetStatementSink(StatementSink)
+}
