@@ -138,14 +138,26 @@ func ms(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
+// printLimits prints the late and skipped counts of a run with --latency-limit.
+func printLimits(w io.Writer, d *results.Document) {
+	var late, skipped, count int64
+	for _, t := range d.Txns {
+		late, skipped, count = late+t.Late, skipped+t.Skipped, count+t.Count
+	}
+	if late == 0 && skipped == 0 {
+		return
+	}
+	fmt.Fprintf(w, "over the latency limit: %d of %d transactions (%.3f%%)", late, count, 100*float64(late)/float64(max(count, 1)))
+	if skipped > 0 {
+		fmt.Fprintf(w, "; skipped, already late when due: %d (%.3f%% of those scheduled)", skipped, 100*float64(skipped)/float64(count+skipped))
+	}
+	fmt.Fprintln(w)
+}
+
 // printSummary prints the final report of a run.
 func printSummary(w io.Writer, d *results.Document) {
 	fmt.Fprintln(w)
-	name := map[string]string{"tpcc": "TPC-C"}[d.Workload]
-	if name == "" {
-		name = d.Workload
-	}
-	fmt.Fprintf(w, "%s run on %s %s · %d VUs · mode %s · seed %d\n", name, d.Target.Name, d.Target.Version, d.VU, d.Mode, d.Seed)
+	fmt.Fprintf(w, "%s run on %s %s · %s · mode %s · seed %d\n", workloadName(d.Workload), d.Target.Name, d.Target.Version, plural(d.VU, "VU"), d.Mode, d.Seed)
 	if d.Window.Seconds > 0 {
 		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
 	}
@@ -162,7 +174,23 @@ func printSummary(w io.Writer, d *results.Document) {
 			ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max))
 	}
 	tw.Flush()
-	if d.Txns[d.TxnOrder[0]].ServiceMs != nil {
+	printLimits(w, d)
+	if len(d.StmtOrder) > 0 {
+		fmt.Fprintln(w, "\nstatements in the window:")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "statement\tclass\tcount\tper s\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax ms\t")
+		for _, n := range d.StmtOrder {
+			st := d.Statements[n]
+			if st.Count == 0 {
+				continue
+			}
+			l := st.LatencyMs
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, st.Class, st.Count, st.PerSecond,
+				ms(l.Mean), ms(l.P50), ms(l.P90), ms(l.P95), ms(l.P99), ms(l.P999), ms(l.Max))
+		}
+		tw.Flush()
+	}
+	if len(d.TxnOrder) > 0 && d.Txns[d.TxnOrder[0]].ServiceMs != nil {
 		fmt.Fprintln(w, "\nlatency above is from the intended start (open loop); service time from the actual start:")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "transaction\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax ms\t")
@@ -199,13 +227,29 @@ func printSummary(w io.Writer, d *results.Document) {
 			fmt.Fprintf(w, "  %6d  %s\n", d.Errors[k], k)
 		}
 	}
-	if s, ok := d.Extra["delivery_skipped_districts"].(int64); ok && s > 0 {
-		fmt.Fprintf(w, "delivery: %d districts had no undelivered order and were skipped (whole run)\n", s)
+	switch s := d.Extra["delivery_skipped_districts"].(type) {
+	case int64:
+		if s > 0 {
+			fmt.Fprintf(w, "delivery: %d districts had no undelivered order and were skipped (whole run)\n", s)
+		}
+	case float64: // read back from a stored document
+		if s > 0 {
+			fmt.Fprintf(w, "delivery: %.0f districts had no undelivered order and were skipped (whole run)\n", s)
+		}
 	}
 	if d.Result.TPMSource != "" {
 		fmt.Fprintf(w, "TPM source: %s\n", d.Result.TPMSource)
 	}
+	if q := d.Queries; q != nil {
+		fmt.Fprintf(w, "queries: %d (reads %d, writes %d, other %d), %.1f per second\n", q.Total, q.Reads, q.Writes, q.Other, q.PerSec)
+	}
 	if d.Result.NOPM != nil && d.Result.TPM != nil {
 		fmt.Fprintf(w, "TEST RESULT : System achieved %d NOPM from %d %s TPM\n", *d.Result.NOPM, *d.Result.TPM, d.Target.Name)
+	} else if d.Result.TPS != nil {
+		fmt.Fprintf(w, "TEST RESULT : System achieved %.1f TPS", *d.Result.TPS)
+		if d.Result.QPS != nil {
+			fmt.Fprintf(w, " and %.1f QPS", *d.Result.QPS)
+		}
+		fmt.Fprintf(w, " on %s\n", d.Target.Name)
 	}
 }

@@ -286,7 +286,7 @@ func joinInts(v []int) string {
 }
 
 func workloadName(w string) string {
-	if n := map[string]string{"tpcc": "TPC-C"}[w]; n != "" {
+	if n := map[string]string{"tpcc": "TPC-C", "oltp": "sysbench-style OLTP", "tpcb": "pgbench-style TPC-B"}[w]; n != "" {
 		return n
 	}
 	return w
