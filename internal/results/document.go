@@ -106,6 +106,7 @@ type Target struct {
 // Window is the measured interval.
 type Window struct {
 	Seconds        float64   `json:"seconds"`         // between the two database snapshots
+	ClientSeconds  float64   `json:"client_seconds"`  // the span the client's counts cover
 	PlannedSeconds float64   `json:"planned_seconds"` // --duration
 	RampupSeconds  float64   `json:"rampup_seconds"`
 	Start          time.Time `json:"start"`
@@ -162,8 +163,8 @@ func (d *Document) AddStatements(set *metrics.StmtSet, stmts []workload.Statemen
 	q := &Queries{}
 	for i, st := range stmts {
 		s := &Stmt{Class: st.Class, Count: set.Counts[i], LatencyMs: metrics.Summarize(set.Lat[i])}
-		if d.Window.Seconds > 0 {
-			s.PerSecond = float64(s.Count) / d.Window.Seconds
+		if d.Window.ClientSeconds > 0 {
+			s.PerSecond = float64(s.Count) / d.Window.ClientSeconds
 		}
 		d.Statements[st.Name] = s
 		d.StmtOrder = append(d.StmtOrder, st.Name)
@@ -177,8 +178,8 @@ func (d *Document) AddStatements(set *metrics.StmtSet, stmts []workload.Statemen
 		}
 	}
 	q.Total = q.Reads + q.Writes + q.Other
-	if d.Window.Seconds > 0 {
-		q.PerSec = float64(q.Total) / d.Window.Seconds
+	if d.Window.ClientSeconds > 0 {
+		q.PerSec = float64(q.Total) / d.Window.ClientSeconds
 		d.Result.QPS = &q.PerSec
 	}
 	d.Queries = q
@@ -199,6 +200,7 @@ func FromOutcome(o *run.Outcome, types []string, cores int) *Document {
 	d := &Document{Format: FormatVersion, Kind: KindRun, Txns: map[string]*Txn{}, TxnOrder: types, Errors: map[string]int64{},
 		Histograms: map[string]string{}, Series: o.Series, StartedAt: o.StartedAt.UTC()}
 	d.Window.PlannedSeconds = o.PlannedWindow.Seconds()
+	d.Window.ClientSeconds = o.ClientWindow.Seconds()
 	d.Window.Start = o.WindowStartsAt.UTC()
 	if o.Start.OK && o.End.OK {
 		d.Window.Seconds = o.End.At.Sub(o.Start.At).Seconds()
@@ -218,8 +220,8 @@ func FromOutcome(o *run.Outcome, types []string, cores int) *Document {
 			s := metrics.Summarize(w.Svc[i])
 			t.ServiceMs = &s
 		}
-		if d.Window.Seconds > 0 {
-			t.PerMinute = float64(c.Count) / (d.Window.Seconds / 60)
+		if d.Window.ClientSeconds > 0 {
+			t.PerMinute = float64(c.Count) / (d.Window.ClientSeconds / 60)
 		}
 		d.Txns[name] = t
 		total += c.Count

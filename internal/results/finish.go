@@ -42,7 +42,7 @@ func Finish(out *run.Outcome, eng *run.Engine, t target.Target, info RunInfo) *D
 		d.Notes = append(d.Notes, "interrupted during rampup: nothing was measured")
 		return d
 	}
-	secs := d.Window.Seconds
+	secs := d.Window.ClientSeconds
 	if secs <= 0 {
 		return d
 	}

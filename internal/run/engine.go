@@ -83,6 +83,11 @@ type Outcome struct {
 	StartedAt      time.Time
 	WindowStartsAt time.Time
 	Statements     *metrics.StmtSet // per statement type, in the window; nil if the workload times none
+	// ClientWindow is the span the client's counts cover: transactions and statements are counted
+	// when they end inside [rampup, rampup+duration) of the run's clock, so it is the planned
+	// window, or the part of it before an interruption. The database snapshots bound a window of
+	// their own (Start.At to End.At), which server-counted figures use.
+	ClientWindow time.Duration
 }
 
 // Engine runs one workload against one target.
@@ -99,7 +104,6 @@ type Engine struct {
 	Statements []workload.Statement
 
 	rec        *metrics.Recorder
-	inWindow   atomic.Bool // read by the statement sinks
 	stop       chan struct{}
 	stopOnce   sync.Once
 	reconnects atomic.Int64
@@ -155,7 +159,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i),
 				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+0x9e3779b9))}
 			if st, ok := v.(workload.StatementTimer); ok && len(e.Statements) > 0 {
-				vus[i].stmts = &stmtSink{inWindow: &e.inWindow, set: metrics.NewStmtSet(len(e.Statements))}
+				vus[i].stmts = &stmtSink{e: e, set: metrics.NewStmtSet(len(e.Statements))}
 				st.SetStatementSink(vus[i].stmts)
 			}
 		}(i)
@@ -321,12 +325,11 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 			e.cpu[0] = readCPU()
 			out.Start = e.snapshot(snapCtx, mon)
 			out.WindowStarted = true
-			e.inWindow.Store(true)
 		}
 		windowOver := out.WindowStarted && now >= e.we
 		if interrupted || windowOver {
-			e.inWindow.Store(false)
 			if out.WindowStarted {
+				out.ClientWindow = min(now, e.we) - e.ws
 				e.cpu[1] = readCPU()
 				out.End = e.snapshot(snapCtx, mon)
 				if out.Start.OK && out.End.OK && (out.End.Start-out.Start.Start > 5 || out.Start.Start-out.End.Start > 5 || out.End.Counter < out.Start.Counter) {
@@ -423,14 +426,15 @@ type vuState struct {
 	stmts *stmtSink
 }
 
-// stmtSink is one VU's workload.StatementSink: its own set, so recording takes no lock.
+// stmtSink is one VU's workload.StatementSink: its own set, so recording takes no lock. A
+// statement counts when it ends inside the window, by the same clock and rule as transactions.
 type stmtSink struct {
-	inWindow *atomic.Bool
-	set      *metrics.StmtSet
+	e   *Engine
+	set *metrics.StmtSet
 }
 
 func (s *stmtSink) Statement(i int, d time.Duration) {
-	if s.inWindow.Load() {
+	if end := time.Since(s.e.t0); end >= s.e.ws && end < s.e.we {
 		s.set.Record(i, int64(d/time.Microsecond))
 	}
 }

@@ -133,26 +133,29 @@ func Run(ctx context.Context, t target.Target, engineCfg run.Config, cfg RunConf
 	for _, tx := range doc.Txns {
 		clientTxns += tx.Count
 	}
-	mins := doc.Window.Seconds / 60
-	if mins <= 0 {
+	// Server counts are divided by the time between the two snapshots that read them, client
+	// counts by the span they were counted over.
+	mins, clientMins := doc.Window.Seconds/60, doc.Window.ClientSeconds/60
+	if mins <= 0 || clientMins <= 0 {
 		return doc, nil
 	}
 	perMin := func(n int64) *int64 { v := int64(math.Floor(float64(n) / mins)); return &v }
+	clientPerMin := func(n int64) *int64 { v := int64(math.Floor(float64(n) / clientMins)); return &v }
 	if out.Start.OK && out.End.OK {
 		doc.Result.NOPM = perMin(out.End.Headline - out.Start.Headline)
 	} else {
-		doc.Result.NOPM = perMin(no.Count - no.Rollbacks)
+		doc.Result.NOPM = clientPerMin(no.Count - no.Rollbacks)
 		doc.Notes = append(doc.Notes, "the database could not be read at an end of the window: NOPM is client-counted")
 	}
 	switch {
 	case t.TxnCounterSQL() == "":
-		doc.Result.TPM = perMin(clientTxns)
+		doc.Result.TPM = clientPerMin(clientTxns)
 		doc.Result.TPMSource = "client: committed and rolled-back transactions counted by cairn"
 	case out.Restarted:
-		doc.Result.TPM = perMin(clientTxns)
+		doc.Result.TPM = clientPerMin(clientTxns)
 		doc.Result.TPMSource = "client: the server restarted during the window, so its counters are not comparable"
 	case !out.Start.OK || !out.End.OK:
-		doc.Result.TPM = perMin(clientTxns)
+		doc.Result.TPM = clientPerMin(clientTxns)
 		doc.Result.TPMSource = "client: the server could not be read at an end of the window"
 	default:
 		doc.Result.TPM = perMin(out.End.Counter - out.Start.Counter)
