@@ -1,0 +1,58 @@
+package oltp
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
+)
+
+// TestHotPathAllocs runs point-select events on a real PostgreSQL and counts allocations per event.
+// cairn's own code allocates nothing (parameters in fixed cells, rows scanned into reused buffers);
+// what remains is pgx's per-query Rows (the rows, its two scan-plan slices, the command tag) and
+// the target's Rows wrapper. A higher count means something on the hot path started allocating.
+func TestHotPathAllocs(t *testing.T) {
+	url := testutil.PG(t)
+	ctx := context.Background()
+	tg, err := target.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if err := Cleanup(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Cleanup(context.Background(), tg) })
+	if _, err := Prepare(ctx, tg, PrepareOptions{Tables: 1, TableSize: 1000, Loaders: 1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	w := mustLookup(t, "point-select")
+	o := DefaultOptions()
+	o.PointSelects = w.DefaultPointSelects()
+	v, err := NewVU(0, tg.Dialect(), VUOptions{Workload: w, Options: o, Tables: 1, TableSize: 1000, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tg.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := v.Bind(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	n := testing.AllocsPerRun(2000, func() {
+		v.Next()
+		if _, err := v.Do(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("%.1f allocations per point-select event (all in pgx and the target's wrapper)", n)
+	if n > 5 {
+		t.Errorf("%.1f allocations per point-select event, want at most 5", n)
+	}
+	if len(v.textDst.b) == 0 {
+		t.Error("the point select's c was not read")
+	}
+}
