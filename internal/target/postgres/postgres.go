@@ -192,6 +192,10 @@ type conn struct {
 	stmts map[string]bool
 }
 
+// PgConn returns the driver's connection, for a workload that writes protocol messages itself
+// (tpcb: a statement without allocation). It must be used only while pgx is idle.
+func (c *conn) PgConn() *pgconn.PgConn { return c.c.PgConn() }
+
 func (c *conn) Prepare(ctx context.Context, name, query string) error {
 	if _, err := c.c.Prepare(ctx, name, query); err != nil {
 		return fmt.Errorf("prepare %s: %w", name, err)

@@ -1,0 +1,2 @@
+-- pgbench's init step "p" (initCreatePKeys) has nothing left to do on MySQL and MariaDB: the
+-- primary keys are declared with the tables (schema.sql says why).

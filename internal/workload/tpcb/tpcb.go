@@ -1,0 +1,516 @@
+// Package tpcb is pgbench's TPC-B family on every target: pgbench's four tables with its column
+// types and initial data (PostgreSQL 15's pgbench -i, init steps "dtgvp"), and its three built-in
+// scripts, tpcb-like, simple-update (pgbench -N) and select-only (pgbench -S), with the same
+// statements and random ranges. docs/tpcb.md lists every statement and how the figures relate to
+// pgbench's.
+package tpcb
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/sqlfile"
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+//go:embed sql
+var sqlFS embed.FS
+
+// stmts returns the named statements of one file of a dialect.
+func stmts(dialect, file string) ([]sqlfile.Stmt, error) {
+	b, err := sqlFS.ReadFile("sql/" + dialect + "/" + file)
+	if err != nil {
+		return nil, fmt.Errorf("tpcb has no %s for %s", file, dialect)
+	}
+	return sqlfile.Parse(string(b))
+}
+
+func stmtMap(dialect, file string) (map[string]string, error) {
+	s, err := stmts(dialect, file)
+	if err != nil {
+		return nil, err
+	}
+	return sqlfile.Map(s), nil
+}
+
+// tables are pgbench's tables; with the meta table they are all that prepare creates.
+var tables = []string{"pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"}
+
+const metaTable = "cairn_tpcb_meta"
+
+// Meta is what prepare records in cairn_tpcb_meta; run reads it back (pgbench instead counts
+// pgbench_branches to learn the scale).
+type Meta struct {
+	Scale        int       `json:"scale"`
+	Fillfactor   int       `json:"fillfactor"`
+	AidType      string    `json:"aid_type"` // int, or bigint from scale 20000 on
+	Accounts     int64     `json:"accounts"`
+	PreparedAt   time.Time `json:"prepared_at"`
+	CairnVersion string    `json:"cairn_version"`
+	LoadSeconds  float64   `json:"load_seconds"`
+}
+
+// State of the schema in a database.
+type State int
+
+const (
+	StateNone     State = iota // none of our tables
+	StatePartial               // some tables, no meta table, or a prepare that did not finish
+	StateComplete              // prepare finished
+)
+
+// Status inspects the database: which of our tables exist and whether prepare finished.
+func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, []string, error) {
+	admin, err := stmtMap(t.Dialect(), "admin.sql")
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	rows, err := c.Query(ctx, admin["tables_present"])
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("list tables: %w", err)
+	}
+	var present []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return 0, nil, nil, err
+		}
+		present = append(present, strings.ToLower(n))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, nil, nil, err
+	}
+	sort.Strings(present)
+	if len(present) == 0 {
+		return StateNone, nil, nil, nil
+	}
+	hasMeta := false
+	for _, p := range present {
+		hasMeta = hasMeta || p == metaTable
+	}
+	if !hasMeta || len(present) != len(tables)+1 {
+		return StatePartial, nil, present, nil
+	}
+	var state, js string
+	if err := c.QueryRow(ctx, admin["meta_get"], "state").Scan(&state); err != nil || state != "complete" {
+		return StatePartial, nil, present, nil
+	}
+	if err := c.QueryRow(ctx, admin["meta_get"], "meta").Scan(&js); err != nil {
+		return StatePartial, nil, present, nil
+	}
+	var m Meta
+	if err := json.Unmarshal([]byte(js), &m); err != nil || m.Scale < 1 {
+		return StatePartial, nil, present, nil
+	}
+	return StateComplete, &m, present, nil
+}
+
+// PartialError explains a partial schema: left by an interrupted prepare, or tables of the same
+// names that cairn did not create (pgbench -i makes exactly these).
+func PartialError(t target.Target, present []string) error {
+	hasMeta := false
+	var pg []string
+	for _, p := range present {
+		if p == metaTable {
+			hasMeta = true
+		} else {
+			pg = append(pg, p)
+		}
+	}
+	why := "probably from an interrupted prepare"
+	if !hasMeta {
+		why = "without cairn's " + metaTable + " (made by pgbench -i?)"
+	}
+	return target.Usagef("%s holds an incomplete tpcb schema (tables: %s), %s: run 'cairn tpcb cleanup' first, which drops %s and %s",
+		t.Address(), strings.Join(present, ", "), why, strings.Join(tables, ", "), metaTable)
+}
+
+// PrepareOptions configure prepare.
+type PrepareOptions struct {
+	Scale        int
+	Fillfactor   int // PostgreSQL only; 100 elsewhere
+	Loaders      int
+	Rows         *atomic.Int64 // rows loaded so far, for a progress display
+	Phase        func(string)  // called at each step: "tables", "generate", "vacuum", "primary keys", "analyze"
+	CairnVersion string
+}
+
+// ExpectedRows is the number of rows prepare loads at a scale.
+func ExpectedRows(scale int) int64 {
+	return int64(scale) * (AccountsPerScale + TellersPerScale + BranchesPerScale)
+}
+
+// ErrAlreadyPrepared is returned when the schema is complete; the CLI reports it and exits 0.
+var ErrAlreadyPrepared = errors.New("already prepared")
+
+// Prepare runs pgbench's default initialization steps: create the tables (t), generate the data
+// client-side through each target's bulk path (g), vacuum (v, PostgreSQL), and add the primary
+// keys (p). It does not drop anything first (pgbench's d): a complete schema is reported with
+// ErrAlreadyPrepared, a partial one is an error that asks for cleanup.
+func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, error) {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	state, meta, present, err := Status(ctx, t, c)
+	if err != nil {
+		return nil, err
+	}
+	switch state {
+	case StateComplete:
+		return meta, ErrAlreadyPrepared
+	case StatePartial:
+		return nil, PartialError(t, present)
+	}
+	phase := o.Phase
+	if phase == nil {
+		phase = func(string) {}
+	}
+	if o.Rows == nil {
+		o.Rows = new(atomic.Int64)
+	}
+	if o.Fillfactor == 0 {
+		o.Fillfactor = 100
+	}
+	d := t.Dialect()
+	admin, err := stmtMap(d, "admin.sql")
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	m := &Meta{Scale: o.Scale, Fillfactor: o.Fillfactor, AidType: "int", Accounts: int64(o.Scale) * AccountsPerScale,
+		PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion}
+	if o.Scale >= Scale32BitThreshold {
+		m.AidType = "bigint"
+	}
+
+	// The meta table comes first and says "loading" until the end, so that an interrupted prepare
+	// is recognized as one.
+	phase("tables")
+	if _, err := c.Exec(ctx, admin["meta_create"]); err != nil {
+		return nil, fmt.Errorf("create %s: %w", metaTable, err)
+	}
+	if _, err := c.Exec(ctx, admin["meta_put"], "state", "loading"); err != nil {
+		return nil, err
+	}
+	schema, err := stmts(d, "schema.sql")
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range schema {
+		q := strings.ReplaceAll(s.SQL, "{{aid}}", m.AidType)
+		q = strings.ReplaceAll(q, "{{fillfactor}}", strconv.Itoa(o.Fillfactor))
+		if _, err := c.Exec(ctx, q); err != nil {
+			return nil, fmt.Errorf("create table %s: %w", s.Name, err)
+		}
+	}
+
+	phase("generate")
+	if err := load(ctx, t, o, admin["load_session"]); err != nil {
+		return nil, err
+	}
+	all, err := stmts(d, "admin.sql")
+	if err != nil {
+		return nil, err
+	}
+	// pgbench's vacuum step, where the dialect has one (admin.sql's vacuum_* statements).
+	for i, s := range all {
+		if !strings.HasPrefix(s.Name, "vacuum") {
+			continue
+		}
+		if i == 0 || !strings.HasPrefix(all[i-1].Name, "vacuum") {
+			phase("vacuum")
+		}
+		if _, err := c.Exec(ctx, s.SQL); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.SQL, err)
+		}
+	}
+	keys, err := stmts(d, "keys.sql")
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) > 0 {
+		phase("primary keys")
+		// In parallel: pgbench_accounts' key is nearly all the work, but the small ones need not
+		// wait for it. SQLite has one writer at a time.
+		k := o.Loaders
+		if d == "sqlite" {
+			k = 1
+		}
+		if err := parallel(ctx, t, k, len(keys), nil, func(ctx context.Context, c target.Conn, i int) error {
+			if _, err := c.Exec(ctx, keys[i].SQL); err != nil {
+				return fmt.Errorf("primary key of %s: %w", keys[i].Name, err)
+			}
+			return nil
+		}); err != nil {
+			return nil, err
+		}
+	}
+	if q := admin["analyze"]; q != "" {
+		phase("analyze")
+		if err := execAll(ctx, c, q); err != nil {
+			return nil, fmt.Errorf("analyze: %w", err)
+		}
+	}
+	m.LoadSeconds = time.Since(start).Seconds()
+	js, _ := json.Marshal(m)
+	if _, err := c.Exec(ctx, admin["meta_put"], "meta", string(js)); err != nil {
+		return nil, err
+	}
+	if _, err := c.Exec(ctx, admin["meta_put"], "state", "complete"); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// execAll runs a statement and drains any result set it returns (MySQL's ANALYZE TABLE returns rows).
+func execAll(ctx context.Context, c target.Conn, q string) error {
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+var (
+	accountColumns = []string{"aid", "bid", "abalance", "filler"}
+	tellerColumns  = []string{"tid", "bid", "tbalance", "filler"}
+	branchColumns  = []string{"bid", "bbalance", "filler"}
+)
+
+// Gen writes pgbench's initial rows (initGenerateDataClientSide in pgbench.c of PostgreSQL 15):
+// every balance 0, each teller and account in branch (id-1)/n+1, the tellers' and branches' filler
+// NULL and the accounts' filler a blank-padded empty string. Nothing is random, so any split of
+// the rows over loaders gives the same data.
+type Gen struct {
+	// Filler is the accounts' filler as sent: "" where the column type pads it (char(84) on
+	// PostgreSQL and MySQL), 84 blanks where nothing pads (SQLite), so that rows have the same width.
+	Filler string
+}
+
+// Accounts writes accounts from..to (inclusive).
+func (g Gen) Accounts(w target.RowWriter, from, to int64) error {
+	for aid := from; aid <= to; aid++ {
+		w.Int(aid)
+		w.Int((aid-1)/AccountsPerScale + 1)
+		w.Int(0)
+		w.Text(g.Filler)
+		if err := w.EndRow(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tellers writes the tellers of a scale.
+func (g Gen) Tellers(w target.RowWriter, scale int) error {
+	for tid := int64(1); tid <= int64(scale)*TellersPerScale; tid++ {
+		w.Int(tid)
+		w.Int((tid-1)/TellersPerScale + 1)
+		w.Int(0)
+		w.Null()
+		if err := w.EndRow(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Branches writes the branches of a scale.
+func (g Gen) Branches(w target.RowWriter, scale int) error {
+	for bid := int64(1); bid <= int64(scale)*BranchesPerScale; bid++ {
+		w.Int(bid)
+		w.Int(0)
+		w.Null()
+		if err := w.EndRow(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chunks splits n accounts into ranges for the loaders: several per loader so that they finish
+// together, none smaller than 50,000 rows (each is one COPY or LOAD DATA).
+func chunks(n int64, loaders int) [][2]int64 {
+	k := int64(loaders) * 4
+	size := max((n+k-1)/k, 50000)
+	var out [][2]int64
+	for from := int64(1); from <= n; from += size {
+		out = append(out, [2]int64{from, min(from+size-1, n)})
+	}
+	return out
+}
+
+type loadJob struct {
+	table   string
+	columns []string
+	gen     func(w target.RowWriter) error
+}
+
+func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL string) error {
+	g := Gen{}
+	loaders := o.Loaders
+	if t.Dialect() == "sqlite" {
+		g.Filler = strings.Repeat(" ", 84)
+		loaders = 1 // one writer at a time is all SQLite allows
+	}
+	// The accounts are nearly all the data: they go first, in ranges, and the two small tables
+	// fill the loaders' tails.
+	var jobs []loadJob
+	for _, r := range chunks(int64(o.Scale)*AccountsPerScale, loaders) {
+		r := r
+		jobs = append(jobs, loadJob{"pgbench_accounts", accountColumns, func(w target.RowWriter) error { return g.Accounts(w, r[0], r[1]) }})
+	}
+	jobs = append(jobs,
+		loadJob{"pgbench_tellers", tellerColumns, func(w target.RowWriter) error { return g.Tellers(w, o.Scale) }},
+		loadJob{"pgbench_branches", branchColumns, func(w target.RowWriter) error { return g.Branches(w, o.Scale) }})
+	setup := func(ctx context.Context, c target.Conn) error {
+		if sessionSQL == "" {
+			return nil
+		}
+		if _, err := c.Exec(ctx, sessionSQL); err != nil {
+			return fmt.Errorf("load session settings: %w", err)
+		}
+		return nil
+	}
+	return parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
+		j := jobs[i]
+		if _, err := c.BulkLoad(ctx, j.table, j.columns, func(w target.RowWriter) error {
+			return j.gen(countingWriter{w, o.Rows})
+		}); err != nil {
+			return fmt.Errorf("load %s: %w", j.table, err)
+		}
+		return nil
+	})
+}
+
+// countingWriter counts rows for the progress display.
+type countingWriter struct {
+	target.RowWriter
+	n *atomic.Int64
+}
+
+func (c countingWriter) EndRow() error {
+	c.n.Add(1)
+	return c.RowWriter.EndRow()
+}
+
+// parallel runs n jobs on k connections, with setup run once on each connection before its first
+// job; the first error cancels the rest.
+func parallel(ctx context.Context, t target.Target, k, n int, setup func(ctx context.Context, c target.Conn) error, job func(ctx context.Context, c target.Conn, i int) error) error {
+	k = min(max(k, 1), n)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, k)
+	for l := 0; l < k; l++ {
+		wg.Add(1)
+		go func(l int) {
+			defer wg.Done()
+			c, err := t.Conn(ctx)
+			if err != nil {
+				errs[l] = err
+				cancel()
+				return
+			}
+			defer c.Close()
+			if setup != nil {
+				if err := setup(ctx, c); err != nil {
+					errs[l] = err
+					cancel()
+					return
+				}
+			}
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := job(ctx, c, i); err != nil {
+					errs[l] = err
+					cancel()
+					return
+				}
+			}
+		}(l)
+	}
+	wg.Wait()
+	// The first real error, not the cancellations it caused in the other loaders.
+	for _, e := range errs {
+		if e != nil && !errors.Is(e, context.Canceled) {
+			return e
+		}
+	}
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return ctx.Err()
+}
+
+// Cleanup drops everything prepare created, and nothing else.
+func Cleanup(ctx context.Context, t target.Target) error {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	drops, err := stmts(t.Dialect(), "cleanup.sql")
+	if err != nil {
+		return err
+	}
+	for _, s := range drops {
+		if _, err := c.Exec(ctx, s.SQL); err != nil {
+			return fmt.Errorf("cleanup %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// Sums are the balances' totals and the history's.
+type Sums struct {
+	Accounts, Tellers, Branches, History, HistoryRows int64
+}
+
+// Consistent reports whether the invariants of the scripts hold: the accounts' total is the
+// history's, and the tellers' total is the branches'. (pgbench truncates pgbench_history before
+// each of its runs, after which the first no longer holds.)
+func (s Sums) Consistent() bool { return s.Accounts == s.History && s.Tellers == s.Branches }
+
+// ReadSums reads the totals of a prepared schema.
+func ReadSums(ctx context.Context, t target.Target) (Sums, error) {
+	var s Sums
+	if _, err := ReadMeta(ctx, t); err != nil {
+		return s, err
+	}
+	q, err := stmtMap(t.Dialect(), "check.sql")
+	if err != nil {
+		return s, err
+	}
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return s, err
+	}
+	defer c.Close()
+	if err := c.QueryRow(ctx, q["sums"]).Scan(&s.Accounts, &s.Tellers, &s.Branches, &s.History, &s.HistoryRows); err != nil {
+		return s, fmt.Errorf("read the balances: %w", err)
+	}
+	return s, nil
+}
