@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Measures cairn's point selects against the peers on the same server and the same data, run
+# alternately in one session (issue 4's targets):
+#   - pgbench -S -M prepared               vs  cairn tpcb run --script select-only   (PostgreSQL)
+#   - sysbench oltp_point_select (pgsql)   vs  cairn oltp run --workload point-select (PostgreSQL)
+#   - sysbench oltp_point_select (mysql)   vs  cairn oltp run --workload point-select (MariaDB)
+# at each client count in BENCH_CLIENTS (default "4 16"), BENCH_TIME seconds per run (default 20),
+# 1M-row tables: pgbench scale 10 (prepared by cairn tpcb prepare, pgbench's own schema and data)
+# and one sbtest table of 1,000,000 rows (prepared by cairn oltp prepare, sysbench's schema and data).
+#
+# Throughput is each tool's own figure (pgbench's "tps … without initial connection time",
+# sysbench's "transactions … per sec.", cairn's TPS over its measured window). Client CPU per
+# transaction is measured the same way for every tool: user+system CPU of the whole process
+# (GNU time) divided by the transactions it reported. Ratios are cairn / peer: throughput wants
+# ≥ 1, CPU per transaction ≤ 1. This machine is shared and noisy; BENCH_ROUNDS > 1 repeats the
+# alternation and prints every round.
+#
+# Usage: bench/micro.sh [pgbench|sysbench-pg|sysbench-mysql|all]   (default all)
+# Needs .ci/servers.sh to have run, and pgbench and sysbench installed (apt-get install sysbench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which=${1:-all}
+CLIENTS=${BENCH_CLIENTS:-4 16}
+T=${BENCH_TIME:-20}
+ROUNDS=${BENCH_ROUNDS:-1}
+PGDB=${BENCH_PG_DB:-cairn_bench}
+MYDB=${BENCH_MYSQL_DB:-cairn_bench}
+PG=postgres://cairn:cairn@127.0.0.1:5432/$PGDB
+MY=mysql://cairn:cairn@127.0.0.1:3306/$MYDB
+out=bench/out
+mkdir -p "$out"
+go build -o "$out/cairn" ./cmd/cairn
+C="$out/cairn"
+export PGPASSWORD=cairn CAIRN_RESULTS="$out/results.db"
+
+for tool in pgbench sysbench; do
+  command -v "$tool" >/dev/null || { echo "bench/micro.sh: $tool is not installed (apt-get install sysbench postgresql-client)"; exit 2; }
+done
+psql -h 127.0.0.1 -U cairn -d cairn -tAc "SELECT 1 FROM pg_database WHERE datname = '$PGDB'" | grep -q 1 ||
+  psql -h 127.0.0.1 -U cairn -d cairn -qc "CREATE DATABASE $PGDB"
+mysql -h 127.0.0.1 -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS $MYDB" 2>/dev/null ||
+  mysql -u root -e "CREATE DATABASE IF NOT EXISTS $MYDB; GRANT ALL ON $MYDB.* TO 'cairn'@'%'"
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+# cpu_per_txn TIMEFILE TXNS: microseconds of user+system CPU per transaction.
+cpu_per_txn() { awk -v n="$2" '/^cpu/ { if (n > 0) printf "%.1f", ($2 + $3) * 1e6 / n; else print "n/a" }' "$1"; }
+# cairn_run NAME ARGS...: runs cairn with --json, sets TPS, TXNS, CPU.
+cairn_run() {
+  local name=$1; shift
+  /usr/bin/time -f "cpu %U %S" -o "$out/$name.time" "$C" "$@" --duration "${T}s" --rampup 0 --progress 0 --no-store \
+    --json "$out/$name.json" > "$out/$name.txt"
+  TPS=$(python3 -c "import json;print(round(json.load(open('$out/$name.json'))['result']['tps']))")
+  TXNS=$(python3 -c "import json;d=json.load(open('$out/$name.json'));print(sum(t['count'] for t in d['transactions'].values()))")
+  CPU=$(cpu_per_txn "$out/$name.time" "$TXNS")
+  WCPU=$(python3 -c "import json;print(round(json.load(open('$out/$name.json'))['client']['cpu_us_per_txn'],1))")
+}
+line() { # label clients peer_tps peer_cpu cairn_tps cairn_cpu cairn_window_cpu
+  printf "%-34s %3s  %8s %6s µs | %8s %6s µs (window %s) | tps ×%s  cpu ×%s\n" "$1" "$2" "$3" "$4" "$5" "$6" "$7" \
+    "$(ratio "$5" "$3")" "$(ratio "$6" "$4")"
+}
+
+bench_pgbench() {
+  echo "== pgbench -S -M prepared vs cairn tpcb --script select-only (PostgreSQL, scale 10)"
+  "$C" tpcb prepare --db "$PG" --scale 10 | tail -1
+  for r in $(seq "$ROUNDS"); do
+    for n in $CLIENTS; do
+      /usr/bin/time -f "cpu %U %S" -o "$out/pgbench.time" pgbench -h 127.0.0.1 -U cairn -S -M prepared -c "$n" -j "$n" -T "$T" "$PGDB" > "$out/pgbench.txt" 2>&1
+      local ptps ptx pcpu
+      ptps=$(awk '/^tps/ { print int($3) }' "$out/pgbench.txt")
+      ptx=$(awk '/actually processed/ { print $NF }' "$out/pgbench.txt")
+      pcpu=$(cpu_per_txn "$out/pgbench.time" "$ptx")
+      cairn_run "tpcb-$n" tpcb run --db "$PG" --script select-only --vu "$n"
+      line "round $r pgbench -S / cairn tpcb" "$n" "$ptps" "$pcpu" "$TPS" "$CPU" "$WCPU"
+    done
+  done
+}
+
+bench_sysbench() { # kind url driver-args...
+  local kind=$1 url=$2; shift 2
+  echo "== sysbench oltp_point_select vs cairn oltp --workload point-select ($kind, 1 table × 1,000,000 rows)"
+  "$C" oltp prepare --db "$url" --tables 1 --table-size 1000000 | tail -1
+  for r in $(seq "$ROUNDS"); do
+    for n in $CLIENTS; do
+      /usr/bin/time -f "cpu %U %S" -o "$out/sysbench.time" sysbench oltp_point_select "$@" --tables=1 --table-size=1000000 \
+        --threads="$n" --time="$T" --report-interval=0 run > "$out/sysbench-$kind.txt" 2>&1
+      local stps stx scpu
+      stps=$(awk '/transactions:/ { gsub(/\(/, "", $3); print int($3) }' "$out/sysbench-$kind.txt")
+      stx=$(awk '/transactions:/ { print $2 }' "$out/sysbench-$kind.txt")
+      scpu=$(cpu_per_txn "$out/sysbench.time" "$stx")
+      cairn_run "oltp-$kind-$n" oltp run --db "$url" --workload point-select --vu "$n"
+      line "round $r sysbench / cairn oltp ($kind)" "$n" "$stps" "$scpu" "$TPS" "$CPU" "$WCPU"
+    done
+  done
+}
+
+echo "                                   clients     peer tps   peer CPU |  cairn tps  cairn CPU              | ratios (cairn/peer)"
+case $which in
+  pgbench) bench_pgbench ;;
+  sysbench-pg) bench_sysbench postgres "$PG" --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=cairn --pgsql-password=cairn --pgsql-db="$PGDB" ;;
+  sysbench-mysql) bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB" ;;
+  all)
+    bench_pgbench
+    bench_sysbench postgres "$PG" --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=cairn --pgsql-password=cairn --pgsql-db="$PGDB"
+    bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB"
+    ;;
+  *) echo "usage: bench/micro.sh [pgbench|sysbench-pg|sysbench-mysql|all]"; exit 2 ;;
+esac
