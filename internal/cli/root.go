@@ -101,14 +101,17 @@ func oneLine(s string) string {
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cairn",
-		Short: "cairn benchmarks databases: TPC-C-derived OLTP on SQLite, PostgreSQL, MySQL and MariaDB",
+		Short: "cairn benchmarks databases: TPC-C-derived OLTP, sysbench's oltp and pgbench's TPC-B on SQLite, PostgreSQL, MySQL and MariaDB",
 		Long: `cairn benchmarks databases. Point it at a database with --db (default: the embedded SQLite
 file cairn.db, or $CAIRN_DB), build a schema with 'prepare', drive it with 'run', verify it with 'check'.
 
   cairn tpcc prepare --warehouses 1
   cairn tpcc run --vu 4 --rampup 10s --duration 1m
-  cairn tpcc check
-  cairn tpcc cleanup
+  cairn tpcc profile --vu 1,2,4,8
+  cairn oltp prepare --tables 4 --table-size 100000 && cairn oltp run --workload read-only
+  cairn tpcb prepare --scale 10 && cairn tpcb run --script select-only
+  cairn results list
+  cairn report 1 -o report.html
 
 Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 interrupted.`,
 		SilenceUsage:  true,
