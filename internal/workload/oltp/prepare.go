@@ -9,11 +9,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // Meta is what prepare records in cairn_oltp_meta; run reads it back to know the tables and their
@@ -209,7 +209,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	phase("indexes")
 	// Per table: the sequence, the secondary index (after the load, so it is built once from sorted
 	// data rather than maintained row by row), and the statistics. Tables go in parallel.
-	if err := parallel(ctx, t, loaders(t, o), o.Tables, nil, func(ctx context.Context, c target.Conn, i int) error {
+	if err := workload.Parallel(ctx, t, loaders(t, o), o.Tables, nil, func(ctx context.Context, c target.Conn, i int) error {
 		n := i + 1
 		for _, name := range []string{"after_load", "create_index", "analyze"} {
 			q, ok := schema[name]
@@ -268,7 +268,7 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL str
 		}
 		return nil
 	}
-	return parallel(ctx, t, loaders(t, o), len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
+	return workload.Parallel(ctx, t, loaders(t, o), len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
 		from := j.chunk*chunkRows + 1
 		to := min(from+chunkRows-1, o.TableSize)
@@ -323,60 +323,6 @@ func loaders(t target.Target, o PrepareOptions) int {
 		return 1
 	}
 	return o.Loaders
-}
-
-// parallel runs n jobs on k connections, each set up once by setup (if not nil); the first error
-// cancels the rest.
-func parallel(ctx context.Context, t target.Target, k, n int, setup func(ctx context.Context, c target.Conn) error, job func(ctx context.Context, c target.Conn, i int) error) error {
-	k = max(1, min(k, n))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, k)
-	for l := 0; l < k; l++ {
-		wg.Add(1)
-		go func(l int) {
-			defer wg.Done()
-			c, err := t.Conn(ctx)
-			if err != nil {
-				errs[l] = err
-				cancel()
-				return
-			}
-			defer c.Close()
-			if setup != nil {
-				if err := setup(ctx, c); err != nil {
-					errs[l] = err
-					cancel()
-					return
-				}
-			}
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := job(ctx, c, i); err != nil {
-					errs[l] = err
-					cancel()
-					return
-				}
-			}
-		}(l)
-	}
-	wg.Wait()
-	for _, e := range errs {
-		if e != nil && !errors.Is(e, context.Canceled) {
-			return e
-		}
-	}
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
 }
 
 // Cleanup drops every sbtest table and the meta table (as sysbench's cleanup drops sbtest1..N),

@@ -14,12 +14,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 //go:embed sql
@@ -249,7 +249,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		if d == "sqlite" {
 			k = 1
 		}
-		if err := parallel(ctx, t, k, len(keys), nil, func(ctx context.Context, c target.Conn, i int) error {
+		if err := workload.Parallel(ctx, t, k, len(keys), nil, func(ctx context.Context, c target.Conn, i int) error {
 			if _, err := c.Exec(ctx, keys[i].SQL); err != nil {
 				return fmt.Errorf("primary key of %s: %w", keys[i].Name, err)
 			}
@@ -388,7 +388,7 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL str
 		}
 		return nil
 	}
-	return parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
+	return workload.Parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
 		if _, err := c.BulkLoad(ctx, j.table, j.columns, func(w target.RowWriter) error {
 			return j.gen(countingWriter{w, o.Rows})
@@ -408,61 +408,6 @@ type countingWriter struct {
 func (c countingWriter) EndRow() error {
 	c.n.Add(1)
 	return c.RowWriter.EndRow()
-}
-
-// parallel runs n jobs on k connections, with setup run once on each connection before its first
-// job; the first error cancels the rest.
-func parallel(ctx context.Context, t target.Target, k, n int, setup func(ctx context.Context, c target.Conn) error, job func(ctx context.Context, c target.Conn, i int) error) error {
-	k = min(max(k, 1), n)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, k)
-	for l := 0; l < k; l++ {
-		wg.Add(1)
-		go func(l int) {
-			defer wg.Done()
-			c, err := t.Conn(ctx)
-			if err != nil {
-				errs[l] = err
-				cancel()
-				return
-			}
-			defer c.Close()
-			if setup != nil {
-				if err := setup(ctx, c); err != nil {
-					errs[l] = err
-					cancel()
-					return
-				}
-			}
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := job(ctx, c, i); err != nil {
-					errs[l] = err
-					cancel()
-					return
-				}
-			}
-		}(l)
-	}
-	wg.Wait()
-	// The first real error, not the cancellations it caused in the other loaders.
-	for _, e := range errs {
-		if e != nil && !errors.Is(e, context.Canceled) {
-			return e
-		}
-	}
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return ctx.Err()
 }
 
 // Cleanup drops everything prepare created, and nothing else.

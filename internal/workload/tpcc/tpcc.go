@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 //go:embed sql
@@ -192,7 +192,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	if err != nil {
 		return nil, err
 	}
-	if err := parallel(ctx, t, o.Loaders, len(idx), func(ctx context.Context, c target.Conn, i int) error {
+	if err := workload.Parallel(ctx, t, o.Loaders, len(idx), nil, func(ctx context.Context, c target.Conn, i int) error {
 		if _, err := c.Exec(ctx, idx[i].SQL); err != nil {
 			return fmt.Errorf("create index %s: %w", idx[i].Name, err)
 		}
@@ -312,7 +312,7 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessi
 		}
 		return nil
 	}
-	return parallelWith(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
+	return workload.Parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
 		_, err := c.BulkLoad(ctx, j.table, columns[j.table], func(w target.RowWriter) error {
 			return j.gen(countingWriter{w, o.Rows})
@@ -336,69 +336,6 @@ type countingWriter struct {
 func (c countingWriter) EndRow() error {
 	c.n.Add(1)
 	return c.RowWriter.EndRow()
-}
-
-// parallel runs n jobs on k connections; the first error cancels the rest.
-func parallel(ctx context.Context, t target.Target, k, n int, job func(ctx context.Context, c target.Conn, i int) error) error {
-	return parallelWith(ctx, t, k, n, nil, job)
-}
-
-// parallelWith is parallel with a setup run once on each connection before its first job.
-func parallelWith(ctx context.Context, t target.Target, k, n int, setup func(ctx context.Context, c target.Conn) error, job func(ctx context.Context, c target.Conn, i int) error) error {
-	if k < 1 {
-		k = 1
-	}
-	k = min(k, n)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, k)
-	for l := 0; l < k; l++ {
-		wg.Add(1)
-		go func(l int) {
-			defer wg.Done()
-			c, err := t.Conn(ctx)
-			if err != nil {
-				errs[l] = err
-				cancel()
-				return
-			}
-			defer c.Close()
-			if setup != nil {
-				if err := setup(ctx, c); err != nil {
-					errs[l] = err
-					cancel()
-					return
-				}
-			}
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := job(ctx, c, i); err != nil {
-					errs[l] = err
-					cancel()
-					return
-				}
-			}
-		}(l)
-	}
-	wg.Wait()
-	for _, e := range errs {
-		if e != nil && !errors.Is(e, context.Canceled) {
-			return e
-		}
-	}
-	if ctx.Err() != nil {
-		for _, e := range errs {
-			if e != nil {
-				return e
-			}
-		}
-	}
-	return nil
 }
 
 // createProcedures installs the server-side transactions; false where the dialect has none.
