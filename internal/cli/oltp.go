@@ -253,18 +253,12 @@ func doOLTPRun(cmd *cobra.Command, r *oltpRunFlags, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, resultsPath(cmd), r.noStore)
+	s, err := openSession(ctx, resultsPath(cmd), r.noStore, r.db, "oltp")
 	if err != nil {
 		return err
 	}
-	if store != nil {
-		defer store.Close()
-	}
-	t, err := openExisting(ctx, r.db, "oltp")
-	if err != nil {
-		return err
-	}
-	defer t.Close()
+	defer s.Close()
+	store, t := s.store, s.t
 	if r.seed == 0 {
 		r.seed = randomSeed()
 	}
@@ -345,27 +339,17 @@ func doOLTPProfile(cmd *cobra.Command, r *oltpRunFlags, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	store, err := openStore(ctx, resultsPath(cmd), r.noStore)
+	s, err := openSession(ctx, resultsPath(cmd), r.noStore, r.db, "oltp")
 	if err != nil {
 		return err
 	}
-	if store != nil {
-		defer store.Close()
-	}
-	t, err := openExisting(ctx, r.db, "oltp")
-	if err != nil {
-		return err
-	}
-	defer t.Close()
+	defer s.Close()
+	store, t := s.store, s.t
 	if r.seed == 0 {
 		r.seed = randomSeed()
 	}
-	version, _ := t.Version(ctx)
-	p := &results.Profile{Workload: "oltp", MainTxn: w.Txn,
-		Cairn:  results.Cairn{Version: Version},
-		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: version, Address: t.Address(), Database: t.Database()},
-		Config: oltp.RunConfig{DB: target.Redact(r.db), Workload: w.Name, Script: w.Script, RampupSec: r.rampup.Seconds(),
-			DurationSec: r.duration.Seconds(), Rate: r.rate, MaxRetries: r.maxRetries, Seed: r.seed, Options: r.opt}}
+	p := newProfileDoc(ctx, t, "oltp", w.Txn, oltp.RunConfig{DB: target.Redact(r.db), Workload: w.Name, Script: w.Script, RampupSec: r.rampup.Seconds(),
+		DurationSec: r.duration.Seconds(), Rate: r.rate, MaxRetries: r.maxRetries, Seed: r.seed, Options: r.opt})
 	fmt.Fprintf(stdout, "profiling oltp %s on %s (%s): VUs %s, %d run(s) each, rampup %s, window %s, pause %s, seed %d\n",
 		w.Name, t.Name(), t.Address(), joinInts(vus), r.profile.repeat, r.rampup, r.duration, r.profile.pause, r.seed)
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {

@@ -77,26 +77,16 @@ func doTPCCProfile(ctx context.Context, r *runFlags, storePath string, stdout, s
 	if r.db == "" {
 		r.db = target.DefaultDB()
 	}
-	store, err := openStore(ctx, storePath, r.noStore)
+	s, err := openSession(ctx, storePath, r.noStore, r.db, "tpcc")
 	if err != nil {
 		return err
 	}
-	if store != nil {
-		defer store.Close()
-	}
-	t, err := openExisting(ctx, r.db)
-	if err != nil {
-		return err
-	}
-	defer t.Close()
+	defer s.Close()
+	store, t := s.store, s.t
 	if r.seed == 0 {
 		r.seed = randomSeed()
 	}
-	version, _ := t.Version(ctx)
-	p := &results.Profile{Workload: "tpcc", MainTxn: tpcc.TxnNames[tpcc.TxNewOrder],
-		Cairn:  results.Cairn{Version: Version},
-		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: version, Address: t.Address(), Database: t.Database()},
-		Config: r.tpccConfig(0)}
+	p := newProfileDoc(ctx, t, "tpcc", tpcc.TxnNames[tpcc.TxNewOrder], r.tpccConfig(0))
 	fmt.Fprintf(stdout, "profiling TPC-C on %s (%s): VUs %s, %d run(s) each, rampup %s, window %s, pause %s, seed %d\n",
 		t.Name(), t.Address(), joinInts(vus), r.profile.repeat, r.rampup, r.duration, r.profile.pause, r.seed)
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
@@ -290,4 +280,44 @@ func workloadName(w string) string {
 		return n
 	}
 	return w
+}
+
+// session is what a run or a profile keeps open: the results store (nil with --no-store) and
+// the target.
+type session struct {
+	store *results.Store
+	t     target.Target
+}
+
+func (s *session) Close() {
+	if s.store != nil {
+		s.store.Close()
+	}
+	s.t.Close()
+}
+
+// openSession opens the store first, so that a bad --results fails before minutes of measuring,
+// then the database, which must already hold the workload's schema (workload names the prepare
+// command to suggest).
+func openSession(ctx context.Context, storePath string, noStore bool, db, workload string) (*session, error) {
+	store, err := openStore(ctx, storePath, noStore)
+	if err != nil {
+		return nil, err
+	}
+	t, err := openExisting(ctx, db, workload)
+	if err != nil {
+		if store != nil {
+			store.Close()
+		}
+		return nil, err
+	}
+	return &session{store: store, t: t}, nil
+}
+
+// newProfileDoc starts the document of a profile of workload on t.
+func newProfileDoc(ctx context.Context, t target.Target, workload, mainTxn string, cfg any) *results.Profile {
+	version, _ := t.Version(ctx)
+	return &results.Profile{Workload: workload, MainTxn: mainTxn, Cairn: results.Cairn{Version: Version},
+		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: version, Address: t.Address(), Database: t.Database()},
+		Config: cfg}
 }

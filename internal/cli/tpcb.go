@@ -247,18 +247,12 @@ func doTPCBRun(cmd *cobra.Command, r *tpcbRunFlags, stdout, stderr io.Writer) er
 		return err
 	}
 	// The store is opened first: a bad --results should fail before minutes of measuring.
-	store, err := openStore(ctx, resultsPath(cmd), r.noStore)
+	s, err := openSession(ctx, resultsPath(cmd), r.noStore, r.db, "tpcb")
 	if err != nil {
 		return err
 	}
-	if store != nil {
-		defer store.Close()
-	}
-	t, err := openExisting(ctx, r.db, "tpcb")
-	if err != nil {
-		return err
-	}
-	defer t.Close()
+	defer s.Close()
+	store, t := s.store, s.t
 	// Check the schema and --scale before printing that a run starts.
 	meta, err := tpcb.ReadMeta(ctx, t)
 	if err != nil {
@@ -409,18 +403,12 @@ func doTPCBProfile(cmd *cobra.Command, r *tpcbRunFlags, stdout, stderr io.Writer
 	if err := r.validate(cmd); err != nil {
 		return err
 	}
-	store, err := openStore(ctx, resultsPath(cmd), r.noStore)
+	s, err := openSession(ctx, resultsPath(cmd), r.noStore, r.db, "tpcb")
 	if err != nil {
 		return err
 	}
-	if store != nil {
-		defer store.Close()
-	}
-	t, err := openExisting(ctx, r.db, "tpcb")
-	if err != nil {
-		return err
-	}
-	defer t.Close()
+	defer s.Close()
+	store, t := s.store, s.t
 	meta, err := tpcb.ReadMeta(ctx, t)
 	if err != nil {
 		return err
@@ -432,11 +420,7 @@ func doTPCBProfile(cmd *cobra.Command, r *tpcbRunFlags, stdout, stderr io.Writer
 	r.script = sc.Name
 	cfg := r.config(0)
 	cfg.Scale, cfg.Fillfactor = meta.Scale, meta.Fillfactor
-	version, _ := t.Version(ctx)
-	p := &results.Profile{Workload: "tpcb", MainTxn: sc.Name,
-		Cairn:  results.Cairn{Version: Version},
-		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: version, Address: t.Address(), Database: t.Database()},
-		Config: cfg}
+	p := newProfileDoc(ctx, t, "tpcb", sc.Name, cfg)
 	fmt.Fprintf(stdout, "profiling tpcb %s on %s (%s): scale %d, VUs %s, %d run(s) each, rampup %s, window %s, pause %s, seed %d\n",
 		sc.Name, t.Name(), t.Address(), meta.Scale, joinInts(vus), r.profile.repeat, r.rampup, r.duration, r.profile.pause, r.seed)
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
