@@ -38,7 +38,7 @@ statement and how the figures relate to sysbench's.
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newOLTPPrepare(stdout, stderr), newOLTPRun(stdout, stderr), newOLTPProfile(stdout, stderr), newOLTPCleanup(stdout))
+	cmd.AddCommand(newOLTPPrepare(stdout, stderr), newOLTPRun(stdout, stderr), newOLTPProfile(stdout, stderr), newCleanup(stdout, "oltp", "Drop the sbtest tables and cairn's record of them, and nothing else", "the sbtest tables", oltp.Cleanup))
 	return cmd
 }
 
@@ -357,27 +357,4 @@ func doOLTPProfile(cmd *cobra.Command, r *oltpRunFlags, stdout, stderr io.Writer
 	}
 	return doProfile(ctx, p, profile.Options{VUs: vus, Repeat: r.profile.repeat, Pause: r.profile.pause, Seed: r.seed},
 		step, store, r.jsonPath, stdout, stderr)
-}
-
-func newOLTPCleanup(stdout io.Writer) *cobra.Command {
-	var db string
-	cmd := &cobra.Command{
-		Use:   "cleanup",
-		Short: "Drop the sbtest tables and cairn's record of them, and nothing else",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := openExisting(cmd.Context(), db, "oltp")
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			if err := oltp.Cleanup(cmd.Context(), t); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "dropped the sbtest tables at %s\n", t.Address())
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
-	return cmd
 }

@@ -321,3 +321,27 @@ func newProfileDoc(ctx context.Context, t target.Target, workload, mainTxn strin
 		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: version, Address: t.Address(), Database: t.Database()},
 		Config: cfg}
 }
+
+// newCleanup is every workload's cleanup command: it drops what the workload's prepare created.
+func newCleanup(stdout io.Writer, workload, short, what string, cleanup func(context.Context, target.Target) error) *cobra.Command {
+	var db string
+	cmd := &cobra.Command{
+		Use:   "cleanup",
+		Short: short,
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t, err := openExisting(cmd.Context(), db, workload)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			if err := cleanup(cmd.Context(), t); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "dropped %s at %s\n", what, t.Address())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
+	return cmd
+}

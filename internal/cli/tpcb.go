@@ -35,7 +35,7 @@ balances, clean up. See docs/tpcb.md for the statements and how the figures rela
 		},
 	}
 	cmd.AddCommand(newTPCBPrepare(stdout, stderr), newTPCBRun(stdout, stderr), newTPCBProfile(stdout, stderr),
-		newTPCBCheck(stdout), newTPCBCleanup(stdout))
+		newTPCBCheck(stdout), newCleanup(stdout, "tpcb", "Drop pgbench's four tables and cairn's record of them, and nothing else", "the tpcb tables", tpcb.Cleanup))
 	return cmd
 }
 
@@ -458,29 +458,6 @@ func newTPCBCheck(stdout io.Writer) *cobra.Command {
 				return failed{"the balances do not add up (pgbench truncates pgbench_history before its runs: after one, the first check fails)"}
 			}
 			fmt.Fprintln(stdout, "the balances add up")
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
-	return cmd
-}
-
-func newTPCBCleanup(stdout io.Writer) *cobra.Command {
-	var db string
-	cmd := &cobra.Command{
-		Use:   "cleanup",
-		Short: "Drop pgbench's four tables and cairn's record of them, and nothing else",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := openExisting(cmd.Context(), db, "tpcb")
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			if err := tpcb.Cleanup(cmd.Context(), t); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "dropped the tpcb tables at %s\n", t.Address())
 			return nil
 		},
 	}

@@ -32,7 +32,7 @@ check the TPC-C consistency conditions, clean up. See docs/tpcc.md for what ever
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newTPCCPrepare(stdout, stderr), newTPCCRun(stdout, stderr), newTPCCProfile(stdout, stderr), newTPCCCheck(stdout, stderr), newTPCCCleanup(stdout))
+	cmd.AddCommand(newTPCCPrepare(stdout, stderr), newTPCCRun(stdout, stderr), newTPCCProfile(stdout, stderr), newTPCCCheck(stdout, stderr), newCleanup(stdout, "tpcc", "Drop everything prepare created, and nothing else", "the TPC-C schema", tpcc.Cleanup))
 	return cmd
 }
 
@@ -345,29 +345,6 @@ func newTPCCCheck(stdout, stderr io.Writer) *cobra.Command {
 	cmd.Flags().StringVar(&db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
 	cmd.Flags().BoolVar(&all, "all", false, "check conditions 1-10 and 12, not only 1-4")
 	cmd.Flags().BoolVar(&initial, "initial", false, "also check condition 11, which holds only before the first Delivery (right after prepare)")
-	return cmd
-}
-
-func newTPCCCleanup(stdout io.Writer) *cobra.Command {
-	var db string
-	cmd := &cobra.Command{
-		Use:   "cleanup",
-		Short: "Drop everything prepare created, and nothing else",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := openExisting(cmd.Context(), db)
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			if err := tpcc.Cleanup(cmd.Context(), t); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "dropped the TPC-C schema at %s\n", t.Address())
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
 	return cmd
 }
 
