@@ -80,25 +80,15 @@ func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, 
 
 // presentTables lists the sbtest tables and cairn_oltp_meta, sorted by table number.
 func presentTables(ctx context.Context, c target.Conn, q string) ([]string, error) {
-	rows, err := c.Query(ctx, q)
+	all, err := workload.PresentTables(ctx, c, q)
 	if err != nil {
-		return nil, fmt.Errorf("list tables: %w", err)
+		return nil, err
 	}
 	var present []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		n = strings.ToLower(n)
+	for _, n := range all {
 		if n == "cairn_oltp_meta" || sbtestName.MatchString(n) {
 			present = append(present, n)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	num := func(s string) int {
 		if m := sbtestName.FindStringSubmatch(s); m != nil {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -65,24 +64,10 @@ func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, 
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	rows, err := c.Query(ctx, admin["tables_present"])
+	present, err := workload.PresentTables(ctx, c, admin["tables_present"])
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("list tables: %w", err)
-	}
-	var present []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return 0, nil, nil, err
-		}
-		present = append(present, strings.ToLower(n))
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, nil, nil, err
 	}
-	sort.Strings(present)
 	if len(present) == 0 {
 		return StateNone, nil, nil, nil
 	}
