@@ -132,7 +132,7 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().String("results", "", "results store file (default $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db or ~/.local/share/cairn/results.db)")
-	root.AddCommand(newTPCC(stdout, stderr), newOLTP(stdout, stderr), newTPCB(stdout, stderr), newResults(stdout), newReport(stdout, stderr))
+	root.AddCommand(newTPCC(stdout, stderr), newOLTP(stdout, stderr), newTPCB(stdout, stderr), newTPCH(stdout, stderr), newResults(stdout), newReport(stdout, stderr))
 	return root
 }
 

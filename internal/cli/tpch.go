@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload/tpch"
+)
+
+func newTPCH(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tpch",
+		Short: "TPC-H-derived analytic workload: dbgen-identical data, the 22 queries, power, throughput and QphH (not audited)",
+		Long: `The TPC-H-derived analytic workload. 'gen' writes .tbl files identical byte for byte to the
+official dbgen 2.17.3; 'prepare' generates and loads them straight into a database; 'run' runs the power
+test, the throughput test or the validation queries and compares answers. See docs/tpch.md.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return target.Usagef("unknown command %q for \"cairn tpch\" (use gen, prepare, run or cleanup)", args[0])
+			}
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(newTPCHGen(stdout, stderr))
+	return cmd
+}
+
+type tpchGenFlags struct {
+	sf          string
+	out, tables string
+	parts, part int
+	workers     int
+}
+
+func newTPCHGen(stdout, stderr io.Writer) *cobra.Command {
+	var p tpchGenFlags
+	cmd := &cobra.Command{
+		Use:   "gen",
+		Short: "Write the TPC-H tables as .tbl files, byte for byte as dbgen 2.17.3 writes them",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return doTPCHGen(cmd.Context(), &p, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&p.sf, "sf", "1", "scale factor (1 is about 1 GB; fractions such as 0.01 and 0.1 are allowed)")
+	f.StringVarP(&p.out, "out", "o", ".", "directory for the files")
+	f.StringVar(&p.tables, "tables", "", "comma-separated tables to generate (default: all eight)")
+	f.IntVar(&p.parts, "parts", 1, "split the data set into this many parts, like dbgen -C")
+	f.IntVar(&p.part, "part", 1, "which part to generate, 1..--parts, like dbgen -S; files are named TABLE.tbl.PART")
+	f.IntVar(&p.workers, "workers", runtime.NumCPU(), "goroutines formatting rows")
+	return cmd
+}
+
+func doTPCHGen(ctx context.Context, p *tpchGenFlags, stdout, stderr io.Writer) error {
+	sf, err := tpch.ParseSF(p.sf)
+	if err != nil {
+		return err
+	}
+	tables, err := tpch.ParseTables(p.tables)
+	if err != nil {
+		return err
+	}
+	if err := tpch.CheckParts(p.part, p.parts); err != nil {
+		return err
+	}
+	if p.workers < 1 {
+		return target.Usagef("--workers %d: need at least 1", p.workers)
+	}
+	partNote := ""
+	if p.parts > 1 {
+		partNote = fmt.Sprintf(", part %d of %d", p.part, p.parts)
+	}
+	fmt.Fprintf(stdout, "generating TPC-H SF %g%s into %s (%s, %s)\n", sf, partNote, p.out, plural(len(tables), "table"), plural(p.workers, "worker"))
+	var rows atomic.Int64
+	bar := newProgress(stderr, tpch.ExpectedRows(tables, sf)/int64(p.parts), "generating")
+	bar.start(&rows)
+	t0 := time.Now()
+	stats, err := tpch.GenFiles(ctx, p.out, tpch.GenOptions{SF: sf, Tables: tables, Part: p.part, Parts: p.parts, Workers: p.workers, Rows: &rows})
+	bar.finish()
+	var totalRows, totalBytes int64
+	for _, s := range stats {
+		fmt.Fprintf(stdout, "  %-9s %12s rows %10s  %6.2f s  %s\n", s.Table, humanize.Comma(s.Rows), humanize.IBytes(uint64(s.Bytes)), s.Seconds, s.Path)
+		totalRows += s.Rows
+		totalBytes += s.Bytes
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stdout, "interrupted; the files above are complete, the last one may not be")
+			return errInterrupted
+		}
+		return err
+	}
+	el := time.Since(t0).Seconds()
+	fmt.Fprintf(stdout, "done: %s rows, %s in %.2f s (%.0f MB/s), identical to dbgen 2.17.3's output\n",
+		humanize.Comma(totalRows), humanize.IBytes(uint64(totalBytes)), el, float64(totalBytes)/el/1e6)
+	return nil
+}

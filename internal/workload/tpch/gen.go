@@ -1,0 +1,155 @@
+// Package tpch is the TPC-H-derived analytic workload: dbgen's data (package dbgen), loaded
+// through each target's bulk path, the 22 queries per dialect (package queries), the power and
+// throughput tests with the refresh functions, and the spec's Power@Size, Throughput@Size and
+// QphH@Size, which cairn labels as not audited. docs/tpch.md defines every figure.
+package tpch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload/tpch/dbgen"
+)
+
+// ParseSF checks a --sf value: a positive decimal number small enough that every scaled table
+// still has a row (dbgen itself accepts fractional scale factors such as 0.01 and 0.1).
+func ParseSF(s string) (float64, error) {
+	sf, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(sf) || math.IsInf(sf, 0) {
+		return 0, target.Usagef("--sf %q is not a number: give a scale factor such as 1, 10 or 0.01", s)
+	}
+	if sf <= 0 {
+		return 0, target.Usagef("--sf %s: the scale factor must be positive (1 is about 1 GB; 0.01 is the smallest usual one)", s)
+	}
+	if dbgen.Units("supplier", sf) < 1 {
+		return 0, target.Usagef("--sf %s is too small: below 0.0001 the supplier table would be empty", s)
+	}
+	if sf > 100000 {
+		return 0, target.Usagef("--sf %s: the largest scale factor the TPC defines is 100000", s)
+	}
+	return sf, nil
+}
+
+// ParseTables checks a --tables list; empty means all eight, in dbgen's order.
+func ParseTables(list string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		return append([]string(nil), dbgen.Tables...), nil
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if !dbgen.Known(n) {
+			return nil, target.Usagef("--tables: unknown table %q (the tables are %s)", n, strings.Join(dbgen.Tables, ", "))
+		}
+		want[n] = true
+	}
+	var out []string
+	for _, n := range dbgen.Tables {
+		if want[n] {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// CheckParts validates --parts and --part.
+func CheckParts(part, parts int) error {
+	if parts < 1 {
+		return target.Usagef("--parts %d: need at least 1", parts)
+	}
+	if part < 1 || part > parts {
+		return target.Usagef("--part %d is outside 1..%d (--parts %d)", part, parts, parts)
+	}
+	return nil
+}
+
+// ExpectedRows estimates the rows of the tables at sf (lineitem's count is known only after
+// generating it; about 4.0 lines per order), for progress displays.
+func ExpectedRows(tables []string, sf float64) int64 {
+	var n int64
+	for _, t := range tables {
+		if r := dbgen.Rows(t, sf); r >= 0 {
+			n += r
+		} else {
+			n += int64(float64(dbgen.Units(t, sf)) * 4.0008)
+		}
+	}
+	return n
+}
+
+// FileStat describes one generated file.
+type FileStat struct {
+	Table   string
+	Path    string
+	Rows    int64
+	Bytes   int64
+	Seconds float64
+}
+
+// GenOptions configure GenFiles.
+type GenOptions struct {
+	SF          float64
+	Tables      []string
+	Part, Parts int
+	Workers     int
+	Rows        *atomic.Int64 // rows written so far, for a progress display
+}
+
+// GenFiles writes dbgen-identical .tbl files into dir: TABLE.tbl, or TABLE.tbl.PART when the data
+// set is split into parts (dbgen's naming for -C/-S).
+func GenFiles(ctx context.Context, dir string, o GenOptions) ([]FileStat, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	if o.Rows == nil {
+		o.Rows = new(atomic.Int64)
+	}
+	dbgen.Warm()
+	var out []FileStat
+	for _, table := range o.Tables {
+		name := table + ".tbl"
+		if o.Parts > 1 {
+			name += "." + strconv.Itoa(o.Part)
+		}
+		path := filepath.Join(dir, name)
+		st, err := genFile(ctx, path, table, o)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func genFile(ctx context.Context, path, table string, o GenOptions) (FileStat, error) {
+	t0 := time.Now()
+	f, err := os.Create(path)
+	if err != nil {
+		return FileStat{}, fmt.Errorf("create %s: %w", path, err)
+	}
+	st := FileStat{Table: table, Path: path}
+	start, count := dbgen.PartRange(table, o.SF, o.Part, o.Parts)
+	err = dbgen.Generate(ctx, table, o.SF, start, count, dbgen.Options{Workers: o.Workers}, func(c dbgen.Chunk) error {
+		defer c.Release()
+		if _, err := f.Write(c.Buf); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		st.Rows += c.Rows
+		st.Bytes += int64(len(c.Buf))
+		o.Rows.Add(c.Rows)
+		return nil
+	})
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("write %s: %w", path, cerr)
+	}
+	st.Seconds = time.Since(t0).Seconds()
+	return st, err
+}
