@@ -29,8 +29,16 @@ func ParseSF(s string) (float64, error) {
 	if sf <= 0 {
 		return 0, target.Usagef("--sf %s: the scale factor must be positive (1 is about 1 GB; 0.01 is the smallest usual one)", s)
 	}
-	if dbgen.Units("supplier", sf) < 1 {
-		return 0, target.Usagef("--sf %s is too small: below 0.0001 the supplier table would be empty", s)
+	// dbgen scales by whole thousandths below 1 and by integers from 1 on; it silently truncates
+	// anything finer (1.5 gives SF 1's data), so such values are refused rather than relabelled.
+	if sf < 0.001 {
+		return 0, target.Usagef("--sf %s is too small: dbgen's smallest scale factor is 0.001", s)
+	}
+	if sf < 1 && math.Abs(sf*1000-math.Round(sf*1000)) > 1e-6 {
+		return 0, target.Usagef("--sf %s: below 1, dbgen scales in steps of 0.001 (use e.g. 0.01 or 0.125)", s)
+	}
+	if sf > 1 && sf != math.Trunc(sf) {
+		return 0, target.Usagef("--sf %s: from 1 on, dbgen takes whole scale factors only (use e.g. 1, 10 or 30)", s)
 	}
 	if sf > 100000 {
 		return 0, target.Usagef("--sf %s: the largest scale factor the TPC defines is 100000", s)

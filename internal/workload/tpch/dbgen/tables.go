@@ -99,7 +99,14 @@ func appendInt(b []byte, v int64) []byte { return strconv.AppendInt(b, v, 10) }
 
 func partPrice(key int64) int64 { return 90000 + (key/10)%20001 + (key%1000)*100 }
 
-func rowsFor(base int64, sf float64) int64 { return int64(float64(base) * sf) }
+// rowsFor scales a base row count as dbgen does: below SF 1 by whole thousandths
+// (int(1000·sf)·base/1000, at least 1), from SF 1 on by the integer part of the scale factor.
+func rowsFor(base int64, sf float64) int64 {
+	if sf < 1 {
+		return max(int64(int(1000*sf))*base/1000, 1)
+	}
+	return base * int64(sf)
+}
 
 // unitGen formats one generation unit: one row, or for partsupp a part's four rows, or for
 // lineitem an order's lines. It returns the buffer and the number of rows written.
@@ -424,9 +431,10 @@ const (
 	linesMax     = 7
 )
 
-func orderKey(index int64) int64 {
-	// Only the first 8 of every 32 keys are used (the spec's sparse keys, clause 4.2.3).
-	return (index>>3)<<5 + index&7
+// orderKey is dbgen's mk_sparse: of every 32 keys the base data uses the first 8 (seq 0) and the
+// refresh sets the next 8 (seq 1), so inserted orders never collide with loaded ones.
+func orderKey(index, seq int64) int64 {
+	return ((index>>3)<<2+seq)<<3 + index&7
 }
 
 // lineStreams are the per-line columns that orders also draws, to compute o_totalprice and
@@ -463,6 +471,7 @@ func (l *lineStreams) rowFinished() {
 }
 
 type ordersGen struct {
+	seq                int64
 	pool               []byte
 	date, lines, clerk boundedInt
 	cust               boundedLong
@@ -526,7 +535,7 @@ func (g *ordersGen) appendUnit(b []byte, index int64) ([]byte, int) {
 	} else if shipped > 0 {
 		status = 'P'
 	}
-	b = appendInt(b, orderKey(index))
+	b = appendInt(b, orderKey(index, g.seq))
 	b = append(b, '|')
 	b = appendInt(b, cust)
 	b = append(b, '|', status, '|')
@@ -551,6 +560,7 @@ func (g *ordersGen) appendUnit(b []byte, index int64) ([]byte, int) {
 }
 
 type lineitemGen struct {
+	seq                        int64
 	pool                       []byte
 	suppliers                  int64
 	date, lines                boundedInt
@@ -594,7 +604,7 @@ func (g *lineitemGen) appendUnit(b []byte, index int64) ([]byte, int) {
 	date := g.date.next()
 	n := g.lines.next()
 	var key [20]byte
-	k := appendInt(key[:0], orderKey(index))
+	k := appendInt(key[:0], orderKey(index, g.seq))
 	for i := int32(1); i <= n; i++ {
 		q := int64(g.line.qty.next())
 		disc := int64(g.line.discount.next())
