@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -30,7 +31,8 @@ test, the throughput test or the validation queries and compares answers. See do
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newTPCHGen(stdout, stderr))
+	cmd.AddCommand(newTPCHGen(stdout, stderr), newTPCHPrepare(stdout, stderr),
+		newCleanup(stdout, "tpch", "Drop the eight TPC-H tables and cairn's record of them, and nothing else", "the tpch tables", tpch.Cleanup))
 	return cmd
 }
 
@@ -103,5 +105,86 @@ func doTPCHGen(ctx context.Context, p *tpchGenFlags, stdout, stderr io.Writer) e
 	el := time.Since(t0).Seconds()
 	fmt.Fprintf(stdout, "done: %s rows, %s in %.2f s (%.0f MB/s), identical to dbgen 2.17.3's output\n",
 		humanize.Comma(totalRows), humanize.IBytes(uint64(totalBytes)), el, float64(totalBytes)/el/1e6)
+	return nil
+}
+
+type tpchPrepareFlags struct {
+	db      string
+	sf      string
+	loaders int
+}
+
+func newTPCHPrepare(stdout, stderr io.Writer) *cobra.Command {
+	var p tpchPrepareFlags
+	cmd := &cobra.Command{
+		Use:   "prepare",
+		Short: "Generate dbgen's data and stream it into the database, then build keys, indexes and statistics",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return doTPCHPrepare(cmd.Context(), &p, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&p.db, "db", "", "database URL: sqlite://FILE, postgres://user:pass@host:port/db, mysql://user:pass@host:port/db (default $CAIRN_DB, else sqlite://cairn.db)")
+	f.StringVar(&p.sf, "sf", "1", "scale factor (1 is about 1 GB of data; 0.01 and 0.1 are allowed)")
+	f.IntVar(&p.loaders, "loaders", 2*runtime.NumCPU(), "connections loading at once (SQLite always uses 1)")
+	return cmd
+}
+
+func doTPCHPrepare(ctx context.Context, p *tpchPrepareFlags, stdout, stderr io.Writer) error {
+	sf, err := tpch.ParseSF(p.sf)
+	if err != nil {
+		return err
+	}
+	if p.loaders < 1 {
+		return target.Usagef("--loaders %d: need at least 1", p.loaders)
+	}
+	if p.db == "" {
+		p.db = target.DefaultDB()
+	}
+	t, err := target.Open(ctx, p.db)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	loaders := p.loaders
+	if t.Dialect() == "sqlite" {
+		loaders = 1
+	}
+	var rows atomic.Int64
+	bar := newProgress(stderr, tpch.ExpectedRows(tpch.AllTables(), sf), "loading")
+	t0 := time.Now()
+	meta, err := tpch.Prepare(ctx, t, tpch.PrepareOptions{SF: sf, Loaders: loaders, Rows: &rows, CairnVersion: Version,
+		Phase: func(ph string) {
+			switch ph {
+			case "tables":
+				fmt.Fprintf(stdout, "preparing tpch: SF %g on %s (%s), %s\n", sf, t.Name(), t.Address(), plural(loaders, "loader"))
+			case "load":
+				fmt.Fprintln(stdout, "generating and loading (dbgen 2.17.3's data)...")
+				bar.start(&rows)
+			case "indexes":
+				bar.finish()
+				fmt.Fprintf(stdout, "loaded %s rows in %.2f s; building keys, indexes and statistics...\n", humanize.Comma(rows.Load()), time.Since(t0).Seconds())
+			}
+		}})
+	bar.finish()
+	if errors.Is(err, tpch.ErrAlreadyPrepared) {
+		fmt.Fprintf(stdout, "%s already holds a complete tpch schema of SF %g (prepared %s); nothing to do\n",
+			t.Address(), meta.SF, meta.PreparedAt.Format(time.RFC3339))
+		return nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stdout, "interrupted; the schema is incomplete: run 'cairn tpch cleanup' before preparing again")
+			return errInterrupted
+		}
+		return err
+	}
+	var total int64
+	for _, n := range meta.Rows {
+		total += n
+	}
+	fmt.Fprintf(stdout, "done in %.2f s (load %.2f s, keys, indexes and statistics %.2f s): %s rows\n",
+		meta.LoadSeconds+meta.IndexSeconds, meta.LoadSeconds, meta.IndexSeconds, humanize.Comma(total))
 	return nil
 }

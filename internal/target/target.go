@@ -84,6 +84,14 @@ type Conn interface {
 	Close() error
 }
 
+// DelimitedLoader is implemented by connections that can take delimiter-separated text as it is
+// (PostgreSQL's COPY FROM STDIN, MySQL's LOAD DATA LOCAL INFILE) instead of re-encoding every value:
+// TPC-H's loader hands dbgen's formatted rows straight to the server. Values must need no escaping
+// (no backslash, delimiter or newline inside them); each line ends with '\n'.
+type DelimitedLoader interface {
+	LoadDelimited(ctx context.Context, table string, columns []string, delim byte, r io.Reader) (int64, error)
+}
+
 // Row is the result of QueryRow.
 type Row interface{ Scan(dest ...any) error }
 

@@ -207,7 +207,25 @@ func (t *mysqlTarget) Conn(ctx context.Context) (target.Conn, error) {
 	c.BeginSQL = "START TRANSACTION"
 	c.BeginRO = "START TRANSACTION"
 	c.BulkLoader = loadData
-	return c, nil
+	return &conn{c}, nil
+}
+
+// conn adds LOAD DATA of delimited text to the shared database/sql connection.
+type conn struct{ *sqlconn.Conn }
+
+// LoadDelimited streams r through LOAD DATA LOCAL INFILE with FIELDS TERMINATED BY delim.
+func (c *conn) LoadDelimited(ctx context.Context, table string, columns []string, delim byte, r io.Reader) (int64, error) {
+	name := fmt.Sprintf("cairn-%d", readerSeq.Add(1))
+	my.RegisterReaderHandler(name, func() io.Reader { return r })
+	defer my.DeregisterReaderHandler(name)
+	q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET latin1 FIELDS TERMINATED BY '%c' ESCAPED BY '' LINES TERMINATED BY '\\n' (%s)",
+		name, table, delim, strings.Join(columns, ", "))
+	res, err := c.C.ExecContext(ctx, q)
+	if err != nil {
+		return 0, fmt.Errorf("LOAD DATA %s: %w", table, err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
 }
 
 var readerSeq atomic.Int64

@@ -254,6 +254,16 @@ func (c *conn) Close() error {
 	return c.c.Close(ctx)
 }
 
+// LoadDelimited is COPY … FROM STDIN in text format with the given delimiter.
+func (c *conn) LoadDelimited(ctx context.Context, table string, columns []string, delim byte, r io.Reader) (int64, error) {
+	sql := fmt.Sprintf("COPY %s (%s) FROM STDIN WITH (DELIMITER '%c')", table, strings.Join(columns, ", "), delim)
+	tag, err := c.c.PgConn().CopyFrom(ctx, r, sql)
+	if err != nil {
+		return tag.RowsAffected(), fmt.Errorf("COPY %s: %w", table, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 // BulkLoad streams text-format COPY: generation runs in this goroutine, the copy in another, joined
 // by a pipe, so generating and sending overlap.
 func (c *conn) BulkLoad(ctx context.Context, table string, columns []string, fill func(w target.RowWriter) error) (int64, error) {

@@ -79,6 +79,9 @@ func CheckParts(part, parts int) error {
 	return nil
 }
 
+// AllTables lists the eight tables in dbgen's order.
+func AllTables() []string { return append([]string(nil), dbgen.Tables...) }
+
 // ExpectedRows estimates the rows of the tables at sf (lineitem's count is known only after
 // generating it; about 4.0 lines per order), for progress displays.
 func ExpectedRows(tables []string, sf float64) int64 {

@@ -1,0 +1,402 @@
+package tpch
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/sqlfile"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
+	"github.com/cairn-bench/cairn/internal/workload/tpch/dbgen"
+	"github.com/cairn-bench/cairn/internal/workload/tpch/queries"
+)
+
+//go:embed sql
+var sqlFS embed.FS
+
+func admin(dialect string) (map[string]string, error) {
+	b, err := sqlFS.ReadFile("sql/" + dialect + "/admin.sql")
+	if err != nil {
+		return nil, fmt.Errorf("tpch has no admin.sql for %s", dialect)
+	}
+	s, err := sqlfile.Parse(string(b))
+	if err != nil {
+		return nil, err
+	}
+	return sqlfile.Map(s), nil
+}
+
+const metaTable = "cairn_tpch_meta"
+
+// Meta is what prepare records in cairn_tpch_meta; run reads it back.
+type Meta struct {
+	SF           float64          `json:"sf"`
+	Rows         map[string]int64 `json:"rows"`
+	PreparedAt   time.Time        `json:"prepared_at"`
+	CairnVersion string           `json:"cairn_version"`
+	LoadSeconds  float64          `json:"load_seconds"`  // create tables to the last row loaded
+	IndexSeconds float64          `json:"index_seconds"` // keys, indexes and statistics
+	// RefreshSets is how many dbgen update sets (RF1 then RF2) have been applied since prepare;
+	// the next refresh uses set RefreshSets+1, so every run's refresh data is reproducible.
+	RefreshSets int `json:"refresh_sets"`
+}
+
+// State of the schema in a database.
+type State int
+
+const (
+	StateNone State = iota
+	StatePartial
+	StateComplete
+)
+
+// Status inspects the database: which of our tables exist and whether prepare finished.
+func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, []string, error) {
+	a, err := admin(t.Dialect())
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	present, err := workload.PresentTables(ctx, c, a["tables_present"])
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if len(present) == 0 {
+		return StateNone, nil, nil, nil
+	}
+	if len(present) != len(dbgen.Tables)+1 {
+		return StatePartial, nil, present, nil
+	}
+	var state, js string
+	if err := c.QueryRow(ctx, a["meta_get"], "state").Scan(&state); err != nil || state != "complete" {
+		return StatePartial, nil, present, nil
+	}
+	if err := c.QueryRow(ctx, a["meta_get"], "meta").Scan(&js); err != nil {
+		return StatePartial, nil, present, nil
+	}
+	var m Meta
+	if err := json.Unmarshal([]byte(js), &m); err != nil || m.SF <= 0 {
+		return StatePartial, nil, present, nil
+	}
+	return StateComplete, &m, present, nil
+}
+
+// SaveMeta rewrites the meta record (run updates RefreshSets).
+func SaveMeta(ctx context.Context, t target.Target, c target.Conn, m *Meta) error {
+	a, err := admin(t.Dialect())
+	if err != nil {
+		return err
+	}
+	js, _ := json.Marshal(m)
+	_, err = c.Exec(ctx, a["meta_put"], "meta", string(js))
+	return err
+}
+
+// PartialError explains a partial schema.
+func PartialError(t target.Target, present []string) error {
+	return target.Usagef("%s holds an incomplete tpch schema (tables: %s), probably from an interrupted prepare or tables of the same names that cairn did not create: run 'cairn tpch cleanup' first, which drops the eight TPC-H tables and %s",
+		t.Address(), strings.Join(present, ", "), metaTable)
+}
+
+// ErrAlreadyPrepared is returned when the schema is complete; the CLI reports it and exits 0.
+var ErrAlreadyPrepared = errors.New("already prepared")
+
+// PrepareOptions configure prepare.
+type PrepareOptions struct {
+	SF           float64
+	Loaders      int
+	Rows         *atomic.Int64 // rows loaded so far, for a progress display
+	Phase        func(string)  // "tables", "load", "indexes"
+	CairnVersion string
+}
+
+// Prepare creates the tables, generates dbgen's data and streams it into the database through
+// Loaders connections (generation and loading overlap: each connection's COPY or LOAD DATA reads
+// chunks that a generator goroutine formats ahead of it), then builds the keys and indexes and
+// gathers statistics.
+func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, error) {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	state, meta, present, err := Status(ctx, t, c)
+	if err != nil {
+		return nil, err
+	}
+	switch state {
+	case StateComplete:
+		return meta, ErrAlreadyPrepared
+	case StatePartial:
+		return nil, PartialError(t, present)
+	}
+	phase := o.Phase
+	if phase == nil {
+		phase = func(string) {}
+	}
+	if o.Rows == nil {
+		o.Rows = new(atomic.Int64)
+	}
+	d := t.Dialect()
+	a, err := admin(d)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	m := &Meta{SF: o.SF, Rows: map[string]int64{}, PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion}
+
+	phase("tables")
+	// The meta table comes first and says "loading" until the end, so that an interrupted prepare
+	// is recognized as one.
+	if _, err := c.Exec(ctx, a["meta_create"]); err != nil {
+		return nil, fmt.Errorf("create %s: %w", metaTable, err)
+	}
+	if _, err := c.Exec(ctx, a["meta_put"], "state", "loading"); err != nil {
+		return nil, err
+	}
+	schema, err := queries.Schema(d)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range schema {
+		if _, err := c.Exec(ctx, s.SQL); err != nil {
+			return nil, fmt.Errorf("create table %s: %w", s.Name, err)
+		}
+	}
+
+	phase("load")
+	dbgen.Warm()
+	rows, err := load(ctx, t, o, a["load_session"])
+	if err != nil {
+		return nil, err
+	}
+	m.Rows = rows
+	m.LoadSeconds = time.Since(start).Seconds()
+
+	phase("indexes")
+	t1 := time.Now()
+	if err := buildIndexes(ctx, t, c, o.Loaders); err != nil {
+		return nil, err
+	}
+	m.IndexSeconds = time.Since(t1).Seconds()
+	if err := SaveMeta(ctx, t, c, m); err != nil {
+		return nil, err
+	}
+	if _, err := c.Exec(ctx, a["meta_put"], "state", "complete"); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// loadJob is one stream into one table: a range of generation units.
+type loadJob struct {
+	table        string
+	start, count int64
+}
+
+// jobs splits the big tables into about k ranges each, so that k connections load at once; the
+// largest go first so that no connection is left with a long tail.
+func jobs(sf float64, k int) []loadJob {
+	var out []loadJob
+	for _, table := range dbgen.Tables {
+		units := dbgen.Units(table, sf)
+		n := 1
+		if units >= 20000 {
+			n = k
+		}
+		for p := 1; p <= n; p++ {
+			s, cnt := dbgen.PartRange(table, sf, p, n)
+			out = append(out, loadJob{table, s, cnt})
+		}
+	}
+	weight := map[string]int64{"lineitem": 760, "orders": 115, "partsupp": 149, "part": 121, "customer": 162, "supplier": 141, "nation": 89, "region": 78}
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].count*weight[out[i].table] > out[j].count*weight[out[j].table]
+	})
+	return out
+}
+
+func load(ctx context.Context, t target.Target, o PrepareOptions, session string) (map[string]int64, error) {
+	k := max(o.Loaders, 1)
+	if t.Dialect() == "sqlite" {
+		k = 1 // one writer at a time
+	}
+	js := jobs(o.SF, k)
+	var mu sync.Mutex
+	generated, loaded := map[string]int64{}, map[string]int64{}
+	err := workload.Parallel(ctx, t, k, len(js), func(ctx context.Context, c target.Conn) error {
+		if session == "" {
+			return nil
+		}
+		_, err := c.Exec(ctx, session)
+		return err
+	}, func(ctx context.Context, c target.Conn, i int) error {
+		j := js[i]
+		gen, n, err := loadRange(ctx, c, o.SF, j, o.Rows)
+		if err != nil {
+			return fmt.Errorf("load %s: %w", j.table, err)
+		}
+		mu.Lock()
+		generated[j.table] += gen
+		loaded[j.table] += n
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, table := range dbgen.Tables {
+		if generated[table] != loaded[table] {
+			return nil, fmt.Errorf("load %s: generated %d rows but the database took %d", table, generated[table], loaded[table])
+		}
+	}
+	return loaded, nil
+}
+
+// loadRange streams one range. Servers get dbgen's lines as they are, less the trailing '|'
+// (COPY and LOAD DATA would read it as an extra empty column); SQLite gets batched inserts.
+func loadRange(ctx context.Context, c target.Conn, sf float64, j loadJob, progress *atomic.Int64) (generated, loaded int64, err error) {
+	cols := queries.Columns(j.table)
+	each := func(emit func(dbgen.Chunk) error) error {
+		return dbgen.Generate(ctx, j.table, sf, j.start, j.count, dbgen.Options{Workers: 1}, func(ch dbgen.Chunk) error {
+			defer ch.Release()
+			generated += ch.Rows
+			if err := emit(ch); err != nil {
+				return err
+			}
+			progress.Add(ch.Rows)
+			return nil
+		})
+	}
+	if dl, ok := c.(target.DelimitedLoader); ok {
+		pr, pw := io.Pipe()
+		go func() {
+			pw.CloseWithError(each(func(ch dbgen.Chunk) error {
+				_, err := pw.Write(stripTrailing(ch.Buf))
+				return err
+			}))
+		}()
+		loaded, err = dl.LoadDelimited(ctx, j.table, cols, '|', pr)
+		pr.CloseWithError(errors.New("load ended"))
+		return generated, loaded, err
+	}
+	loaded, err = c.BulkLoad(ctx, j.table, cols, func(w target.RowWriter) error {
+		return each(func(ch dbgen.Chunk) error {
+			for line := range bytes.Lines(ch.Buf) {
+				line = line[:len(line)-2] // "|\n"
+				for f := range bytes.SplitSeq(line, []byte{'|'}) {
+					w.Str(f)
+				}
+				if err := w.EndRow(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	return generated, loaded, err
+}
+
+// stripTrailing removes the '|' dbgen writes before every newline, in place.
+func stripTrailing(b []byte) []byte {
+	out := b[:0]
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		out = append(out, b[:i-1]...)
+		out = append(out, '\n')
+		b = b[i+1:]
+	}
+	return out
+}
+
+// buildIndexes runs indexes.sql: keys and indexes on k connections at once (lineitem's take
+// longest; the others need not wait), then the statistics statements, which come last.
+func buildIndexes(ctx context.Context, t target.Target, c target.Conn, k int) error {
+	all, err := queries.Indexes(t.Dialect())
+	if err != nil {
+		return err
+	}
+	var build, stats []sqlfile.Stmt
+	for _, s := range all {
+		if strings.HasPrefix(s.Name, "analyze") {
+			stats = append(stats, s)
+		} else {
+			build = append(build, s)
+		}
+	}
+	if t.Dialect() == "sqlite" {
+		k = 1
+	}
+	// Longest first: lineitem's, then orders', then the rest in file order.
+	sort.SliceStable(build, func(i, j int) bool { return rank(build[i].Name) < rank(build[j].Name) })
+	err = workload.Parallel(ctx, t, max(k, 1), len(build), nil, func(ctx context.Context, c target.Conn, i int) error {
+		if _, err := c.Exec(ctx, build[i].SQL); err != nil {
+			return fmt.Errorf("index %s: %w", build[i].Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, s := range stats {
+		if err := execAll(ctx, c, s.SQL); err != nil {
+			return fmt.Errorf("statistics: %w", err)
+		}
+	}
+	return nil
+}
+
+func rank(name string) int {
+	switch {
+	case strings.HasPrefix(name, "lineitem"):
+		return 0
+	case strings.HasPrefix(name, "orders"), strings.HasPrefix(name, "partsupp"):
+		return 1
+	}
+	return 2
+}
+
+// execAll runs a statement and drains any result set it returns (MySQL's ANALYZE TABLE returns rows).
+func execAll(ctx context.Context, c target.Conn, q string) error {
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+	}
+	rows.Close()
+	return rows.Err()
+}
+
+// Cleanup drops the eight tables, any view a query left behind, and the meta table.
+func Cleanup(ctx context.Context, t target.Target) error {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	stmts, err := queries.Cleanup(t.Dialect())
+	if err != nil {
+		return err
+	}
+	a, err := admin(t.Dialect())
+	if err != nil {
+		return err
+	}
+	stmts = append(stmts, sqlfile.Stmt{Name: "meta", SQL: a["meta_drop"]})
+	for _, s := range stmts {
+		if _, err := c.Exec(ctx, s.SQL); err != nil {
+			return fmt.Errorf("cleanup %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
