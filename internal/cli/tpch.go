@@ -31,7 +31,7 @@ test, the throughput test or the validation queries and compares answers. See do
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newTPCHGen(stdout, stderr), newTPCHPrepare(stdout, stderr),
+	cmd.AddCommand(newTPCHGen(stdout, stderr), newTPCHPrepare(stdout, stderr), newTPCHRun(stdout, stderr),
 		newCleanup(stdout, "tpch", "Drop the eight TPC-H tables and cairn's record of them, and nothing else", "the tpch tables", tpch.Cleanup))
 	return cmd
 }

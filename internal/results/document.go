@@ -63,6 +63,12 @@ func (d *Document) Headline() (name string, v float64, ok bool) {
 		return "NOPM", float64(*d.Result.NOPM), true
 	case d.Result.TPS != nil:
 		return "TPS", *d.Result.TPS, true
+	case d.Result.QphH != nil:
+		return "QphH", *d.Result.QphH, true
+	case d.Result.Power != nil:
+		return "Power", *d.Result.Power, true
+	case d.Result.Throughput != nil:
+		return "Throughput", *d.Result.Throughput, true
 	}
 	return "", 0, false
 }
@@ -120,6 +126,12 @@ type Result struct {
 	TPMSource string   `json:"tpm_source,omitempty"`
 	TPS       *float64 `json:"tps,omitempty"`
 	QPS       *float64 `json:"qps,omitempty"`
+	// TPC-H (docs/tpch.md): the spec's Power@Size, Throughput@Size and QphH@Size, not audited,
+	// and the geometric mean of the power test's 22 query times in seconds.
+	Power      *float64 `json:"power,omitempty"`
+	Throughput *float64 `json:"throughput,omitempty"`
+	QphH       *float64 `json:"qphh,omitempty"`
+	GeomeanS   *float64 `json:"geomean_s,omitempty"`
 }
 
 // Txn is one transaction type's counts and latency in the window.

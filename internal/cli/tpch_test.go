@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/testutil"
+)
+
+func TestTPCHBadInput(t *testing.T) {
+	dir := t.TempDir()
+	none := "sqlite://" + dir + "/none.db"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tpch", "gen", "--sf", "0", "-o", dir}, "must be positive"},
+		{[]string{"tpch", "gen", "--sf", "-1", "-o", dir}, "must be positive"},
+		{[]string{"tpch", "gen", "--sf", "abc", "-o", dir}, "not a number"},
+		{[]string{"tpch", "gen", "--sf", "1.5", "-o", dir}, "whole scale factors"},
+		{[]string{"tpch", "gen", "--sf", "0.0005", "-o", dir}, "smallest"},
+		{[]string{"tpch", "gen", "--sf", "0.01", "--tables", "lineitem,nosuch", "-o", dir}, `unknown table "nosuch"`},
+		{[]string{"tpch", "gen", "--sf", "0.01", "--parts", "4", "--part", "5", "-o", dir}, "--part 5 is outside 1..4"},
+		{[]string{"tpch", "gen", "--sf", "0.01", "--parts", "4", "--part", "0", "-o", dir}, "--part 0"},
+		{[]string{"tpch", "gen", "--sf", "0.01", "--parts", "0", "-o", dir}, "--parts 0"},
+		{[]string{"tpch", "prepare", "--db", "sqlite://" + dir + "/p.db", "--sf", "0"}, "must be positive"},
+		{[]string{"tpch", "run", "--db", none}, "prepare"},
+		{[]string{"tpch", "run", "--db", none, "--validate"}, "prepare"},
+		{[]string{"tpch", "run", "--db", none, "--validate", "--power"}, "--validate runs alone"},
+		{[]string{"tpch", "run", "--db", none, "--q11-fraction", "half"}, "--q11-fraction"},
+		{[]string{"tpch", "nosuch"}, "unknown command"},
+	}
+	for _, c := range cases {
+		code, _, stderr := cairn(t, c.args...)
+		if code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, ExitUsage, stderr)
+			continue
+		}
+		oneCleanLine(t, stderr)
+		if !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: stderr %q does not mention %q", c.args, stderr, c.want)
+		}
+	}
+}
+
+// TestTPCHGenFiles checks the command's files against the official dbgen's (the generator's own
+// tests cover every table; this covers naming, --tables and --parts).
+func TestTPCHGenFiles(t *testing.T) {
+	ref := "../../../shared/reference/tpch/official_sf0.01/"
+	f, err := os.Open(ref + "nation.tbl.gz")
+	if err != nil {
+		t.Skipf("no reference data: %v", err)
+	}
+	z, _ := gzip.NewReader(f)
+	want, _ := io.ReadAll(z)
+	f.Close()
+	dir := t.TempDir()
+	if code, out, stderr := cairn(t, "tpch", "gen", "--sf", "0.01", "--tables", "nation,supplier", "-o", dir); code != 0 {
+		t.Fatalf("gen: %d\n%s\n%s", code, out, stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "nation.tbl"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("nation.tbl differs from dbgen's (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lineitem.tbl")); err == nil {
+		t.Fatal("--tables nation,supplier wrote lineitem.tbl")
+	}
+	whole, _ := os.ReadFile(filepath.Join(dir, "supplier.tbl"))
+	var joined []byte
+	for _, p := range []string{"1", "2", "3"} {
+		if code, _, stderr := cairn(t, "tpch", "gen", "--sf", "0.01", "--tables", "supplier", "--parts", "3", "--part", p, "-o", dir); code != 0 {
+			t.Fatalf("gen part %s: %s", p, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "supplier.tbl."+p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		joined = append(joined, b...)
+	}
+	if !bytes.Equal(joined, whole) || len(whole) == 0 {
+		t.Fatal("supplier.tbl.1..3 joined differ from supplier.tbl")
+	}
+}
+
+// TestTPCHOnEveryTarget prepares SF 0.01, validates the answers with both Q11 rules, runs the
+// power and throughput tests with the refresh stream, and checks the stored document's figures.
+func TestTPCHOnEveryTarget(t *testing.T) {
+	for _, tg := range testutil.Targets() {
+		t.Run(tg.Name, func(t *testing.T) {
+			url := tg.URL(t)
+			cairn(t, "tpch", "cleanup", "--db", url)
+			t.Cleanup(func() { cairn(t, "tpch", "cleanup", "--db", url) })
+			code, out, stderr := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.01")
+			if code != 0 || !strings.Contains(out, "86,805 rows") {
+				t.Fatalf("prepare: exit %d\n%s\n%s", code, out, stderr)
+			}
+			if code, out, _ := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.01"); code != 0 || !strings.Contains(out, "nothing to do") {
+				t.Fatalf("second prepare: exit %d\n%s", code, out)
+			}
+			if code, _, stderr := cairn(t, "tpch", "run", "--db", url, "--sf", "0.1", "--power"); code != ExitUsage || !strings.Contains(stderr, "prepared at SF 0.01") {
+				t.Fatalf("run --sf 0.1 on SF 0.01 data: exit %d %s", code, stderr)
+			}
+			for _, rule := range []string{"spec", "fixed"} {
+				code, out, stderr := cairn(t, "tpch", "run", "--db", url, "--validate", "--q11-fraction", rule)
+				if code != 0 || !strings.Contains(out, "all 22 answers match") || strings.Count(out, " ok ") != 22 {
+					t.Fatalf("validate (Q11 %s): exit %d\n%s\n%s", rule, code, out, stderr)
+				}
+			}
+			js := filepath.Join(t.TempDir(), "run.json")
+			code, out, stderr = cairn(t, "tpch", "run", "--db", url, "--seed", "5", "--json", js)
+			if code != 0 {
+				t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+			}
+			for _, s := range []string{"Power@0.01GB = ", "Throughput@0.01GB = ", "QphH@0.01GB = ", "not an audited TPC-H result", "update sets [1 2 3]"} {
+				if !strings.Contains(out, s) {
+					t.Errorf("run output lacks %q:\n%s", s, out)
+				}
+			}
+			var doc struct {
+				Result struct {
+					Power, Throughput, QphH *float64
+					GeomeanS                *float64 `json:"geomean_s"`
+				}
+				Transactions map[string]struct{ Count, Errors int64 }
+				Extra        struct {
+					TPCH struct {
+						Power      []struct{ Name string }
+						Throughput []struct{ Name string }
+					}
+				}
+			}
+			b, err := os.ReadFile(js)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			r := doc.Result
+			if r.Power == nil || r.Throughput == nil || r.QphH == nil || r.GeomeanS == nil || *r.QphH <= 0 {
+				t.Fatalf("result lacks figures: %s", b[:min(len(b), 400)])
+			}
+			// QphH is the geometric mean of the other two (clause 5.4.3).
+			if q := *r.QphH; q*q < 0.999**r.Power**r.Throughput || q*q > 1.001**r.Power**r.Throughput {
+				t.Errorf("QphH %g is not sqrt(%g × %g)", q, *r.Power, *r.Throughput)
+			}
+			if n := len(doc.Extra.TPCH.Power); n != 24 {
+				t.Errorf("power test timed %d intervals, want 24 (RF1, 22 queries, RF2)", n)
+			}
+			if n := len(doc.Extra.TPCH.Throughput); n != 2*22+2*2 {
+				t.Errorf("throughput test timed %d intervals, want 48 (2 streams × 22, 2 refresh pairs)", n)
+			}
+			if q := doc.Transactions["Q1"]; q.Count != 3 || q.Errors != 0 {
+				t.Errorf("Q1 ran %d times with %d errors, want 3 and 0", q.Count, q.Errors)
+			}
+			// The refresh sets changed the data: validation must now refuse.
+			if code, _, stderr := cairn(t, "tpch", "run", "--db", url, "--validate"); code != ExitUsage || !strings.Contains(stderr, "refresh sets") {
+				t.Errorf("validate after refresh: exit %d %s", code, stderr)
+			}
+		})
+	}
+}

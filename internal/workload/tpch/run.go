@@ -1,0 +1,368 @@
+package tpch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload/tpch/dbgen"
+	"github.com/cairn-bench/cairn/internal/workload/tpch/queries"
+)
+
+// Timing is one timed query or refresh function.
+type Timing struct {
+	Stream  int     `json:"stream"` // 0 = power test; 1..S throughput query streams; S+1 the refresh stream
+	Name    string  `json:"name"`   // "Q1".."Q22", "RF1", "RF2"
+	Set     int     `json:"set,omitempty"`
+	Seconds float64 `json:"seconds"`
+	Rows    int     `json:"rows"`
+	Error   string  `json:"error,omitempty"`
+	Params  string  `json:"params,omitempty"`
+}
+
+// RunOptions configure a power and/or throughput test.
+type RunOptions struct {
+	Power, Throughput bool
+	Streams           int
+	Refresh           bool // throughput test: run the refresh stream (S pairs of RF1, RF2)
+	Seed              uint64
+	Q11Scaled         bool
+	Event             func(Timing, bool) // called when a query starts (false) and ends (true)
+}
+
+// Outcome is what a run measured; the spec's metrics are computed only from complete tests.
+type Outcome struct {
+	SF                float64  `json:"sf"`
+	Power             []Timing `json:"power,omitempty"`
+	PowerSeconds      float64  `json:"power_seconds,omitempty"`
+	Throughput        []Timing `json:"throughput,omitempty"`
+	ThroughputSeconds float64  `json:"throughput_seconds,omitempty"` // Ts: first stream start to last stream end
+	Streams           int      `json:"streams,omitempty"`
+	RefreshStream     bool     `json:"refresh_stream"`
+	RefreshSets       []int    `json:"refresh_sets,omitempty"`
+	PowerAtSize       *float64 `json:"power_at_size,omitempty"`
+	ThroughputAtSize  *float64 `json:"throughput_at_size,omitempty"`
+	QphH              *float64 `json:"qphh_at_size,omitempty"`
+	GeomeanSeconds    *float64 `json:"geomean_s,omitempty"`
+	// Adjusted lists the power-test intervals raised to max/1000 (clause 5.4.1.4).
+	Adjusted    []string `json:"adjusted,omitempty"`
+	Interrupted bool     `json:"interrupted"`
+	Failed      int      `json:"failed"`
+}
+
+// MinStreams is the spec's minimum number of throughput streams for a scale factor (clause 5.3.4).
+func MinStreams(sf float64) int {
+	for _, s := range []struct {
+		sf float64
+		n  int
+	}{{100000, 11}, {30000, 10}, {10000, 9}, {3000, 8}, {1000, 7}, {300, 6}, {100, 5}, {30, 4}, {10, 3}} {
+		if sf >= s.sf {
+			return s.n
+		}
+	}
+	return 2
+}
+
+// Run runs the power test (RF1, the 22 queries in stream 0's order, RF2, on one connection) and/or
+// the throughput test (S query streams at once, each in its own order with its own parameters,
+// and with Refresh a refresh stream running S pairs of RF1 and RF2), then computes the metrics.
+// meta.RefreshSets is advanced as update sets are used; the caller saves it.
+func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outcome, error) {
+	out := &Outcome{SF: meta.SF, Streams: o.Streams, RefreshStream: o.Refresh}
+	var mu sync.Mutex
+	nextSet := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		meta.RefreshSets++
+		out.RefreshSets = append(out.RefreshSets, meta.RefreshSets)
+		return meta.RefreshSets
+	}
+	event := o.Event
+	if event == nil {
+		event = func(Timing, bool) {}
+	}
+	d := t.Dialect()
+	dbgen.Warm() // RF1 formats rows from the text pool; building it must not count as RF1's time
+	if o.Power {
+		c, err := t.Conn(ctx)
+		if err != nil {
+			return out, err
+		}
+		t0 := time.Now()
+		set := nextSet()
+		out.Power = append(out.Power, timed(0, "RF1", set, event, func() (int, error) { return rf1(ctx, c, meta.SF, set) }))
+		for _, q := range queries.StreamOrder(0) {
+			if ctx.Err() != nil {
+				break
+			}
+			p := queries.RandomParams(q, o.Seed, 0, meta.SF, o.Q11Scaled)
+			out.Power = append(out.Power, timedQuery(ctx, c, d, 0, q, p, event))
+		}
+		if ctx.Err() == nil {
+			out.Power = append(out.Power, timed(0, "RF2", set, event, func() (int, error) { return rf2(ctx, c, meta.SF, set) }))
+		}
+		out.PowerSeconds = time.Since(t0).Seconds()
+		c.Close()
+	}
+	if o.Throughput && ctx.Err() == nil {
+		t0 := time.Now()
+		var wg sync.WaitGroup
+		res := make([][]Timing, o.Streams+2)
+		errs := make([]error, o.Streams+2)
+		for s := 1; s <= o.Streams; s++ {
+			wg.Add(1)
+			go func(s int) {
+				defer wg.Done()
+				c, err := t.Conn(ctx)
+				if err != nil {
+					errs[s] = err
+					return
+				}
+				defer c.Close()
+				for _, q := range queries.StreamOrder(s) {
+					if ctx.Err() != nil {
+						return
+					}
+					p := queries.RandomParams(q, o.Seed, s, meta.SF, o.Q11Scaled)
+					res[s] = append(res[s], timedQuery(ctx, c, d, s, q, p, event))
+				}
+			}(s)
+		}
+		if o.Refresh {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rs := o.Streams + 1
+				c, err := t.Conn(ctx)
+				if err != nil {
+					errs[rs] = err
+					return
+				}
+				defer c.Close()
+				for i := 0; i < o.Streams && ctx.Err() == nil; i++ {
+					set := nextSet()
+					res[rs] = append(res[rs], timed(rs, "RF1", set, event, func() (int, error) { return rf1(ctx, c, meta.SF, set) }))
+					if ctx.Err() != nil {
+						break
+					}
+					res[rs] = append(res[rs], timed(rs, "RF2", set, event, func() (int, error) { return rf2(ctx, c, meta.SF, set) }))
+				}
+			}()
+		}
+		wg.Wait()
+		out.ThroughputSeconds = time.Since(t0).Seconds()
+		for _, r := range res {
+			out.Throughput = append(out.Throughput, r...)
+		}
+		if err := errors.Join(errs...); err != nil {
+			return out, err
+		}
+	}
+	out.Interrupted = ctx.Err() != nil
+	out.metrics(o)
+	return out, nil
+}
+
+func timed(stream int, name string, set int, event func(Timing, bool), f func() (int, error)) Timing {
+	tm := Timing{Stream: stream, Name: name, Set: set}
+	event(tm, false)
+	t0 := time.Now()
+	n, err := f()
+	tm.Seconds = time.Since(t0).Seconds()
+	tm.Rows = n
+	if err != nil {
+		tm.Error = err.Error()
+	}
+	event(tm, true)
+	return tm
+}
+
+func timedQuery(ctx context.Context, c target.Conn, dialect string, stream, q int, p queries.Params, event func(Timing, bool)) Timing {
+	tm := timed(stream, "Q"+strconv.Itoa(q), 0, func(tm Timing, end bool) {
+		tm.Params = p.String()
+		event(tm, end)
+	}, func() (int, error) {
+		rows, err := queries.Execute(ctx, c, dialect, q, p)
+		return len(rows), err
+	})
+	tm.Params = p.String()
+	return tm
+}
+
+// metrics computes the spec's figures from complete, error-free tests only (clause 5.4).
+func (out *Outcome) metrics(o RunOptions) {
+	for _, tm := range append(append([]Timing(nil), out.Power...), out.Throughput...) {
+		if tm.Error != "" {
+			out.Failed++
+		}
+	}
+	if out.Interrupted {
+		return
+	}
+	if o.Power && len(out.Power) == queries.Count+2 && failed(out.Power) == 0 {
+		// Clause 5.4.1.4: intervals shorter than the longest / 1000 count as the longest / 1000.
+		var longest float64
+		for _, tm := range out.Power {
+			longest = math.Max(longest, tm.Seconds)
+		}
+		floor := longest / 1000
+		var logSum, qLogSum float64
+		for _, tm := range out.Power {
+			s := tm.Seconds
+			if s < floor {
+				out.Adjusted = append(out.Adjusted, tm.Name)
+				s = floor
+			}
+			logSum += math.Log(s)
+			if strings.HasPrefix(tm.Name, "Q") {
+				qLogSum += math.Log(tm.Seconds)
+			}
+		}
+		power := 3600 * out.SF / math.Exp(logSum/float64(queries.Count+2))
+		geo := math.Exp(qLogSum / queries.Count)
+		out.PowerAtSize, out.GeomeanSeconds = &power, &geo
+	}
+	if o.Throughput && out.ThroughputSeconds > 0 && failed(out.Throughput) == 0 &&
+		countQueries(out.Throughput) == o.Streams*queries.Count {
+		tp := float64(o.Streams*queries.Count) * 3600 / out.ThroughputSeconds * out.SF
+		out.ThroughputAtSize = &tp
+	}
+	if out.PowerAtSize != nil && out.ThroughputAtSize != nil {
+		q := math.Sqrt(*out.PowerAtSize * *out.ThroughputAtSize)
+		out.QphH = &q
+	}
+}
+
+func failed(ts []Timing) int {
+	n := 0
+	for _, t := range ts {
+		if t.Error != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func countQueries(ts []Timing) int {
+	n := 0
+	for _, t := range ts {
+		if strings.HasPrefix(t.Name, "Q") {
+			n++
+		}
+	}
+	return n
+}
+
+// rf1 is the first refresh function: insert update set n's new orders and their lines (dbgen's
+// orders.tbl.uN and lineitem.tbl.uN), through the target's bulk path.
+func rf1(ctx context.Context, c target.Conn, sf float64, n int) (int, error) {
+	total := 0
+	for _, table := range []string{"orders", "lineitem"} {
+		b, _ := dbgen.AppendRefresh(nil, table, sf, n)
+		loaded, err := c.BulkLoad(ctx, table, queries.Columns(table), func(w target.RowWriter) error {
+			for line := range bytes.Lines(b) {
+				for f := range bytes.SplitSeq(line[:len(line)-2], []byte{'|'}) {
+					w.Str(f)
+				}
+				if err := w.EndRow(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return total, fmt.Errorf("RF1 (update set %d) into %s: %w", n, table, err)
+		}
+		total += int(loaded)
+	}
+	return total, nil
+}
+
+// rf2 is the second refresh function: delete update set n's old orders (dbgen's delete.N) and
+// their lines, in transactions of 500 orders.
+func rf2(ctx context.Context, c target.Conn, sf float64, n int) (int, error) {
+	keys := dbgen.DeleteKeys(sf, n)
+	total := 0
+	for len(keys) > 0 {
+		k := keys[:min(500, len(keys))]
+		keys = keys[len(k):]
+		var in strings.Builder
+		for i, v := range k {
+			if i > 0 {
+				in.WriteByte(',')
+			}
+			in.WriteString(strconv.FormatInt(v, 10))
+		}
+		if err := c.Begin(ctx, false); err != nil {
+			return total, err
+		}
+		if _, err := c.Exec(ctx, "DELETE FROM lineitem WHERE l_orderkey IN ("+in.String()+")"); err != nil {
+			c.Rollback(ctx)
+			return total, fmt.Errorf("RF2 (update set %d): %w", n, err)
+		}
+		m, err := c.Exec(ctx, "DELETE FROM orders WHERE o_orderkey IN ("+in.String()+")")
+		if err != nil {
+			c.Rollback(ctx)
+			return total, fmt.Errorf("RF2 (update set %d): %w", n, err)
+		}
+		if err := c.Commit(ctx); err != nil {
+			return total, err
+		}
+		total += int(m)
+	}
+	return total, nil
+}
+
+// Check is one validation query's outcome.
+type Check struct {
+	Query      int      `json:"query"`
+	Rows       int      `json:"rows"`
+	Seconds    float64  `json:"seconds"`
+	Mismatches []string `json:"mismatches,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// Validate runs the 22 queries with the validation parameters (clause 2.4.N.4) in order and
+// compares every answer with the reference within clause 2.1.3.5's tolerances.
+func Validate(ctx context.Context, t target.Target, sf float64, q11Scaled bool, event func(Check)) ([]Check, error) {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var out []Check
+	for q := 1; q <= queries.Count && ctx.Err() == nil; q++ {
+		ref, err := queries.Reference(q, sf, q11Scaled)
+		if err != nil {
+			return out, err
+		}
+		t0 := time.Now()
+		rows, err := queries.Execute(ctx, c, t.Dialect(), q, queries.ValidationParams(q, sf, q11Scaled))
+		ch := Check{Query: q, Rows: len(rows), Seconds: time.Since(t0).Seconds()}
+		if err != nil {
+			ch.Error = err.Error()
+		} else {
+			for _, m := range queries.Compare(q, ref, rows) {
+				ch.Mismatches = append(ch.Mismatches, m.String())
+			}
+		}
+		if event != nil {
+			event(ch)
+		}
+		out = append(out, ch)
+	}
+	return out, ctx.Err()
+}
+
+// HasReference reports whether reference answers exist for sf.
+func HasReference(sf float64) bool {
+	_, err := queries.Reference(1, sf, true)
+	return err == nil
+}
