@@ -165,7 +165,9 @@ func RandomParams(q int, seed uint64, stream int, sf float64, q11Scaled bool) Pa
 	if q < 1 || q > Count {
 		return p
 	}
-	r := rand.New(rand.NewPCG(seed+uint64(stream), 0x7470636851000000|uint64(q)))
+	// PCG states that differ in a few bits give correlated first draws, so the words are mixed.
+	k := splitmix64(seed + uint64(stream))
+	r := rand.New(rand.NewPCG(splitmix64(k^uint64(q)), splitmix64(k+0x7470636851000000+uint64(q))))
 	pick := func(list []string) string { return list[r.IntN(len(list))] }
 	between := func(lo, hi int) int { return lo + r.IntN(hi-lo+1) }
 	itoa := strconv.Itoa
@@ -240,6 +242,15 @@ func RandomParams(q int, seed uint64, stream int, sf float64, q11Scaled bool) Pa
 	}
 	p.Values = v
 	return p
+}
+
+// splitmix64 is the finalizer of SplitMix64: a bijection that spreads every input bit over the
+// output.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // permutation is the query order of each stream: row 0 is the power test's stream, rows 1..40

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -98,11 +99,17 @@ func load(dialect string) (*[Count + 1]query, error) {
 }
 
 func parseQueries(dialect string) (*[Count + 1]query, error) {
-	qs := new([Count + 1]query)
 	list, err := stmts(dialect, "queries.sql")
 	if err != nil {
 		return nil, err
 	}
+	return parseQueryList(dialect, list)
+}
+
+// parseQueryList sorts the statements of a queries.sql: qN is the answer of query N, qN_before and
+// qN_after run before and after it.
+func parseQueryList(dialect string, list []sqlfile.Stmt) (*[Count + 1]query, error) {
+	qs := new([Count + 1]query)
 	for name, sql := range sqlfile.Map(list) {
 		base, part, _ := strings.Cut(name, "_")
 		var n int
@@ -231,13 +238,7 @@ func Execute(ctx context.Context, c target.Conn, dialect string, q int, p Params
 	}
 	var rows [][]string
 	for i, s := range stmts {
-		if i < ai {
-			if _, err := c.Exec(ctx, s); err != nil {
-				return nil, fmt.Errorf("Q%d statement %d: %w", q, i+1, err)
-			}
-			continue
-		}
-		if i > ai {
+		if i != ai {
 			if _, err := c.Exec(ctx, s); err != nil {
 				return nil, fmt.Errorf("Q%d statement %d: %w", q, i+1, err)
 			}
@@ -245,9 +246,12 @@ func Execute(ctx context.Context, c target.Conn, dialect string, q int, p Params
 		}
 		rows, err = queryStrings(ctx, c, s, len(AnswerColumns(q)))
 		if err != nil {
+			// Clean up even when ctx was what ended the answer (a query timeout).
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			for _, t := range stmts[i+1:] {
-				c.Exec(ctx, t)
+				c.Exec(cctx, t)
 			}
+			cancel()
 			return nil, fmt.Errorf("Q%d: %w", q, err)
 		}
 	}
@@ -259,6 +263,5 @@ func queryStrings(ctx context.Context, c target.Conn, sql string, ncols int) ([]
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	return ScanStrings(r, ncols)
+	return ScanStrings(r, ncols) // closes r
 }
