@@ -41,6 +41,7 @@ type tpchGenFlags struct {
 	out, tables string
 	parts, part int
 	workers     int
+	updates     int
 }
 
 func newTPCHGen(stdout, stderr io.Writer) *cobra.Command {
@@ -60,6 +61,7 @@ func newTPCHGen(stdout, stderr io.Writer) *cobra.Command {
 	f.IntVar(&p.parts, "parts", 1, "split the data set into this many parts, like dbgen -C")
 	f.IntVar(&p.part, "part", 1, "which part to generate, 1..--parts, like dbgen -S; files are named TABLE.tbl.PART")
 	f.IntVar(&p.workers, "workers", runtime.NumCPU(), "goroutines formatting rows")
+	f.IntVar(&p.updates, "updates", 0, "also write dbgen's first N update sets, like dbgen -U N: orders.tbl.uN, lineitem.tbl.uN, delete.N")
 	return cmd
 }
 
@@ -78,6 +80,9 @@ func doTPCHGen(ctx context.Context, p *tpchGenFlags, stdout, stderr io.Writer) e
 	if p.workers < 1 {
 		return target.Usagef("--workers %d: need at least 1", p.workers)
 	}
+	if p.updates < 0 || p.updates > 999 {
+		return target.Usagef("--updates %d: give 0..999 update sets", p.updates)
+	}
 	partNote := ""
 	if p.parts > 1 {
 		partNote = fmt.Sprintf(", part %d of %d", p.part, p.parts)
@@ -87,11 +92,11 @@ func doTPCHGen(ctx context.Context, p *tpchGenFlags, stdout, stderr io.Writer) e
 	bar := newProgress(stderr, tpch.ExpectedRows(tables, sf)/int64(p.parts), "generating")
 	bar.start(&rows)
 	t0 := time.Now()
-	stats, err := tpch.GenFiles(ctx, p.out, tpch.GenOptions{SF: sf, Tables: tables, Part: p.part, Parts: p.parts, Workers: p.workers, Rows: &rows})
+	stats, err := tpch.GenFiles(ctx, p.out, tpch.GenOptions{SF: sf, Tables: tables, Part: p.part, Parts: p.parts, Workers: p.workers, Updates: p.updates, Rows: &rows})
 	bar.finish()
 	var totalRows, totalBytes int64
 	for _, s := range stats {
-		fmt.Fprintf(stdout, "  %-9s %12s rows %10s  %6.2f s  %s\n", s.Table, humanize.Comma(s.Rows), humanize.IBytes(uint64(s.Bytes)), s.Seconds, s.Path)
+		fmt.Fprintf(stdout, "  %-15s %12s rows %10s  %6.2f s  %s\n", s.Table, humanize.Comma(s.Rows), humanize.IBytes(uint64(s.Bytes)), s.Seconds, s.Path)
 		totalRows += s.Rows
 		totalBytes += s.Bytes
 	}

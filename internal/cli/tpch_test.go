@@ -68,6 +68,15 @@ func TestTPCHGenFiles(t *testing.T) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("nation.tbl differs from dbgen's (%v)", err)
 	}
+	// --updates writes dbgen's -U files; the generator's tests compare their content with dbgen's.
+	if code, _, stderr := cairn(t, "tpch", "gen", "--sf", "0.01", "--tables", "region", "--updates", "2", "-o", dir); code != 0 {
+		t.Fatalf("gen --updates: %s", stderr)
+	}
+	for _, n := range []string{"orders.tbl.u1", "lineitem.tbl.u2", "delete.2"} {
+		if st, err := os.Stat(filepath.Join(dir, n)); err != nil || st.Size() == 0 {
+			t.Errorf("gen --updates 2 did not write %s (%v)", n, err)
+		}
+	}
 	if _, err := os.Stat(filepath.Join(dir, "lineitem.tbl")); err == nil {
 		t.Fatal("--tables nation,supplier wrote lineitem.tbl")
 	}

@@ -206,7 +206,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 			if !ok {
 				continue
 			}
-			if err := execAll(ctx, c, forTable(q, n, o.TableSize)); err != nil {
+			if err := workload.ExecAll(ctx, c, forTable(q, n, o.TableSize)); err != nil {
 				return fmt.Errorf("%s sbtest%d: %w", strings.ReplaceAll(name, "_", " "), n, err)
 			}
 		}
@@ -223,18 +223,6 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	return m, nil
-}
-
-// execAll runs a statement and drains any result set it returns (ANALYZE TABLE and setval return rows).
-func execAll(ctx context.Context, c target.Conn, q string) error {
-	rows, err := c.Query(ctx, q)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-	}
-	rows.Close()
-	return rows.Err()
 }
 
 // load fills every table, chunk by chunk, on o.Loaders connections. Chunks are ordered so that

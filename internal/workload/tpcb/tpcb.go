@@ -245,7 +245,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	}
 	if q := admin["analyze"]; q != "" {
 		phase("analyze")
-		if err := execAll(ctx, c, q); err != nil {
+		if err := workload.ExecAll(ctx, c, q); err != nil {
 			return nil, fmt.Errorf("analyze: %w", err)
 		}
 	}
@@ -258,18 +258,6 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	return m, nil
-}
-
-// execAll runs a statement and drains any result set it returns (MySQL's ANALYZE TABLE returns rows).
-func execAll(ctx context.Context, c target.Conn, q string) error {
-	rows, err := c.Query(ctx, q)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-	}
-	rows.Close()
-	return rows.Err()
 }
 
 var (

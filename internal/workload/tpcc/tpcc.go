@@ -194,7 +194,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		m.Procedures = ok
 	}
 	phase("analyze")
-	if err := execAll(ctx, c, admin["analyze"]); err != nil {
+	if err := workload.ExecAll(ctx, c, admin["analyze"]); err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	m.LoadSeconds = time.Since(start).Seconds()
@@ -206,18 +206,6 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	return m, nil
-}
-
-// execAll runs a statement and drains any result set it returns (MySQL's ANALYZE TABLE returns rows).
-func execAll(ctx context.Context, c target.Conn, q string) error {
-	rows, err := c.Query(ctx, q)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-	}
-	rows.Close()
-	return rows.Err()
 }
 
 func partitions(o PrepareOptions) int { return min(o.Warehouses, 32) }

@@ -111,6 +111,7 @@ type GenOptions struct {
 	Tables      []string
 	Part, Parts int
 	Workers     int
+	Updates     int           // also write dbgen's update sets 1..Updates (-U): TABLE.tbl.uN, delete.N
 	Rows        *atomic.Int64 // rows written so far, for a progress display
 }
 
@@ -136,6 +137,29 @@ func GenFiles(ctx context.Context, dir string, o GenOptions) ([]FileStat, error)
 			return out, err
 		}
 		out = append(out, st)
+	}
+	for n := 1; n <= o.Updates; n++ {
+		for _, table := range []string{"orders", "lineitem", "delete"} {
+			t0 := time.Now()
+			var b []byte
+			var rows int64
+			name := fmt.Sprintf("%s.tbl.u%d", table, n)
+			if table == "delete" {
+				name = fmt.Sprintf("delete.%d", n)
+				for _, k := range dbgen.DeleteKeys(o.SF, n) {
+					b = strconv.AppendInt(b, k, 10)
+					b = append(b, '|', '\n')
+					rows++
+				}
+			} else {
+				b, rows = dbgen.AppendRefresh(nil, table, o.SF, n)
+			}
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				return out, fmt.Errorf("write %s: %w", path, err)
+			}
+			out = append(out, FileStat{Table: name, Path: path, Rows: rows, Bytes: int64(len(b)), Seconds: time.Since(t0).Seconds()})
+		}
 	}
 	return out, nil
 }

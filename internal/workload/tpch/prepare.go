@@ -348,7 +348,7 @@ func buildIndexes(ctx context.Context, t target.Target, c target.Conn, k int) er
 		return err
 	}
 	for _, s := range stats {
-		if err := execAll(ctx, c, s.SQL); err != nil {
+		if err := workload.ExecAll(ctx, c, s.SQL); err != nil {
 			return fmt.Errorf("statistics: %w", err)
 		}
 	}
@@ -363,18 +363,6 @@ func rank(name string) int {
 		return 1
 	}
 	return 2
-}
-
-// execAll runs a statement and drains any result set it returns (MySQL's ANALYZE TABLE returns rows).
-func execAll(ctx context.Context, c target.Conn, q string) error {
-	rows, err := c.Query(ctx, q)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-	}
-	rows.Close()
-	return rows.Err()
 }
 
 // Cleanup drops the eight tables, any view a query left behind, and the meta table.
