@@ -174,6 +174,9 @@ func doTPCHPrepare(ctx context.Context, p *tpchPrepareFlags, stdout, stderr io.W
 		}})
 	bar.finish()
 	if errors.Is(err, tpch.ErrAlreadyPrepared) {
+		if meta.SF != sf {
+			return target.Usagef("%s already holds tpch data of SF %g, not %g: run 'cairn tpch cleanup' first to prepare SF %g", t.Address(), meta.SF, sf, sf)
+		}
 		fmt.Fprintf(stdout, "%s already holds a complete tpch schema of SF %g (prepared %s); nothing to do\n",
 			t.Address(), meta.SF, meta.PreparedAt.Format(time.RFC3339))
 		return nil

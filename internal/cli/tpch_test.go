@@ -52,10 +52,10 @@ func TestTPCHBadInput(t *testing.T) {
 // TestTPCHGenFiles checks the command's files against the official dbgen's (the generator's own
 // tests cover every table; this covers naming, --tables and --parts).
 func TestTPCHGenFiles(t *testing.T) {
-	ref := "../../../shared/reference/tpch/official_sf0.01/"
+	ref := "../workload/tpch/testdata/official_sf0.01/"
 	f, err := os.Open(ref + "nation.tbl.gz")
 	if err != nil {
-		t.Skipf("no reference data: %v", err)
+		t.Fatalf("no reference data: %v", err)
 	}
 	z, _ := gzip.NewReader(f)
 	want, _ := io.ReadAll(z)
@@ -111,6 +111,9 @@ func TestTPCHOnEveryTarget(t *testing.T) {
 			}
 			if code, out, _ := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.01"); code != 0 || !strings.Contains(out, "nothing to do") {
 				t.Fatalf("second prepare: exit %d\n%s", code, out)
+			}
+			if code, _, stderr := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.1"); code != ExitUsage || !strings.Contains(stderr, "SF 0.01, not 0.1") {
+				t.Fatalf("prepare --sf 0.1 over SF 0.01 data: exit %d %s", code, stderr)
 			}
 			if code, _, stderr := cairn(t, "tpch", "run", "--db", url, "--sf", "0.1", "--power"); code != ExitUsage || !strings.Contains(stderr, "prepared at SF 0.01") {
 				t.Fatalf("run --sf 0.1 on SF 0.01 data: exit %d %s", code, stderr)

@@ -91,13 +91,15 @@ func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outco
 	d := t.Dialect()
 	dbgen.Warm() // RF1 formats rows from the text pool; building it must not count as RF1's time
 	if o.Power {
-		c, err := t.Conn(ctx)
+		c, err := newStreamConn(ctx, t)
 		if err != nil {
 			return out, err
 		}
 		t0 := time.Now()
 		set := nextSet()
-		out.Power = append(out.Power, timed(0, "RF1", set, event, func() (int, error) { return rf1(ctx, c, meta.SF, set) }))
+		out.Power = append(out.Power, timed(0, "RF1", set, event, func() (int, error) {
+			return c.do(ctx, func(c target.Conn) (int, error) { return rf1(ctx, c, meta.SF, set) })
+		}))
 		for _, q := range queries.StreamOrder(0) {
 			if ctx.Err() != nil {
 				break
@@ -106,7 +108,9 @@ func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outco
 			out.Power = append(out.Power, timedQuery(ctx, c, d, 0, q, p, event))
 		}
 		if ctx.Err() == nil {
-			out.Power = append(out.Power, timed(0, "RF2", set, event, func() (int, error) { return rf2(ctx, c, meta.SF, set) }))
+			out.Power = append(out.Power, timed(0, "RF2", set, event, func() (int, error) {
+				return c.do(ctx, func(c target.Conn) (int, error) { return rf2(ctx, c, meta.SF, set) })
+			}))
 		}
 		out.PowerSeconds = time.Since(t0).Seconds()
 		c.Close()
@@ -120,7 +124,7 @@ func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outco
 			wg.Add(1)
 			go func(s int) {
 				defer wg.Done()
-				c, err := t.Conn(ctx)
+				c, err := newStreamConn(ctx, t)
 				if err != nil {
 					errs[s] = err
 					return
@@ -140,7 +144,7 @@ func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outco
 			go func() {
 				defer wg.Done()
 				rs := o.Streams + 1
-				c, err := t.Conn(ctx)
+				c, err := newStreamConn(ctx, t)
 				if err != nil {
 					errs[rs] = err
 					return
@@ -148,11 +152,15 @@ func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outco
 				defer c.Close()
 				for i := 0; i < o.Streams && ctx.Err() == nil; i++ {
 					set := nextSet()
-					res[rs] = append(res[rs], timed(rs, "RF1", set, event, func() (int, error) { return rf1(ctx, c, meta.SF, set) }))
+					res[rs] = append(res[rs], timed(rs, "RF1", set, event, func() (int, error) {
+						return c.do(ctx, func(c target.Conn) (int, error) { return rf1(ctx, c, meta.SF, set) })
+					}))
 					if ctx.Err() != nil {
 						break
 					}
-					res[rs] = append(res[rs], timed(rs, "RF2", set, event, func() (int, error) { return rf2(ctx, c, meta.SF, set) }))
+					res[rs] = append(res[rs], timed(rs, "RF2", set, event, func() (int, error) {
+						return c.do(ctx, func(c target.Conn) (int, error) { return rf2(ctx, c, meta.SF, set) })
+					}))
 				}
 			}()
 		}
@@ -184,16 +192,66 @@ func timed(stream int, name string, set int, event func(Timing, bool), f func() 
 	return tm
 }
 
-func timedQuery(ctx context.Context, c target.Conn, dialect string, stream, q int, p queries.Params, event func(Timing, bool)) Timing {
+func timedQuery(ctx context.Context, c *streamConn, dialect string, stream, q int, p queries.Params, event func(Timing, bool)) Timing {
 	tm := timed(stream, "Q"+strconv.Itoa(q), 0, func(tm Timing, end bool) {
 		tm.Params = p.String()
 		event(tm, end)
 	}, func() (int, error) {
-		rows, err := queries.Execute(ctx, c, dialect, q, p)
-		return len(rows), err
+		return c.do(ctx, func(c target.Conn) (int, error) {
+			rows, err := queries.Execute(ctx, c, dialect, q, p)
+			return len(rows), err
+		})
 	})
 	tm.Params = p.String()
 	return tm
+}
+
+// streamConn is one stream's connection. A statement that fails because the connection is gone
+// (the server restarted) costs that query or refresh function, which is recorded as failed; the
+// stream reconnects, with backoff for up to a minute, before the next one.
+type streamConn struct {
+	t target.Target
+	c target.Conn
+}
+
+func newStreamConn(ctx context.Context, t target.Target) (*streamConn, error) {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &streamConn{t: t, c: c}, nil
+}
+
+func (s *streamConn) do(ctx context.Context, f func(target.Conn) (int, error)) (int, error) {
+	if s.c == nil {
+		deadline := time.Now().Add(time.Minute)
+		for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+			c, err := s.t.Conn(ctx)
+			if err == nil {
+				s.c = c
+				break
+			}
+			if ctx.Err() != nil || time.Now().After(deadline) {
+				return 0, fmt.Errorf("reconnect: %w", err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+		}
+	}
+	n, err := f(s.c)
+	if err != nil && s.t.Classify(err) == target.ErrConnection {
+		s.c.Close()
+		s.c = nil
+	}
+	return n, err
+}
+
+func (s *streamConn) Close() {
+	if s.c != nil {
+		s.c.Close()
+	}
 }
 
 // metrics computes the spec's figures from complete, error-free tests only (clause 5.4).

@@ -27,8 +27,8 @@ import (
 
 var dialects = []string{"postgres", "mysql", "sqlite"}
 
-// officialDir holds the SF 0.01 data written by the official dbgen 2.17.3 (outside the module).
-var officialDir = filepath.Join("..", "..", "..", "..", "..", "shared", "reference", "tpch", "official_sf0.01")
+// officialDir holds the SF 0.01 data written by the official dbgen 2.17.3 (see its README).
+var officialDir = filepath.Join("..", "testdata", "official_sf0.01")
 
 var leftover = regexp.MustCompile(`:[0-9]|:s\b`)
 
@@ -466,7 +466,7 @@ func TestQueriesAgainstReference(t *testing.T) {
 		t.Skip("integration test: loads SF 0.01 into each database")
 	}
 	if _, err := os.Stat(filepath.Join(officialDir, "lineitem.tbl.gz")); err != nil {
-		t.Skipf("official SF 0.01 data not found at %s: %v", officialDir, err)
+		t.Fatalf("official SF 0.01 data not found at %s: %v", officialDir, err)
 	}
 	for _, tg := range testutil.Targets() {
 		t.Run(tg.Name, func(t *testing.T) {
@@ -524,7 +524,7 @@ func TestViewStatements(t *testing.T) {
 		t.Skip("loads SF 0.01 into SQLite")
 	}
 	if _, err := os.Stat(filepath.Join(officialDir, "lineitem.tbl.gz")); err != nil {
-		t.Skipf("official SF 0.01 data not found at %s: %v", officialDir, err)
+		t.Fatalf("official SF 0.01 data not found at %s: %v", officialDir, err)
 	}
 	list, err := stmts("sqlite", "queries.sql")
 	if err != nil {
