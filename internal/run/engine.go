@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -135,6 +136,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	var wg sync.WaitGroup
 	errs := make([]error, cfg.VUs)
 	sem := make(chan struct{}, 16)
+	cctx := target.WithConcurrency(ctx, cfg.VUs)
 	for i := range vus {
 		wg.Add(1)
 		go func(i int) {
@@ -146,7 +148,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				errs[i] = err
 				return
 			}
-			c, err := e.Target.Conn(ctx)
+			c, err := e.Target.Conn(cctx)
 			if err != nil {
 				errs[i] = err
 				return
@@ -188,7 +190,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	// VUs get a context that is never cancelled: drivers such as pgx start a watcher goroutine for
 	// every statement whose context can be cancelled, a cost paid on each round trip. VUs stop at the
 	// stop flag between transactions instead; one still stuck after the grace period is abandoned.
-	vuCtx := context.Background()
+	vuCtx := target.WithConcurrency(context.Background(), cfg.VUs)
 	var vwg sync.WaitGroup
 	for _, v := range vus {
 		vwg.Add(1)
@@ -474,6 +476,7 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		nextArrival = time.Duration(v.rng.ExpFloat64() / perVU * float64(time.Second))
 	}
 	var s metrics.Sample
+	var lastYield time.Duration
 	for !e.stopped() {
 		if v.conn == nil && !e.reconnect(ctx, v) {
 			return
@@ -492,6 +495,14 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			}
 		}
 		start := time.Since(e.t0)
+		// A VU whose connection blocks in read(2) (target/blockconn) never passes through the
+		// scheduler, and the runtime takes a goroutine that has not been rescheduled for 10 ms for a
+		// CPU hog: it takes its P away during the next read and polls every 20 µs from then on.
+		// Yielding every few milliseconds avoids that, for one scheduler pass.
+		if start-lastYield > 8*time.Millisecond {
+			runtime.Gosched()
+			lastYield = start
+		}
 		if cfg.Rate == 0 {
 			intended = start
 		} else if cfg.LatencyLimit > 0 && start-intended > cfg.LatencyLimit {

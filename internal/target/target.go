@@ -285,3 +285,17 @@ func IsConnLoss(err error) bool {
 	}
 	return false
 }
+
+type concurrencyKey struct{}
+
+// WithConcurrency tells the targets that connections opened with ctx will be busy n at a time
+// (the run's virtual users). A target may choose its transport by it: see target/blockconn.
+func WithConcurrency(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, concurrencyKey{}, n)
+}
+
+// Concurrency is the hint set by WithConcurrency, or 0 when none was given.
+func Concurrency(ctx context.Context) int {
+	n, _ := ctx.Value(concurrencyKey{}).(int)
+	return n
+}

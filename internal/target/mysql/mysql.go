@@ -18,6 +18,7 @@ import (
 	my "github.com/go-sql-driver/mysql"
 
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/target/blockconn"
 	"github.com/cairn-bench/cairn/internal/target/sqlconn"
 )
 
@@ -68,6 +69,8 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 		}
 		cfg.Params[k] = v[0]
 	}
+	// Blocking sockets up to 8 busy connections per CPU: see blockconn.Dialer.
+	cfg.DialFunc = blockconn.Dialer(8)
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
 		return nil, target.Usagef("--db %q is not a valid MySQL URL: %v", target.Redact(u.Raw), err)
@@ -204,6 +207,7 @@ func (t *mysqlTarget) Conn(ctx context.Context) (target.Conn, error) {
 	if err != nil {
 		return nil, t.connErr(err)
 	}
+	c.Fast = true
 	c.BeginSQL = "START TRANSACTION"
 	c.BeginRO = "START TRANSACTION"
 	c.BulkLoader = loadData

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/target/blockconn"
 )
 
 func init() { target.Register("postgres", Open) }
@@ -52,6 +53,8 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	// Benchmark statements are prepared explicitly by name; pgx's automatic statement cache would
 	// otherwise prepare every ad-hoc statement (DDL, checks) too.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
+	// Blocking sockets up to 2 busy connections per CPU: see blockconn.Dialer.
+	cfg.DialFunc = blockconn.Dialer(2)
 	t := &pg{cfg: cfg, addr: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), db: cfg.Database, sslmode: "prefer"}
 	if raw != u.Raw {
 		t.sslmode = "disable"

@@ -7,6 +7,7 @@ package sqlconn
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 
 	"github.com/cairn-bench/cairn/internal/target"
@@ -19,6 +20,15 @@ type Conn struct {
 	BeginSQL   string // "BEGIN", "START TRANSACTION", "BEGIN IMMEDIATE"
 	BeginRO    string // for read-only transactions
 	BulkLoader func(ctx context.Context, c *Conn, table string, columns []string, fill func(target.RowWriter) error) (int64, error)
+	// Fast makes Prepare use the driver's own statements and the calls bypass database/sql's
+	// per-call bookkeeping (fast.go). Set it before preparing.
+	Fast bool
+
+	fast  map[string]*fastStmt
+	op    op
+	nv    []driver.NamedValue
+	dv    []driver.Value
+	rawFn func(any) error
 }
 
 // New pins one connection of db.
@@ -27,10 +37,26 @@ func New(ctx context.Context, db *sql.DB) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{C: c, stmts: map[string]*sql.Stmt{}, BeginSQL: "BEGIN", BeginRO: "BEGIN"}, nil
+	cn := &Conn{C: c, stmts: map[string]*sql.Stmt{}, fast: map[string]*fastStmt{}, BeginSQL: "BEGIN", BeginRO: "BEGIN"}
+	cn.rawFn = cn.raw
+	cn.op.rows = &bufRows{}
+	return cn, nil
 }
 
 func (c *Conn) Prepare(ctx context.Context, name, query string) error {
+	if c.Fast {
+		fs, err := c.prepareFastStmt(ctx, query)
+		if err == nil {
+			if old := c.fast[name]; old != nil {
+				_ = c.C.Raw(func(any) error { return old.st.Close() })
+			}
+			c.fast[name] = fs
+			return nil
+		}
+		if !errors.Is(err, errNoFast) {
+			return err
+		}
+	}
 	s, err := c.C.PrepareContext(ctx, query)
 	if err != nil {
 		return err
@@ -46,6 +72,16 @@ func (c *Conn) Prepare(ctx context.Context, name, query string) error {
 func (c *Conn) Stmt(name string) *sql.Stmt { return c.stmts[name] }
 
 func (c *Conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	if c.Fast {
+		if fs := c.fast[q]; fs != nil {
+			return c.fastExec(ctx, fs, "", args)
+		}
+		if len(args) == 0 && c.stmts[q] == nil {
+			if n, err := c.fastExec(ctx, nil, q, nil); !errors.Is(err, errNoFast) {
+				return n, err
+			}
+		}
+	}
 	var res sql.Result
 	var err error
 	if s := c.stmts[q]; s != nil {
@@ -71,6 +107,10 @@ func (r row) Scan(dest ...any) error {
 }
 
 func (c *Conn) QueryRow(ctx context.Context, q string, args ...any) target.Row {
+	if fs := c.fast[q]; fs != nil {
+		r, err := c.fastQuery(ctx, fs, args)
+		return scanRow{r, err}
+	}
 	if s := c.stmts[q]; s != nil {
 		return row{s.QueryRowContext(ctx, args...)}
 	}
@@ -82,6 +122,13 @@ type rows struct{ *sql.Rows }
 func (r rows) Close() { r.Rows.Close() }
 
 func (c *Conn) Query(ctx context.Context, q string, args ...any) (target.Rows, error) {
+	if fs := c.fast[q]; fs != nil {
+		r, err := c.fastQuery(ctx, fs, args)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 	var r *sql.Rows
 	var err error
 	if s := c.stmts[q]; s != nil {
@@ -100,17 +147,17 @@ func (c *Conn) Begin(ctx context.Context, readOnly bool) error {
 	if readOnly {
 		q = c.BeginRO
 	}
-	_, err := c.C.ExecContext(ctx, q)
+	_, err := c.Exec(ctx, q)
 	return err
 }
 
 func (c *Conn) Commit(ctx context.Context) error {
-	_, err := c.C.ExecContext(ctx, "COMMIT")
+	_, err := c.Exec(ctx, "COMMIT")
 	return err
 }
 
 func (c *Conn) Rollback(ctx context.Context) error {
-	_, err := c.C.ExecContext(ctx, "ROLLBACK")
+	_, err := c.Exec(ctx, "ROLLBACK")
 	return err
 }
 
@@ -122,6 +169,7 @@ func (c *Conn) Close() error {
 	for _, s := range c.stmts {
 		s.Close()
 	}
+	// The fast path's statements go with the connection, which is discarded below.
 	// Raw-close: a connection that died must not go back to the pool.
 	_ = c.C.Raw(func(any) error { return driverBad })
 	return c.C.Close()

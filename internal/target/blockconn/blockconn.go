@@ -1,0 +1,250 @@
+//go:build linux
+
+// Package blockconn is a net.Conn over a socket (TCP or Unix) in blocking mode, read and written
+// with plain system calls, the way libpq and libmysqlclient talk to a server.
+//
+// Why: a benchmark client sends a request and waits for the answer, one round trip at a time per
+// virtual user. Through Go's network poller each round trip costs a read that finds the socket
+// empty, a park of the goroutine, an epoll wake-up and often a futex wake-up of another thread
+// (measured in docs/benchmarks.md). A blocking read costs one system call, and the kernel wakes the
+// one thread waiting on the socket. The price is one OS thread per connection while it waits, which
+// is what the C tools pay too; GOMAXPROCS is raised so that a thread returning from a blocked read
+// finds a free P instead of queueing for one (see reserve), and the run engine yields every few
+// milliseconds so that the runtime does not take its VUs for CPU hogs (see run.Engine.loop).
+package blockconn
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+// MaxBlocking is how many connections at once get a blocking socket; more than that stay on the
+// network poller. A thread per connection is cheap at benchmark sizes, but each one also costs a P
+// (see reserve), and hundreds of Ps make every garbage collection start hundreds of workers.
+const MaxBlocking = 64
+
+var (
+	open   atomic.Int32 // blocking connections currently open
+	procMu sync.Mutex
+	// baseProcs is GOMAXPROCS as the runtime chose it (the CPUs this process may use).
+	baseProcs = runtime.GOMAXPROCS(0)
+)
+
+// Dialer returns a dial function that gives a connection a blocking socket when the connections
+// expected to be busy at once (target.Concurrency of the dial's context; unknown counts as few)
+// are at most perCPU per CPU, and leaves it on Go's network poller otherwise.
+//
+// Which is cheaper depends on the server. With one or two connections per CPU a blocking read wins
+// on every server: one system call and one thread wake-up per round trip. With many connections per
+// CPU the poller can win, because one thread then collects several answers per epoll wake-up and
+// runs their goroutines one after another without a thread switch. Measured on 2 CPUs
+// (docs/benchmarks.md): PostgreSQL point selects at 8 and 16 connections cost less CPU on the
+// poller; MariaDB, which often sends a result in two segments and so costs the poller two wake-ups
+// per round trip, is cheaper blocking up to 16.
+//
+// CAIRN_SOCKETS=blocking or CAIRN_SOCKETS=poller overrides the choice, to measure one against the
+// other.
+func Dialer(perCPU int) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		blocking := target.Concurrency(ctx) <= perCPU*baseProcs
+		switch os.Getenv("CAIRN_SOCKETS") {
+		case "blocking":
+			blocking = true
+		case "poller":
+			blocking = false
+		}
+		return dial(ctx, network, addr, blocking)
+	}
+}
+
+func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	sc, ok := c.(syscall.Conn)
+	if !ok || !blocking || open.Load() >= MaxBlocking {
+		return c, nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	fd := -1
+	var derr error
+	if err := rc.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) }); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if derr != nil {
+		c.Close()
+		return nil, os.NewSyscallError("dup", derr)
+	}
+	// Closing the original removes it from the poller; the duplicate keeps the socket open, with
+	// the options the dialer set (TCP_NODELAY, keep-alive).
+	local, remote := c.LocalAddr(), c.RemoteAddr()
+	c.Close()
+	syscall.CloseOnExec(fd)
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	conn := &Conn{fd: fd, local: local, remote: remote, network: network}
+	conn.refs.Store(1)
+	reserve(open.Add(1))
+	return conn, nil
+}
+
+// reserve keeps a P free for every blocking connection. A goroutine returning from a blocking read
+// needs a P to go on; if none is idle it queues and a thread is woken to run it later, which is the
+// very cost this package avoids. And while no P is idle, the runtime's monitor takes the P of every
+// thread blocked in a system call and hands it to another thread, polling every 20 µs to do so.
+// Spare Ps cost nothing while nobody runs on them; GOMAXPROCS only grows, since lowering it stops
+// the world and the connections of a run come and go together.
+func reserve(n int32) {
+	want := baseProcs + int(n) + 1
+	procMu.Lock()
+	defer procMu.Unlock()
+	if runtime.GOMAXPROCS(0) < want {
+		runtime.GOMAXPROCS(want)
+	}
+}
+
+// Conn is a blocking socket connection. Close may be called from another goroutine while a read is
+// blocked: it shuts the socket down, which wakes the reader, and the descriptor is closed by
+// whichever of them finishes last, so a blocked call never reads a reused descriptor number.
+type Conn struct {
+	fd            int
+	local, remote net.Addr
+	network       string
+	refs          atomic.Int32 // 1 for the open connection + 1 per call in progress
+	closed        atomic.Bool
+	fdClosed      atomic.Bool
+	mu            sync.Mutex // guards timer
+	timer         *time.Timer
+}
+
+var errClosed = net.ErrClosed
+
+func (c *Conn) acquire() bool {
+	c.refs.Add(1)
+	if c.closed.Load() {
+		c.release()
+		return false
+	}
+	return true
+}
+
+func (c *Conn) release() {
+	if c.refs.Add(-1) == 0 && c.fdClosed.CompareAndSwap(false, true) {
+		syscall.Close(c.fd)
+		open.Add(-1)
+	}
+}
+
+func (c *Conn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if !c.acquire() {
+		return 0, errClosed
+	}
+	defer c.release()
+	for {
+		n, err := syscall.Read(c.fd, p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return 0, c.opErr("read", err)
+		case n == 0:
+			if c.closed.Load() {
+				return 0, errClosed
+			}
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (c *Conn) Write(p []byte) (int, error) {
+	if !c.acquire() {
+		return 0, errClosed
+	}
+	defer c.release()
+	done := 0
+	for done < len(p) {
+		n, err := syscall.Write(c.fd, p[done:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return done, c.opErr("write", err)
+		}
+		done += n
+	}
+	return done, nil
+}
+
+func (c *Conn) opErr(op string, err error) error {
+	if c.closed.Load() {
+		return errClosed
+	}
+	return &net.OpError{Op: op, Net: c.network, Source: c.local, Addr: c.remote, Err: os.NewSyscallError(op, err)}
+}
+
+// Close shuts the socket down (waking any blocked reader) and releases the descriptor.
+func (c *Conn) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return errClosed
+	}
+	syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+	c.release()
+	return nil
+}
+
+func (c *Conn) LocalAddr() net.Addr  { return c.local }
+func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+
+// Deadlines can only be enforced on a blocking socket by shutting the connection down: drivers
+// set one to abandon a cancelled query, and discard the connection afterwards. A deadline in the
+// past shuts it down at once, one in the future arms a timer, the zero time disarms it.
+func (c *Conn) SetDeadline(t time.Time) error      { return c.deadline(t) }
+func (c *Conn) SetReadDeadline(t time.Time) error  { return c.deadline(t) }
+func (c *Conn) SetWriteDeadline(t time.Time) error { return c.deadline(t) }
+
+func (c *Conn) deadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
+	if t.IsZero() {
+		return nil
+	}
+	if d := time.Until(t); d > 0 {
+		c.timer = time.AfterFunc(d, c.shutdown)
+		return nil
+	}
+	c.shutdown()
+	return nil
+}
+
+func (c *Conn) shutdown() {
+	if c.acquire() {
+		syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+		c.release()
+	}
+}

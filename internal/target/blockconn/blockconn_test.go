@@ -1,0 +1,175 @@
+//go:build linux
+
+package blockconn
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+// echoServer accepts connections and echoes what it reads until the client closes.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); _, _ = io.Copy(c, c) }()
+		}
+	}()
+	return l.Addr().String()
+}
+
+func TestRoundTripAndClose(t *testing.T) {
+	addr := echoServer(t)
+	c, err := Dialer(1)(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.(*Conn); !ok {
+		t.Fatalf("with no concurrency hint the connection should be blocking, got %T", c)
+	}
+	if runtime.GOMAXPROCS(0) < baseProcs+2 {
+		t.Errorf("GOMAXPROCS %d: a blocking connection should reserve a P (base %d)", runtime.GOMAXPROCS(0), baseProcs)
+	}
+	msg := []byte("select 1")
+	for i := 0; i < 100; i++ {
+		if _, err := c.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, len(msg))
+		if _, err := io.ReadFull(c, buf); err != nil {
+			t.Fatal(err)
+		}
+		if string(buf) != string(msg) {
+			t.Fatalf("echo %q, want %q", buf, msg)
+		}
+	}
+	// A read blocked in the kernel must return when another goroutine closes the connection.
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 16))
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	before := open.Load()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Errorf("blocked read after Close: %v, want net.ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not wake the blocked read")
+	}
+	if open.Load() != before-1 {
+		t.Errorf("open connections %d after close, want %d", open.Load(), before-1)
+	}
+	if _, err := c.Write(msg); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("write after Close: %v, want net.ErrClosed", err)
+	}
+	if err := c.Close(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("second Close: %v, want net.ErrClosed", err)
+	}
+}
+
+// Drivers abandon a cancelled query by setting a deadline: in the past it must interrupt a blocked
+// read at once, in the future when it comes, and the zero time must disarm it.
+func TestDeadlines(t *testing.T) {
+	addr := echoServer(t)
+	dial := Dialer(1)
+	c, err := dial(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(time.Hour))
+	c.SetReadDeadline(time.Time{})
+	if _, err := c.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, 1)); err != nil {
+		t.Fatalf("a disarmed deadline broke the connection: %v", err)
+	}
+	start := time.Now()
+	c.SetDeadline(time.Now().Add(100 * time.Millisecond))
+	_, err = c.Read(make([]byte, 1))
+	if err == nil {
+		t.Fatal("read past the deadline returned data")
+	}
+	if el := time.Since(start); el < 80*time.Millisecond || el > 3*time.Second {
+		t.Errorf("deadline of 100ms interrupted the read after %v", el)
+	}
+
+	c2, err := dial(context.Background(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	c2.SetDeadline(time.Now().Add(-time.Second))
+	if _, err := c2.Read(make([]byte, 1)); err == nil {
+		t.Fatal("read after a past deadline returned data")
+	}
+}
+
+func TestConcurrencyChoosesTransport(t *testing.T) {
+	addr := echoServer(t)
+	dial := Dialer(2)
+	few := target.WithConcurrency(context.Background(), 2*baseProcs)
+	many := target.WithConcurrency(context.Background(), 2*baseProcs+1)
+	c, err := dial(few, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(*Conn); !ok {
+		t.Errorf("%d busy connections at 2 per CPU: got %T, want a blocking *Conn", 2*baseProcs, c)
+	}
+	c2, err := dial(many, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if _, ok := c2.(*net.TCPConn); !ok {
+		t.Errorf("%d busy connections at 2 per CPU: got %T, want the poller's *net.TCPConn", 2*baseProcs+1, c2)
+	}
+	t.Setenv("CAIRN_SOCKETS", "poller")
+	c3, err := dial(few, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c3.Close()
+	if _, ok := c3.(*net.TCPConn); !ok {
+		t.Errorf("CAIRN_SOCKETS=poller: got %T", c3)
+	}
+}
+
+func TestDialError(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	_, err = Dialer(1)(context.Background(), "tcp", addr)
+	var oe *net.OpError
+	if !errors.As(err, &oe) {
+		t.Fatalf("dial to a closed port: %v, want the dialer's *net.OpError (the targets name host:port from it)", err)
+	}
+}
