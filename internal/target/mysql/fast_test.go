@@ -153,3 +153,44 @@ func TestFastPathMatchesDatabaseSQL(t *testing.T) {
 		t.Fatalf("after an error: %v", err)
 	}
 }
+
+// LOAD DATA is told CHARACTER SET binary, so UTF-8 text must arrive in a utf8mb4 table unchanged
+// (latin1 would have turned each multi-byte character into two or three).
+func TestBulkLoadKeepsUTF8(t *testing.T) {
+	url := testutil.MySQL(t)
+	ctx := context.Background()
+	tg, err := target.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	c, err := tg.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Exec(ctx, "DROP TABLE IF EXISTS cairn_utf8_test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "CREATE TABLE cairn_utf8_test (id INT PRIMARY KEY, s VARCHAR(40)) DEFAULT CHARSET utf8mb4"); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Exec(ctx, "DROP TABLE cairn_utf8_test")
+	want := "Zürich – 東京 ✓"
+	n, err := c.BulkLoad(ctx, "cairn_utf8_test", []string{"id", "s"}, func(w target.RowWriter) error {
+		w.Int(1)
+		w.Text(want)
+		return w.EndRow()
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("BulkLoad: %d rows, %v", n, err)
+	}
+	var got string
+	var chars int64
+	if err := c.QueryRow(ctx, "SELECT s, CHAR_LENGTH(s) FROM cairn_utf8_test WHERE id = 1").Scan(&got, &chars); err != nil {
+		t.Fatal(err)
+	}
+	if got != want || chars != int64(len([]rune(want))) {
+		t.Fatalf("loaded %q (%d characters), want %q (%d)", got, chars, want, len([]rune(want)))
+	}
+}

@@ -222,7 +222,7 @@ func (c *conn) LoadDelimited(ctx context.Context, table string, columns []string
 	name := fmt.Sprintf("cairn-%d", readerSeq.Add(1))
 	my.RegisterReaderHandler(name, func() io.Reader { return r })
 	defer my.DeregisterReaderHandler(name)
-	q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET latin1 FIELDS TERMINATED BY '%c' ESCAPED BY '' LINES TERMINATED BY '\\n' (%s)",
+	q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET binary FIELDS TERMINATED BY '%c' ESCAPED BY '' LINES TERMINATED BY '\\n' (%s)",
 		name, table, delim, strings.Join(columns, ", "))
 	res, err := c.C.ExecContext(ctx, q)
 	if err != nil {
@@ -235,6 +235,10 @@ func (c *conn) LoadDelimited(ctx context.Context, table string, columns []string
 var readerSeq atomic.Int64
 
 // loadData streams rows through LOAD DATA LOCAL INFILE from an in-memory pipe.
+//
+// Both loaders say CHARACTER SET binary: the rows are UTF-8 (ASCII in every workload) and go into
+// the columns as they are. Naming latin1, as before, made the server convert every string into the
+// tables' utf8mb4, about 7% of its CPU in a TPC-C load.
 func loadData(ctx context.Context, c *sqlconn.Conn, table string, columns []string, fill func(target.RowWriter) error) (int64, error) {
 	pr, pw := io.Pipe()
 	name := fmt.Sprintf("cairn-%d", readerSeq.Add(1))
@@ -243,7 +247,7 @@ func loadData(ctx context.Context, c *sqlconn.Conn, table string, columns []stri
 	done := make(chan error, 1)
 	var n int64
 	go func() {
-		q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET latin1 (%s)", name, table, strings.Join(columns, ", "))
+		q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET binary (%s)", name, table, strings.Join(columns, ", "))
 		res, err := c.C.ExecContext(ctx, q)
 		if err == nil {
 			n, _ = res.RowsAffected()

@@ -1,0 +1,66 @@
+#!/bin/tclsh
+# cairn bench/tpcc.sh: HammerDB (v4.12 CLI) TPROC-C on PostgreSQL 15 (127.0.0.1:5432)
+# Run by bench/tpcc.sh: cd $PEERS/hammerdb && TMP=$PEERS/hammerdb/tmp TCLLIBPATH=$PEERS/hammerdb/lib tclsh8.6 hammerdbcli auto THIS.tcl
+# Environment: HDB_WAREHOUSES, HDB_VU, HDB_RAMPUP, HDB_DURATION (minutes, multiples of 0.1)
+proc envor {n d} { if {[info exists ::env($n)] && $::env($n) ne ""} { return $::env($n) } { return $d } }
+set rampup   [envor HDB_RAMPUP 0]
+set duration [envor HDB_DURATION 1]
+set warehouses [envor HDB_WAREHOUSES 4]
+set vus [envor HDB_VU 4]
+
+dbset db pg
+dbset bm TPC-C
+diset connection pg_host 127.0.0.1
+diset connection pg_port 5432
+diset connection pg_sslmode disable
+diset tpcc pg_superuser peer_hammer
+diset tpcc pg_superuserpass peer_hammer
+diset tpcc pg_defaultdbase postgres
+diset tpcc pg_user peer_tpcc
+diset tpcc pg_pass peer_tpcc
+diset tpcc pg_dbase peer_hammerdb
+diset tpcc pg_tspace pg_default
+diset tpcc pg_count_ware $warehouses
+diset tpcc pg_num_vu $warehouses
+diset tpcc pg_storedprocs true
+diset tpcc pg_partition false
+diset tpcc pg_oracompat false
+diset tpcc pg_cituscompat false
+
+puts "HDB: SCHEMA BUILD STARTED"
+set t0 [clock milliseconds]
+buildschema
+puts "HDB: SCHEMA BUILD COMPLETED in [format %.1f [expr {([clock milliseconds]-$t0)/1000.0}]] s"
+vudestroy
+
+diset tpcc pg_driver timed
+diset tpcc pg_total_iterations 10000000
+diset tpcc pg_rampup $rampup
+diset tpcc pg_duration $duration
+diset tpcc pg_allwarehouse false
+diset tpcc pg_timeprofile false
+diset tpcc pg_vacuum false
+diset tpcc pg_keyandthink false
+diset tpcc pg_raiseerror false
+loadscript
+vuset vu $vus
+vuset logtotemp 0
+vuset showoutput 1
+vucreate
+puts "HDB: TEST STARTED (rampup $rampup min, duration $duration min, $vus VU)"
+set t1 [clock milliseconds]
+# v4.12 CLI keepalive only waits when rampup/duration are 0 or whole minutes >= 1;
+# for fractional minutes (multiples of 0.1) vurun returns at once, so wait for the VUs here.
+# (AVUC still says "complete" from the build job, so reset it before the run.)
+set ::AVUC idle
+set jobid [ vurun ]
+while {![vucomplete]} { after 1000 {set ::hdb_tick 1}; vwait ::hdb_tick }
+puts "HDB: TEST COMPLETE in [format %.1f [expr {([clock milliseconds]-$t1)/1000.0}]] s ($jobid)"
+vudestroy
+
+if {1} {
+  puts "HDB: DELETING SCHEMA"
+  deleteschema
+}
+puts "HDB: DONE"
+exit
