@@ -14,6 +14,22 @@ import (
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
+// open connects to the test server; both are closed when the test ends.
+func open(t *testing.T) (target.Target, target.Conn) {
+	t.Helper()
+	tg, err := target.Open(context.Background(), testutil.MySQL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	c, err := tg.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return tg, c
+}
+
 // scanAll reads every row of a named statement into fresh destinations of the given kinds.
 func scanAll(t *testing.T, c target.Conn, name string, args ...any) [][]any {
 	t.Helper()
@@ -45,18 +61,8 @@ func scanAll(t *testing.T, c target.Conn, name string, args ...any) [][]any {
 // The fast path (driver statements inside sql.Conn.Raw, rows buffered) must read exactly what
 // database/sql reads: the test runs the same statements both ways on a real server and compares.
 func TestFastPathMatchesDatabaseSQL(t *testing.T) {
-	url := testutil.MySQL(t)
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	setup, err := tg.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer setup.Close()
+	tg, setup := open(t)
 	for _, q := range []string{
 		"DROP TABLE IF EXISTS cairn_fast_test",
 		`CREATE TABLE cairn_fast_test (id INT PRIMARY KEY, s VARCHAR(200), b CHAR(60), f DOUBLE,
@@ -157,18 +163,8 @@ func TestFastPathMatchesDatabaseSQL(t *testing.T) {
 // LOAD DATA is told CHARACTER SET binary, so UTF-8 text must arrive in a utf8mb4 table unchanged
 // (latin1 would have turned each multi-byte character into two or three).
 func TestBulkLoadKeepsUTF8(t *testing.T) {
-	url := testutil.MySQL(t)
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	c, err := tg.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := open(t)
 	if _, err := c.Exec(ctx, "DROP TABLE IF EXISTS cairn_utf8_test"); err != nil {
 		t.Fatal(err)
 	}
