@@ -84,6 +84,13 @@ type Conn interface {
 	Close() error
 }
 
+// ImplicitTx is implemented by connections that can start a transaction without a round trip of
+// its own (MySQL/MariaDB with autocommit off, as JDBC drivers run): after SetImplicitTx(true), Begin
+// sends nothing and the transaction starts with its first statement; statements outside
+// Begin…Commit still commit by themselves. Workloads whose statement counts must match a peer's
+// (oltp against sysbench, which sends BEGIN) leave it off.
+type ImplicitTx interface{ SetImplicitTx(on bool) }
+
 // DelimitedLoader is implemented by connections that can take delimiter-separated text as it is
 // (PostgreSQL's COPY FROM STDIN, MySQL's LOAD DATA LOCAL INFILE) instead of re-encoding every value:
 // TPC-H's loader hands dbgen's formatted rows straight to the server. Values must need no escaping

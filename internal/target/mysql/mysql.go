@@ -217,6 +217,9 @@ func (t *mysqlTarget) Conn(ctx context.Context) (target.Conn, error) {
 // conn adds LOAD DATA of delimited text to the shared database/sql connection.
 type conn struct{ *sqlconn.Conn }
 
+// SetImplicitTx implements target.ImplicitTx (autocommit off instead of START TRANSACTION).
+func (c *conn) SetImplicitTx(on bool) { c.Conn.ImplicitTx = on }
+
 // LoadDelimited streams r through LOAD DATA LOCAL INFILE with FIELDS TERMINATED BY delim.
 func (c *conn) LoadDelimited(ctx context.Context, table string, columns []string, delim byte, r io.Reader) (int64, error) {
 	name := fmt.Sprintf("cairn-%d", readerSeq.Add(1))

@@ -24,6 +24,14 @@ type Conn struct {
 	// per-call bookkeeping (fast.go). Set it before preparing.
 	Fast bool
 
+	// ImplicitTx makes Begin free of a round trip, as JDBC's setAutoCommit(false) does: the first
+	// Begin turns autocommit off for the session (acOff), and from then on each transaction starts
+	// with its first statement and ends with COMMIT or ROLLBACK. inTx is between Begin and
+	// Commit/Rollback; a statement outside one turns autocommit back on first, so it still commits
+	// by itself. Only for MySQL/MariaDB, where a statement starts a transaction when autocommit is off.
+	ImplicitTx  bool
+	acOff, inTx bool
+
 	fast  map[string]*fastStmt
 	op    op
 	nv    []driver.NamedValue
@@ -71,7 +79,20 @@ func (c *Conn) Prepare(ctx context.Context, name, query string) error {
 // Stmt returns a prepared statement by name, or nil.
 func (c *Conn) Stmt(name string) *sql.Stmt { return c.stmts[name] }
 
+// autocommit turns autocommit back on before a statement outside Begin…Commit, so such a
+// statement still commits by itself.
+func (c *Conn) autocommit(ctx context.Context) error {
+	c.acOff = false
+	_, err := c.Exec(ctx, "SET autocommit = 1")
+	return err
+}
+
 func (c *Conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	if c.acOff && !c.inTx {
+		if err := c.autocommit(ctx); err != nil {
+			return 0, err
+		}
+	}
 	if c.Fast {
 		if fs := c.fast[q]; fs != nil {
 			return c.fastExec(ctx, fs, "", args)
@@ -107,6 +128,11 @@ func (r row) Scan(dest ...any) error {
 }
 
 func (c *Conn) QueryRow(ctx context.Context, q string, args ...any) target.Row {
+	if c.acOff && !c.inTx {
+		if err := c.autocommit(ctx); err != nil {
+			return scanRow{nil, err}
+		}
+	}
 	if fs := c.fast[q]; fs != nil {
 		r, err := c.fastQuery(ctx, fs, args)
 		return scanRow{r, err}
@@ -122,6 +148,11 @@ type rows struct{ *sql.Rows }
 func (r rows) Close() { r.Rows.Close() }
 
 func (c *Conn) Query(ctx context.Context, q string, args ...any) (target.Rows, error) {
+	if c.acOff && !c.inTx {
+		if err := c.autocommit(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if fs := c.fast[q]; fs != nil {
 		r, err := c.fastQuery(ctx, fs, args)
 		if err != nil {
@@ -147,17 +178,30 @@ func (c *Conn) Begin(ctx context.Context, readOnly bool) error {
 	if readOnly {
 		q = c.BeginRO
 	}
+	if c.ImplicitTx && q == c.BeginSQL {
+		if !c.acOff {
+			if _, err := c.Exec(ctx, "SET autocommit = 0"); err != nil {
+				return err
+			}
+			c.acOff = true
+		}
+		c.inTx = true
+		return nil
+	}
+	c.inTx = true
 	_, err := c.Exec(ctx, q)
 	return err
 }
 
 func (c *Conn) Commit(ctx context.Context) error {
 	_, err := c.Exec(ctx, "COMMIT")
+	c.inTx = false
 	return err
 }
 
 func (c *Conn) Rollback(ctx context.Context) error {
 	_, err := c.Exec(ctx, "ROLLBACK")
+	c.inTx = false
 	return err
 }
 
@@ -171,8 +215,9 @@ func (c *Conn) Close() error {
 	}
 	// The fast path's statements go with the connection, which is discarded below.
 	// Raw-close: a connection that died must not go back to the pool.
-	_ = c.C.Raw(func(any) error { return driverBad })
-	return c.C.Close()
+	_ = c.C.Raw(func(any) error { return driver.ErrBadConn })
+	if err := c.C.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {
+		return err
+	}
+	return nil
 }
-
-var driverBad = errors.New("discard")

@@ -146,4 +146,14 @@ func TestExpandRows(t *testing.T) {
 	if got != "SELECT 1 WHERE a IN (?, ?)" {
 		t.Fatalf("mysql: got %s", got)
 	}
+	// Several sections, {{each}} joined by spaces, and a ? between sections numbered in text order.
+	q = "UPDATE t SET a = CASE k {{each WHEN ? THEN ?}} END, b = b + ? WHERE k IN ({{row ?}}) AND z = $1"
+	got, _ = ExpandRows("postgres", q, 2)
+	want = "UPDATE t SET a = CASE k WHEN $2 THEN $3 WHEN $4 THEN $5 END, b = b + $6 WHERE k IN ($7, $8) AND z = $1"
+	if got != want {
+		t.Fatalf("postgres, sections:\n got %s\nwant %s", got, want)
+	}
+	if _, err := ExpandRows("mysql", "SELECT {{row ?", 2); err == nil {
+		t.Fatal("an unterminated template expanded without error")
+	}
 }

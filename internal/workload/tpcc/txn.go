@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -136,15 +135,19 @@ func NewVU(id int, dialect string, opt RunOptions) (*VU, error) {
 	return v, nil
 }
 
-// Bind prepares every fixed statement on c; statements with a {{row}} template are prepared on first use.
+// Bind prepares every fixed statement on c; statements with a {{row}} or {{each}}
+// template are prepared on first use.
 func (v *VU) Bind(ctx context.Context, c target.Conn) error {
 	v.c = c
 	v.prepared = map[string]bool{}
 	if v.opt.Mode == ModeProcs {
 		return v.bindProcs(ctx)
 	}
+	if it, ok := c.(target.ImplicitTx); ok {
+		it.SetImplicitTx(true) // no BEGIN round trip, as BenchBase's JDBC drivers do
+	}
 	for name, q := range v.q {
-		if strings.Contains(q, "{{row") {
+		if strings.Contains(q, "{{") {
 			continue
 		}
 		if err := c.Prepare(ctx, name, q); err != nil {
@@ -172,29 +175,24 @@ func (v *VU) stmt(ctx context.Context, name string, n int) (string, error) {
 	return key, nil
 }
 
-// ExpandRows repeats the "{{row …}}" part of q n times, numbering its ? as $k on PostgreSQL.
+// ExpandRows repeats each "{{row …}}" part of q n times joined by commas, and each "{{each …}}"
+// part n times joined by spaces (for CASE … WHEN arms). On PostgreSQL every ? becomes $k, numbered
+// on from the statement's highest $n, in textual order: the arguments follow the text.
 func ExpandRows(dialect, q string, n int) (string, error) {
-	i := strings.Index(q, "{{row ")
-	j := strings.Index(q, "}}")
-	if i < 0 || j < i {
+	if !strings.Contains(q, "{{") {
 		return q, nil
 	}
-	pat := q[i+6 : j]
 	next := 1
 	if dialect == "postgres" {
 		for k := 1; k < 100; k++ {
-			if strings.Contains(q[:i], "$"+strconv.Itoa(k)) {
+			if strings.Contains(q, "$"+strconv.Itoa(k)) {
 				next = k + 1
 			}
 		}
 	}
 	var b strings.Builder
-	b.WriteString(q[:i])
-	for r := 0; r < n; r++ {
-		if r > 0 {
-			b.WriteString(", ")
-		}
-		for _, ch := range pat {
+	emit := func(s string) {
+		for _, ch := range s {
 			if ch == '?' && dialect == "postgres" {
 				b.WriteString("$" + strconv.Itoa(next))
 				next++
@@ -203,8 +201,34 @@ func ExpandRows(dialect, q string, n int) (string, error) {
 			b.WriteRune(ch)
 		}
 	}
-	b.WriteString(q[j+2:])
-	return b.String(), nil
+	for {
+		i := strings.Index(q, "{{")
+		if i < 0 {
+			emit(q)
+			return b.String(), nil
+		}
+		emit(q[:i])
+		j := strings.Index(q[i:], "}}")
+		if j < 0 {
+			return "", fmt.Errorf("unterminated {{ in %q", q)
+		}
+		body, sep := q[i+2:i+j], ", "
+		switch {
+		case strings.HasPrefix(body, "row "):
+			body = body[4:]
+		case strings.HasPrefix(body, "each "):
+			body, sep = body[5:], " "
+		default:
+			return "", fmt.Errorf("unknown template %q", body)
+		}
+		for r := 0; r < n; r++ {
+			if r > 0 {
+				b.WriteString(sep)
+			}
+			emit(body)
+		}
+		q = q[i+j+2:]
+	}
 }
 
 func (v *VU) has(name string) bool {
@@ -439,31 +463,36 @@ func (v *VU) newOrder(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	// Stock: one UPDATE for all lines. The rows are locked already, so the new quantities are
+	// computed here (clause 2.4.2.2) and the statement only writes them; items are distinct within
+	// an order, so s_i_id names the line.
 	var total int64
-	order := make([]int, n)
-	for k := range order {
-		order[k] = k
+	name, err = v.stmt(ctx, "no_stock_upd", n)
+	if err != nil {
+		return err
 	}
-	// Update stock in key order too, so two New-Orders lock in the same order.
-	slices.SortFunc(order, func(a, b int) int {
-		la, lb := v.lines[a], v.lines[b]
-		if la.supply != lb.supply {
-			return la.supply - lb.supply
-		}
-		return la.item - lb.item
-	})
-	for _, k := range order {
-		l := &v.lines[k]
+	args = args[:0]
+	for _, l := range v.lines {
 		q := l.sqty
 		if q >= int64(l.qty)+10 {
 			q -= int64(l.qty)
 		} else {
 			q = q - int64(l.qty) + 91
 		}
-		if _, err := v.c.Exec(ctx, "no_stock_upd", q, l.qty, l.remote, l.supply, l.item); err != nil {
-			return err
-		}
+		args = append(args, l.item, q)
 		total += int64(l.qty) * l.price
+	}
+	for _, l := range v.lines {
+		args = append(args, l.item, l.qty)
+	}
+	args = append(args, w)
+	for _, l := range v.lines {
+		args = append(args, l.supply, l.item)
+	}
+	if got, err := v.c.Exec(ctx, name, args...); err != nil {
+		return err
+	} else if got != int64(n) {
+		return fmt.Errorf("new_order stock: updated %d rows of %d", got, n)
 	}
 	name, err = v.stmt(ctx, "no_ins_lines", n)
 	if err != nil {

@@ -20,8 +20,10 @@ SELECT s_i_id, s_w_id, s_quantity, s_data,
   ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10)
 FROM stock WHERE (s_w_id, s_i_id) IN ({{row (?, ?)}}) ORDER BY s_w_id, s_i_id FOR UPDATE
 -- name: no_stock_upd
-UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1,
-  s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?
+UPDATE stock SET s_quantity = CASE s_i_id {{each WHEN ? THEN ?}} END,
+  s_ytd = s_ytd + CASE s_i_id {{each WHEN ? THEN ?}} END,
+  s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + (s_w_id <> ?)
+WHERE (s_w_id, s_i_id) IN ({{row (?, ?)}})
 -- name: no_ins_lines
 INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
 VALUES {{row (?, ?, ?, ?, ?, ?, ?, ? / 100, ?)}}

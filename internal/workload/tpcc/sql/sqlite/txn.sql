@@ -21,8 +21,10 @@ SELECT s_i_id, s_w_id, s_quantity, s_data,
   WHEN 9 THEN s_dist_09 ELSE s_dist_10 END
 FROM stock WHERE (s_w_id, s_i_id) IN (VALUES {{row (?, ?)}}) ORDER BY s_w_id, s_i_id
 -- name: no_stock_upd
-UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1,
-  s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?
+UPDATE stock SET s_quantity = CASE s_i_id {{each WHEN ? THEN ?}} END,
+  s_ytd = s_ytd + CASE s_i_id {{each WHEN ? THEN ?}} END,
+  s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + (s_w_id <> ?)
+WHERE (s_w_id, s_i_id) IN (VALUES {{row (?, ?)}})
 -- name: no_ins_lines
 INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info)
 VALUES {{row (?, ?, ?, ?, ?, ?, ?, ?, ?)}}
