@@ -52,6 +52,29 @@ anchor() {
 
 PEERS=${PEERS:-/opt/peers}
 JAVA=${BENCH_JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
+# cpu_run OUT CMD…: runs CMD with its output in OUT and sets CPU_SHARE to the CPU time of CMD and
+# its children as a percentage of the rest of the host's busy CPU time over the same span (the
+# definition of cairn's client.cpu_share_of_rest_of_host, except that it spans the peer's whole
+# run: its rampup, and a JVM's start and JIT, are in it).
+cpu_run() {
+  local o=$1; shift
+  CPU_SHARE=$(python3 - "$o" "$@" <<'PY'
+import os, resource, subprocess, sys
+def busy():
+    v = [int(x) for x in open("/proc/stat").readline().split()[1:9]]
+    return (sum(v) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+def mine():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+h0, c0 = busy(), mine()
+with open(sys.argv[1], "w") as f:
+    subprocess.run(sys.argv[2:], stdout=f, stderr=subprocess.STDOUT)
+h, c = busy() - h0, mine() - c0
+print("%.1f" % (100 * c / (h - c)) if h > c else "n/a")
+PY
+)
+}
+
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 rampsecs() { echo "${1%s}"; }   # "30s" -> 30 (the script takes durations in seconds)
 
@@ -68,10 +91,10 @@ peer_gotpc() {
   "${g[@]}" prepare -T "$W" --no-check > "$out/gotpc-$kind-prepare.txt" 2>&1
   t1=$(date +%s.%N)
   GOTPC_LOAD=$(secs "$t0" "$t1")
-  "${g[@]}" run -T "$VU" --time "$(( $(rampsecs "$RAMPUP") + $(rampsecs "$DURATION") ))s" > "$out/gotpc-$kind-run.txt" 2>&1
+  cpu_run "$out/gotpc-$kind-run.txt" "${g[@]}" run -T "$VU" --time "$(( $(rampsecs "$RAMPUP") + $(rampsecs "$DURATION") ))s"
   GOTPC_TPMC=$(awk '/^tpmC:/ { gsub(",", "", $2); print int($2) }' "$out/gotpc-$kind-run.txt" | tail -1)
   "${g[@]}" cleanup >/dev/null 2>&1 || true
-  echo "  go-tpc:    load $GOTPC_LOAD s, $GOTPC_TPMC tpmC (client SQL; its figure includes the rampup)"
+  echo "  go-tpc:    load $GOTPC_LOAD s, $GOTPC_TPMC tpmC (client SQL; its figure includes the rampup); client CPU $CPU_SHARE% of the rest of the host"
 }
 
 # peer_benchbase KIND: BenchBase's create+load, then warmup+window; tpmC = NewOrder rows of the
@@ -92,7 +115,9 @@ peer_benchbase() {
   (cd "$dir" && "$JAVA" -jar benchbase.jar -b tpcc -c "$(basename "$cfg")" --create=true --load=true > "$out/benchbase-$kind-load.txt" 2>&1)
   t1=$(date +%s.%N)
   BB_LOAD=$(secs "$t0" "$t1")
-  (cd "$dir" && "$JAVA" -jar benchbase.jar -b tpcc -c "$(basename "$cfg")" --execute=true > "$out/benchbase-$kind-run.txt" 2>&1)
+  (cd "$dir" && cpu_run "$out/benchbase-$kind-run.txt" "$JAVA" -jar benchbase.jar -b tpcc -c "$(basename "$cfg")" --execute=true
+   echo "$CPU_SHARE" > "$out/benchbase-$kind-cpu")
+  CPU_SHARE=$(cat "$out/benchbase-$kind-cpu")
   BB_TPMC=$(python3 - "$dir/results" <<'PY'
 import glob, json, sys, csv
 d = sys.argv[1]
@@ -104,7 +129,7 @@ print(int(n * 60 / el))
 PY
 )
   peer_db_drop "$kind" peer_benchbase
-  echo "  BenchBase: load $BB_LOAD s (create + load, including the JVM's start), $BB_TPMC tpmC (client SQL: NewOrder rows of the measured window per minute)"
+  echo "  BenchBase: load $BB_LOAD s (create + load, including the JVM's start), $BB_TPMC tpmC (client SQL: NewOrder rows of the measured window per minute); client CPU $CPU_SHARE% of the rest of the host (with the JVM's start)"
 }
 
 # peer_hammerdb KIND: HammerDB's TPROC-C with stored procedures (bench/hammerdb/tpcc_*.tcl): schema

@@ -14,14 +14,8 @@ BEGIN
   DECLARE v_last VARCHAR(16);
   DECLARE v_credit CHAR(2);
   DECLARE v_wtax, v_dtax DECIMAL(4,4);
-  DECLARE v_oid INT;
-  DECLARE v_order VARCHAR(200);
-  DECLARE v_k, v_pos, v_item, v_supply, v_qty, v_squantity INT;
-  DECLARE v_price DECIMAL(5,2);
-  DECLARE v_idata, v_sdata VARCHAR(50);
-  DECLARE v_dist CHAR(24);
-  DECLARE v_bg CHAR(1);
-  DECLARE v_sum DECIMAL(12,2) DEFAULT 0;
+  DECLARE v_oid, v_found INT;
+  DECLARE v_sum DECIMAL(12,2);
   DECLARE v_total DECIMAL(16,4);
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -39,52 +33,54 @@ BEGIN
   VALUES (v_oid, p_d, p_w, p_c, NOW(), p_n, p_all_local);
   INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_oid, p_d, p_w);
 
-  -- The line numbers in stock key order (supply warehouse, item), so that concurrent New-Orders
-  -- lock stock rows in the same order (as txn.go's no_stock).
-  SELECT GROUP_CONCAT(k ORDER BY
-      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_supply, ',', k), ',', -1) AS SIGNED),
-      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_items, ',', k), ',', -1) AS SIGNED))
-  INTO v_order
-  FROM (SELECT 1 AS k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5
-    UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10
-    UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14
-    UNION ALL SELECT 15) AS seq
-  WHERE k <= p_n;
-
-  SET v_k = 1;
-  WHILE v_k <= p_n DO
-    SET v_pos = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(v_order, ',', v_k), ',', -1) AS SIGNED);
-    SET v_item = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_items, ',', v_pos), ',', -1) AS SIGNED);
-    SET v_supply = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_supply, ',', v_pos), ',', -1) AS SIGNED);
-    SET v_qty = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_qty, ',', v_pos), ',', -1) AS SIGNED);
-    SET v_price = NULL;
-    SELECT i_price, i_data INTO v_price, v_idata FROM item WHERE i_id = v_item;
-    IF v_price IS NULL THEN
-      -- An unused item number: the requested rollback (2.4.2.3). The handler rolls back.
-      SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'cairn: expected rollback';
-    END IF;
-    SET v_squantity = NULL;
-    SELECT s_quantity, s_data,
-      ELT(p_d, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07,
-        s_dist_08, s_dist_09, s_dist_10)
-    INTO v_squantity, v_sdata, v_dist
-    FROM stock WHERE s_w_id = v_supply AND s_i_id = v_item FOR UPDATE;
-    IF v_squantity IS NULL THEN
-      SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'new_order: no stock row';
-    END IF;
-    -- Brand-generic (2.4.2.2), displayed nowhere.
-    SET v_bg = IF(INSTR(v_idata, 'ORIGINAL') > 0 AND INSTR(v_sdata, 'ORIGINAL') > 0, 'B', 'G');
-    UPDATE stock SET
-      s_quantity = IF(v_squantity >= v_qty + 10, v_squantity - v_qty, v_squantity - v_qty + 91),
-      s_ytd = s_ytd + v_qty, s_order_cnt = s_order_cnt + 1,
-      s_remote_cnt = s_remote_cnt + IF(v_supply <> p_w, 1, 0)
-    WHERE s_w_id = v_supply AND s_i_id = v_item;
-    INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
-      ol_quantity, ol_amount, ol_dist_info)
-    VALUES (v_oid, p_d, p_w, v_pos, v_item, v_supply, v_qty, v_qty * v_price, v_dist);
-    SET v_sum = v_sum + v_qty * v_price;
-    SET v_k = v_k + 1;
-  END WHILE;
+  -- The lines are handled as sets, one statement each, as the client-SQL mode does: the lists are
+  -- split by joining them with the numbers 1..p_n. Item ids are distinct within an order.
+  SELECT COUNT(*), SUM(l.qty * i_price) INTO v_found, v_sum
+  FROM (SELECT k,
+      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_items, ',', k), ',', -1) AS SIGNED) AS item,
+      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_supply, ',', k), ',', -1) AS SIGNED) AS supply,
+      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_qty, ',', k), ',', -1) AS SIGNED) AS qty
+    FROM (SELECT 1 AS k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5
+      UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10
+      UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14
+      UNION ALL SELECT 15) AS seq
+    WHERE k <= p_n) AS l JOIN item ON i_id = l.item;
+  IF v_found < p_n THEN
+    -- An unused item number: the requested rollback (2.4.2.3). The handler rolls back.
+    SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'cairn: expected rollback';
+  END IF;
+  -- Stock rows are locked as the sorted line list is read, in (s_w_id, s_i_id) order, as txn.go's
+  -- no_stock locks them, so concurrent New-Orders take them in the same order.
+  UPDATE stock JOIN (SELECT * FROM (SELECT k,
+      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_items, ',', k), ',', -1) AS SIGNED) AS item,
+      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_supply, ',', k), ',', -1) AS SIGNED) AS supply,
+      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_qty, ',', k), ',', -1) AS SIGNED) AS qty
+    FROM (SELECT 1 AS k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5
+      UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10
+      UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14
+      UNION ALL SELECT 15) AS seq
+    WHERE k <= p_n) AS l0 ORDER BY supply, item LIMIT 15) AS l
+    ON s_w_id = l.supply AND s_i_id = l.item
+  SET s_quantity = IF(s_quantity >= l.qty + 10, s_quantity - l.qty, s_quantity - l.qty + 91),
+    s_ytd = s_ytd + l.qty, s_order_cnt = s_order_cnt + 1,
+    s_remote_cnt = s_remote_cnt + IF(l.supply <> p_w, 1, 0);
+  IF ROW_COUNT() <> p_n THEN
+    SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'new_order: no stock row';
+  END IF;
+  INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
+    ol_quantity, ol_amount, ol_dist_info)
+  SELECT v_oid, p_d, p_w, l.k, l.item, l.supply, l.qty, l.qty * i_price,
+    ELT(p_d, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07,
+      s_dist_08, s_dist_09, s_dist_10)
+  FROM (SELECT k,
+      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_items, ',', k), ',', -1) AS SIGNED) AS item,
+      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_supply, ',', k), ',', -1) AS SIGNED) AS supply,
+      CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_qty, ',', k), ',', -1) AS SIGNED) AS qty
+    FROM (SELECT 1 AS k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5
+      UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10
+      UNION ALL SELECT 11 UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14
+      UNION ALL SELECT 15) AS seq
+    WHERE k <= p_n) AS l JOIN item ON i_id = l.item JOIN stock ON s_w_id = l.supply AND s_i_id = l.item;
   -- The terminal's total (2.4.2.2), displayed nowhere.
   SET v_total = v_sum * (1 - v_discount) * (1 + v_wtax + v_dtax);
   COMMIT;
