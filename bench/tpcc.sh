@@ -50,6 +50,8 @@ anchor() {
   fi
 }
 
+source bench/quiesce.sh
+
 PEERS=${PEERS:-/opt/peers}
 JAVA=${BENCH_JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 # cpu_run OUT CMD…: runs CMD with its output in OUT and sets CPU_SHARE to the CPU time of CMD and
@@ -87,10 +89,12 @@ peer_gotpc() {
   local g=("$PEERS/bin/go-tpc" tpcc -d "$d" -H 127.0.0.1 -P "$port" -U cairn -p cairn -D peer_gotpc --warehouses "$W")
   [ "$kind" = postgres ] && g+=(--conn-params sslmode=disable)
   "${g[@]}" cleanup >/dev/null 2>&1 || true
+  quiesce "$kind"
   local t0 t1; t0=$(date +%s.%N)
   "${g[@]}" prepare -T "$W" --no-check > "$out/gotpc-$kind-prepare.txt" 2>&1
   t1=$(date +%s.%N)
   GOTPC_LOAD=$(secs "$t0" "$t1")
+  quiesce "$kind"
   cpu_run "$out/gotpc-$kind-run.txt" "${g[@]}" run -T "$VU" --time "$(( $(rampsecs "$RAMPUP") + $(rampsecs "$DURATION") ))s"
   GOTPC_TPMC=$(awk '/^tpmC:/ { gsub(",", "", $2); print int($2) }' "$out/gotpc-$kind-run.txt" | tail -1)
   "${g[@]}" cleanup >/dev/null 2>&1 || true
@@ -111,10 +115,12 @@ peer_benchbase() {
       -e "s|<time>[0-9]*</time>|<time>$(rampsecs "$DURATION")</time>|" "$src" > "$cfg"
   peer_db_drop "$kind" peer_benchbase; peer_db_create "$kind" peer_benchbase
   rm -rf "$dir/results"
+  quiesce "$kind"
   local t0 t1; t0=$(date +%s.%N)
   (cd "$dir" && "$JAVA" -jar benchbase.jar -b tpcc -c "$(basename "$cfg")" --create=true --load=true > "$out/benchbase-$kind-load.txt" 2>&1)
   t1=$(date +%s.%N)
   BB_LOAD=$(secs "$t0" "$t1")
+  quiesce "$kind"
   (cd "$dir" && cpu_run "$out/benchbase-$kind-run.txt" "$JAVA" -jar benchbase.jar -b tpcc -c "$(basename "$cfg")" --execute=true
    echo "$CPU_SHARE" > "$out/benchbase-$kind-cpu")
   CPU_SHARE=$(cat "$out/benchbase-$kind-cpu")
@@ -139,11 +145,13 @@ PY
 peer_hammerdb() {
   local kind=$1 k
   [ -f "$PEERS/hammerdb/hammerdbcli" ] || return 0
+  quiesce "$kind"
   if [ "$kind" = postgres ]; then k=pg; else k=my; fi
   cp "bench/hammerdb/tpcc_$k.tcl" "$PEERS/hammerdb/cairn_tpcc_$k.tcl"
   (cd "$PEERS/hammerdb" && TMP=$PEERS/hammerdb/tmp TCLLIBPATH=$PEERS/hammerdb/lib \
     HDB_WAREHOUSES=$W HDB_VU=$VU HDB_RAMPUP=$(awk -v s="$(rampsecs "$RAMPUP")" 'BEGIN { print s / 60 }') \
     HDB_DURATION=$(awk -v s="$(rampsecs "$DURATION")" 'BEGIN { print s / 60 }') \
+    HDB_SETTLE="bash $PWD/bench/quiesce.sh $kind" \
     tclsh8.6 hammerdbcli auto "cairn_tpcc_$k.tcl" > "$out/hammerdb-$kind.txt" 2>&1)
   HDB_LOAD=$(awk '/HDB: SCHEMA BUILD COMPLETED/ { print $(NF-1) }' "$out/hammerdb-$kind.txt")
   HDB_NOPM=$(grep -o "achieved [0-9.]* NOPM" "$out/hammerdb-$kind.txt" | awk '{ print int($2) }' | tail -1)
@@ -180,6 +188,7 @@ bench_one() {
   [ -n "$bestload" ] && LOADFASTEST[$kind]=$bestload
   echo "== $kind: prepare $W warehouses"
   "$C" tpcc cleanup --db "$url" >/dev/null
+  quiesce "$kind"
   local t0 t1
   t0=$(date +%s.%N)
   "$C" tpcc prepare --db "$url" -w "$W" --seed 1 2>/dev/null | tail -1
@@ -188,6 +197,7 @@ bench_one() {
   load=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
   echo "prepare: $load s wall (fastest peer ${LOADFASTEST[$kind]} s: speed-up $(ratio "${LOADFASTEST[$kind]}" "$load")×, normalized by the anchor $(ratio "${LOADFASTEST[$kind]}" "$(awk -v a="$load" -v b="$A" 'BEGIN{print a*b}')")×; target ≥ 2)"
   for mode in procs sql; do
+    quiesce "$kind"
     "$C" tpcc run --db "$url" --vu "$VU" --rampup "$RAMPUP" --duration "$DURATION" --mode "$mode" \
       --seed 1 --progress 0 --json "$out/$kind-$mode.json" > "$out/$kind-$mode.txt"
     local nopm cpu share

@@ -29,6 +29,8 @@ set t0 [clock milliseconds]
 buildschema
 puts "HDB: SCHEMA BUILD COMPLETED in [format %.1f [expr {([clock milliseconds]-$t0)/1000.0}]] s"
 vudestroy
+# Let the server settle after the build, as bench/tpcc.sh does before every load and run.
+if {[envor HDB_SETTLE ""] ne ""} { exec sh -c [envor HDB_SETTLE ""] }
 
 diset tpcc mysql_driver timed
 diset tpcc mysql_total_iterations 10000000
