@@ -148,10 +148,11 @@ peer_hammerdb() {
   quiesce "$kind"
   if [ "$kind" = postgres ]; then k=pg; else k=my; fi
   cp "bench/hammerdb/tpcc_$k.tcl" "$PEERS/hammerdb/cairn_tpcc_$k.tcl"
+  local settle="bash $PWD/bench/quiesce.sh $kind"   # $PWD before the cd below
   (cd "$PEERS/hammerdb" && TMP=$PEERS/hammerdb/tmp TCLLIBPATH=$PEERS/hammerdb/lib \
     HDB_WAREHOUSES=$W HDB_VU=$VU HDB_RAMPUP=$(awk -v s="$(rampsecs "$RAMPUP")" 'BEGIN { print s / 60 }') \
     HDB_DURATION=$(awk -v s="$(rampsecs "$DURATION")" 'BEGIN { print s / 60 }') \
-    HDB_SETTLE="bash $PWD/bench/quiesce.sh $kind" \
+    HDB_SETTLE="$settle" \
     tclsh8.6 hammerdbcli auto "cairn_tpcc_$k.tcl" > "$out/hammerdb-$kind.txt" 2>&1)
   HDB_LOAD=$(awk '/HDB: SCHEMA BUILD COMPLETED/ { print $(NF-1) }' "$out/hammerdb-$kind.txt")
   HDB_NOPM=$(grep -o "achieved [0-9.]* NOPM" "$out/hammerdb-$kind.txt" | awk '{ print int($2) }' | tail -1)

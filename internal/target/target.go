@@ -85,10 +85,11 @@ type Conn interface {
 }
 
 // ImplicitTx is implemented by connections that can start a transaction without a round trip of
-// its own (MySQL/MariaDB with autocommit off, as JDBC drivers run): after SetImplicitTx(true), Begin
-// sends nothing and the transaction starts with its first statement; statements outside
-// Begin…Commit still commit by themselves. Workloads whose statement counts must match a peer's
-// (oltp against sysbench, which sends BEGIN) leave it off.
+// its own, as JDBC drivers do with autocommit off: after SetImplicitTx(true), Begin sends nothing.
+// MySQL/MariaDB turn autocommit off, so the transaction starts with its first statement;
+// PostgreSQL sends BEGIN pipelined with the first statement. Statements outside Begin…Commit still
+// commit by themselves. Workloads whose statement counts must match a peer's (oltp against
+// sysbench, which sends BEGIN) leave it off.
 type ImplicitTx interface{ SetImplicitTx(on bool) }
 
 // DelimitedLoader is implemented by connections that can take delimiter-separated text as it is

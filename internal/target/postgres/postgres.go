@@ -193,6 +193,39 @@ func (t *pg) Conn(ctx context.Context) (target.Conn, error) {
 type conn struct {
 	c     *pgx.Conn
 	stmts map[string]bool
+
+	// With implicit transactions, Begin sends nothing: BEGIN goes out with the transaction's first
+	// statement, pipelined in one batch, as pgjdbc does with autocommit off. pending is a BEGIN
+	// that has not been sent yet.
+	implicit, pending bool
+	batch             pgx.Batch
+}
+
+// beginStmt is the prepared BEGIN of implicit transactions: a batch finds it among the
+// connection's prepared statements, so it costs no describe round trip.
+const beginStmt = "cairn_begin"
+
+// SetImplicitTx implements target.ImplicitTx: BEGIN rides with the next statement.
+func (c *conn) SetImplicitTx(on bool) { c.implicit = on }
+
+// sendWithBegin sends the pending BEGIN and statement q in one round trip; the caller reads q's
+// result from the batch and closes it.
+func (c *conn) sendWithBegin(ctx context.Context, q string, args []any) (pgx.BatchResults, error) {
+	c.pending = false
+	if !c.stmts[beginStmt] {
+		if err := c.Prepare(ctx, beginStmt, "BEGIN"); err != nil {
+			return nil, err
+		}
+	}
+	c.batch.QueuedQueries = c.batch.QueuedQueries[:0]
+	c.batch.Queue(beginStmt)
+	c.batch.Queue(q, args...)
+	br := c.c.SendBatch(ctx, &c.batch)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return nil, err
+	}
+	return br, nil
 }
 
 // PgConn returns the driver's connection, for a workload that writes protocol messages itself
@@ -208,6 +241,17 @@ func (c *conn) Prepare(ctx context.Context, name, query string) error {
 }
 
 func (c *conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
+	if c.pending {
+		br, err := c.sendWithBegin(ctx, q, args)
+		if err != nil {
+			return 0, err
+		}
+		tag, err := br.Exec()
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		return tag.RowsAffected(), err
+	}
 	tag, err := c.c.Exec(ctx, q, args...)
 	return tag.RowsAffected(), err
 }
@@ -223,14 +267,76 @@ func (r row) Scan(dest ...any) error {
 }
 
 func (c *conn) QueryRow(ctx context.Context, q string, args ...any) target.Row {
+	if c.pending {
+		br, err := c.sendWithBegin(ctx, q, args)
+		if err != nil {
+			return errRow{err}
+		}
+		return batchRow{br, br.QueryRow()}
+	}
 	return row{c.c.QueryRow(ctx, q, args...)}
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// batchRow is a row read from a batch, which is closed when the row has been scanned.
+type batchRow struct {
+	br pgx.BatchResults
+	r  pgx.Row
+}
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.r.Scan(dest...)
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return target.ErrNoRows
+	}
+	return err
 }
 
 type rows struct{ pgx.Rows }
 
 func (r rows) Close() { r.Rows.Close() }
 
+// batchRows are rows read from a batch, which is closed with them.
+type batchRows struct {
+	pgx.Rows
+	br  pgx.BatchResults
+	err error
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	if r.br != nil {
+		r.err = r.br.Close()
+		r.br = nil
+	}
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
+}
+
 func (c *conn) Query(ctx context.Context, q string, args ...any) (target.Rows, error) {
+	if c.pending {
+		br, err := c.sendWithBegin(ctx, q, args)
+		if err != nil {
+			return nil, err
+		}
+		r, err := br.Query()
+		if err != nil {
+			br.Close()
+			return nil, err
+		}
+		return &batchRows{Rows: r, br: br}, nil
+	}
 	r, err := c.c.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -239,14 +345,28 @@ func (c *conn) Query(ctx context.Context, q string, args ...any) (target.Rows, e
 }
 
 func (c *conn) Begin(ctx context.Context, _ bool) error {
+	if c.implicit {
+		c.pending = true
+		return nil
+	}
 	_, err := c.c.Exec(ctx, "BEGIN")
 	return err
 }
+
+// Commit and Rollback of a transaction whose BEGIN was never sent have nothing to end.
 func (c *conn) Commit(ctx context.Context) error {
+	if c.pending {
+		c.pending = false
+		return nil
+	}
 	_, err := c.c.Exec(ctx, "COMMIT")
 	return err
 }
 func (c *conn) Rollback(ctx context.Context) error {
+	if c.pending {
+		c.pending = false
+		return nil
+	}
 	_, err := c.c.Exec(ctx, "ROLLBACK")
 	return err
 }

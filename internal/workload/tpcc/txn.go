@@ -144,7 +144,7 @@ func (v *VU) Bind(ctx context.Context, c target.Conn) error {
 		return v.bindProcs(ctx)
 	}
 	if it, ok := c.(target.ImplicitTx); ok {
-		it.SetImplicitTx(true) // no BEGIN round trip, as BenchBase's JDBC drivers do
+		it.SetImplicitTx(true) // no round trip for BEGIN, as BenchBase's JDBC drivers do
 	}
 	for name, q := range v.q {
 		if strings.Contains(q, "{{") {
