@@ -145,6 +145,9 @@ PY
 peer_hammerdb() {
   local kind=$1 k
   [ -f "$PEERS/hammerdb/hammerdbcli" ] || return 0
+  # A run that was interrupted leaves HammerDB's database behind, and HammerDB refuses to build into it.
+  if [ "$kind" = postgres ]; then peer_db_drop postgres peer_hammerdb
+  else mysql -h 127.0.0.1 -u peer_hammer -ppeer_hammer -e "DROP DATABASE IF EXISTS peer_hammerdb" 2>/dev/null || true; fi
   quiesce "$kind"
   if [ "$kind" = postgres ]; then k=pg; else k=my; fi
   cp "bench/hammerdb/tpcc_$k.tcl" "$PEERS/hammerdb/cairn_tpcc_$k.tcl"
