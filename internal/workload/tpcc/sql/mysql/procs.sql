@@ -5,14 +5,16 @@
 -- has no array parameters. The procedures return no result sets (SELECT … INTO local variables).
 -- Any error rolls the transaction back and is re-raised with its own code (a deadlock stays
 -- 1213); the requested New-Order rollback is SQLSTATE 45000 with the text of target.RollbackMarker.
--- Each CREATE is sent as one statement (no DELIMITER); cleanup.sql drops them.
+-- Each CREATE is sent as one statement (no DELIMITER); cleanup.sql drops them. Text parameters and
+-- variables are latin1, like the tables (schema.sql), so no comparison converts a column.
 -- name: neword
 CREATE PROCEDURE tpcc_neword(p_w INT, p_d INT, p_c INT, p_all_local INT, p_n INT,
-  p_items VARCHAR(200), p_supply VARCHAR(200), p_qty VARCHAR(200))
+  p_items VARCHAR(200) CHARACTER SET latin1, p_supply VARCHAR(200) CHARACTER SET latin1,
+  p_qty VARCHAR(200) CHARACTER SET latin1)
 BEGIN
   DECLARE v_discount DECIMAL(4,4);
-  DECLARE v_last VARCHAR(16);
-  DECLARE v_credit CHAR(2);
+  DECLARE v_last VARCHAR(16) CHARACTER SET latin1;
+  DECLARE v_credit CHAR(2) CHARACTER SET latin1;
   DECLARE v_wtax, v_dtax DECIMAL(4,4);
   DECLARE v_oid, v_found INT;
   DECLARE v_sum DECIMAL(12,2);
@@ -87,13 +89,13 @@ BEGIN
 END
 -- name: payment
 CREATE PROCEDURE tpcc_payment(p_w INT, p_d INT, p_cw INT, p_cd INT, p_cid INT, p_byname INT,
-  p_last VARCHAR(16), p_amount_cents BIGINT)
+  p_last VARCHAR(16) CHARACTER SET latin1, p_amount_cents BIGINT)
 BEGIN
   DECLARE v_amount DECIMAL(12,2);
-  DECLARE v_wname, v_dname VARCHAR(10);
+  DECLARE v_wname, v_dname VARCHAR(10) CHARACTER SET latin1;
   DECLARE v_cid INT DEFAULT p_cid;
   DECLARE v_n, v_off INT;
-  DECLARE v_credit CHAR(2);
+  DECLARE v_credit CHAR(2) CHARACTER SET latin1;
   DECLARE v_balance DECIMAL(12,2);
   DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 
@@ -136,14 +138,14 @@ BEGIN
   COMMIT;
 END
 -- name: ostat
-CREATE PROCEDURE tpcc_ostat(p_w INT, p_d INT, p_cid INT, p_byname INT, p_last VARCHAR(16))
+CREATE PROCEDURE tpcc_ostat(p_w INT, p_d INT, p_cid INT, p_byname INT, p_last VARCHAR(16) CHARACTER SET latin1)
 BEGIN
   DECLARE v_cid INT DEFAULT p_cid;
   DECLARE v_n, v_off INT;
   DECLARE v_balance DECIMAL(12,2);
-  DECLARE v_first VARCHAR(16);
-  DECLARE v_middle CHAR(2);
-  DECLARE v_last VARCHAR(16);
+  DECLARE v_first VARCHAR(16) CHARACTER SET latin1;
+  DECLARE v_middle CHAR(2) CHARACTER SET latin1;
+  DECLARE v_last VARCHAR(16) CHARACTER SET latin1;
   DECLARE v_oid, v_carrier INT;
   DECLARE v_entry, v_delivered DATETIME;
   DECLARE v_lines INT;
