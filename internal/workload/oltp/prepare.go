@@ -2,7 +2,6 @@ package oltp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -59,15 +58,8 @@ func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, 
 	if !have["cairn_oltp_meta"] {
 		return StatePartial, nil, present, nil
 	}
-	var state, js string
-	if err := c.QueryRow(ctx, admin["meta_get"], "state").Scan(&state); err != nil || state != "complete" {
-		return StatePartial, nil, present, nil
-	}
-	if err := c.QueryRow(ctx, admin["meta_get"], "meta").Scan(&js); err != nil {
-		return StatePartial, nil, present, nil
-	}
 	var m Meta
-	if err := json.Unmarshal([]byte(js), &m); err != nil || m.Tables < 1 {
+	if !workload.ReadMeta(ctx, c, admin["meta_get"], &m) || m.Tables < 1 {
 		return StatePartial, nil, present, nil
 	}
 	for i := 1; i <= m.Tables; i++ {
@@ -182,7 +174,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	if _, err := c.Exec(ctx, admin["meta_create"]); err != nil {
 		return nil, fmt.Errorf("create cairn_oltp_meta: %w", err)
 	}
-	if _, err := c.Exec(ctx, admin["meta_put"], "state", "loading"); err != nil {
+	if err := workload.SetState(ctx, c, admin["meta_put"], "loading"); err != nil {
 		return nil, err
 	}
 	for n := 1; n <= o.Tables; n++ {
@@ -215,11 +207,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	m.LoadSeconds = time.Since(start).Seconds()
-	js, _ := json.Marshal(m)
-	if _, err := c.Exec(ctx, admin["meta_put"], "meta", string(js)); err != nil {
-		return nil, err
-	}
-	if _, err := c.Exec(ctx, admin["meta_put"], "state", "complete"); err != nil {
+	if err := workload.Complete(ctx, c, admin["meta_put"], m); err != nil {
 		return nil, err
 	}
 	return m, nil

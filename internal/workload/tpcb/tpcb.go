@@ -8,7 +8,6 @@ package tpcb
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -87,15 +86,8 @@ func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, 
 	if !hasMeta || len(present) != len(tables)+1 {
 		return StatePartial, nil, present, nil
 	}
-	var state, js string
-	if err := c.QueryRow(ctx, admin["meta_get"], "state").Scan(&state); err != nil || state != "complete" {
-		return StatePartial, nil, present, nil
-	}
-	if err := c.QueryRow(ctx, admin["meta_get"], "meta").Scan(&js); err != nil {
-		return StatePartial, nil, present, nil
-	}
 	var m Meta
-	if err := json.Unmarshal([]byte(js), &m); err != nil || m.Scale < 1 {
+	if !workload.ReadMeta(ctx, c, admin["meta_get"], &m) || m.Scale < 1 {
 		return StatePartial, nil, present, nil
 	}
 	return StateComplete, &m, present, nil
@@ -187,7 +179,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	if _, err := c.Exec(ctx, admin["meta_create"]); err != nil {
 		return nil, fmt.Errorf("create %s: %w", metaTable, err)
 	}
-	if _, err := c.Exec(ctx, admin["meta_put"], "state", "loading"); err != nil {
+	if err := workload.SetState(ctx, c, admin["meta_put"], "loading"); err != nil {
 		return nil, err
 	}
 	schema, err := stmts(d, "schema.sql")
@@ -250,11 +242,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		}
 	}
 	m.LoadSeconds = time.Since(start).Seconds()
-	js, _ := json.Marshal(m)
-	if _, err := c.Exec(ctx, admin["meta_put"], "meta", string(js)); err != nil {
-		return nil, err
-	}
-	if _, err := c.Exec(ctx, admin["meta_put"], "state", "complete"); err != nil {
+	if err := workload.Complete(ctx, c, admin["meta_put"], m); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,15 +75,8 @@ func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, 
 	if len(present) != len(dbgen.Tables)+1 {
 		return StatePartial, nil, present, nil
 	}
-	var state, js string
-	if err := c.QueryRow(ctx, a["meta_get"], "state").Scan(&state); err != nil || state != "complete" {
-		return StatePartial, nil, present, nil
-	}
-	if err := c.QueryRow(ctx, a["meta_get"], "meta").Scan(&js); err != nil {
-		return StatePartial, nil, present, nil
-	}
 	var m Meta
-	if err := json.Unmarshal([]byte(js), &m); err != nil || m.SF <= 0 {
+	if !workload.ReadMeta(ctx, c, a["meta_get"], &m) || m.SF <= 0 {
 		return StatePartial, nil, present, nil
 	}
 	return StateComplete, &m, present, nil
@@ -96,9 +88,7 @@ func SaveMeta(ctx context.Context, t target.Target, c target.Conn, m *Meta) erro
 	if err != nil {
 		return err
 	}
-	js, _ := json.Marshal(m)
-	_, err = c.Exec(ctx, a["meta_put"], "meta", string(js))
-	return err
+	return workload.PutMeta(ctx, c, a["meta_put"], m)
 }
 
 // PartialError explains a partial schema.
@@ -160,7 +150,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	if _, err := c.Exec(ctx, a["meta_create"]); err != nil {
 		return nil, fmt.Errorf("create %s: %w", metaTable, err)
 	}
-	if _, err := c.Exec(ctx, a["meta_put"], "state", "loading"); err != nil {
+	if err := workload.SetState(ctx, c, a["meta_put"], "loading"); err != nil {
 		return nil, err
 	}
 	schema, err := queries.Schema(d)
@@ -188,10 +178,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	m.IndexSeconds = time.Since(t1).Seconds()
-	if err := SaveMeta(ctx, t, c, m); err != nil {
-		return nil, err
-	}
-	if _, err := c.Exec(ctx, a["meta_put"], "state", "complete"); err != nil {
+	if err := workload.Complete(ctx, c, a["meta_put"], m); err != nil {
 		return nil, err
 	}
 	return m, nil
