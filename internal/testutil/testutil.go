@@ -83,3 +83,36 @@ func Restart(t testing.TB, kind string) string {
 	}
 	return cmd
 }
+
+// ImplicitTx opens url and returns a connection with implicit transactions switched on, and a
+// second, ordinary connection that watches it. Both share the scratch table cairn_implicit_test,
+// created by create (id is its primary key) and dropped when the test ends.
+func ImplicitTx(t testing.TB, url, create string) (c, other target.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := target.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	if other, err = tg.Conn(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	for _, q := range []string{"DROP TABLE IF EXISTS cairn_implicit_test", create} {
+		if _, err := other.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { other.Exec(ctx, "DROP TABLE cairn_implicit_test") })
+	if c, err = tg.Conn(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	it, ok := c.(target.ImplicitTx)
+	if !ok {
+		t.Fatalf("the %s connection does not offer implicit transactions", tg.Kind())
+	}
+	it.SetImplicitTx(true)
+	return c, other
+}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
 // With implicit transactions, Begin sends nothing (no Com_begin), a rollback still undoes the
@@ -12,26 +12,7 @@ import (
 // connection sees it at once.
 func TestImplicitTx(t *testing.T) {
 	ctx := context.Background()
-	tg, other := open(t)
-	for _, q := range []string{
-		"DROP TABLE IF EXISTS cairn_implicit_test",
-		"CREATE TABLE cairn_implicit_test (id INT PRIMARY KEY) ENGINE=InnoDB",
-	} {
-		if _, err := other.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	defer other.Exec(ctx, "DROP TABLE cairn_implicit_test")
-	c, err := tg.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	it, ok := c.(target.ImplicitTx)
-	if !ok {
-		t.Fatal("the MySQL connection does not offer implicit transactions")
-	}
-	it.SetImplicitTx(true)
+	c, other := testutil.ImplicitTx(t, testutil.MySQL(t), "CREATE TABLE cairn_implicit_test (id INT PRIMARY KEY) ENGINE=InnoDB")
 	if err := c.Prepare(ctx, "ins", "INSERT INTO cairn_implicit_test VALUES (?)"); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +38,7 @@ func TestImplicitTx(t *testing.T) {
 		}
 	}
 	step("begin", c.Begin(ctx, false))
-	_, err = c.Exec(ctx, "ins", 1)
+	_, err := c.Exec(ctx, "ins", 1)
 	step("insert 1", err)
 	if seen(1) {
 		t.Fatal("an uncommitted insert is visible to another connection: autocommit is still on")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/cairn-bench/cairn/internal/target"
 	_ "github.com/cairn-bench/cairn/internal/target/postgres"
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
@@ -15,34 +14,7 @@ import (
 // connection usable after Rollback, and a transaction with no statement commits nothing.
 func TestImplicitTx(t *testing.T) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, testutil.PG(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	other, err := tg.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	for _, q := range []string{
-		"DROP TABLE IF EXISTS cairn_implicit_test",
-		"CREATE TABLE cairn_implicit_test (id int PRIMARY KEY)",
-	} {
-		if _, err := other.Exec(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	defer other.Exec(ctx, "DROP TABLE cairn_implicit_test")
-	c, err := tg.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	it, ok := c.(target.ImplicitTx)
-	if !ok {
-		t.Fatal("the PostgreSQL connection does not offer implicit transactions")
-	}
+	c, other := testutil.ImplicitTx(t, testutil.PG(t), "CREATE TABLE cairn_implicit_test (id int PRIMARY KEY)")
 	must := func(what string, err error) {
 		t.Helper()
 		if err != nil {
@@ -51,7 +23,6 @@ func TestImplicitTx(t *testing.T) {
 	}
 	var pid int
 	must("backend pid", c.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid))
-	it.SetImplicitTx(true)
 	for _, p := range [][2]string{
 		{"ins", "INSERT INTO cairn_implicit_test VALUES ($1)"},
 		{"ins_ret", "INSERT INTO cairn_implicit_test VALUES ($1) RETURNING id"},
@@ -76,7 +47,7 @@ func TestImplicitTx(t *testing.T) {
 	}
 	// Exec first.
 	must("begin", c.Begin(ctx, false))
-	_, err = c.Exec(ctx, "ins", 1)
+	_, err := c.Exec(ctx, "ins", 1)
 	must("insert 1", err)
 	if visible() != 0 || !inTx() {
 		t.Fatal("the first Exec did not open a transaction")
