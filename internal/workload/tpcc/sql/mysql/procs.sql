@@ -36,7 +36,9 @@ BEGIN
   INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_oid, p_d, p_w);
 
   -- The lines are handled as sets, one statement each, as the client-SQL mode does: the lists are
-  -- split by joining them with the numbers 1..p_n. Item ids are distinct within an order.
+  -- split by joining them with the numbers 1..p_n. Item ids are distinct within an order. The
+  -- split is written out in each of the three statements: a procedure has no table-valued
+  -- variable to hold it, and a temporary table would cost a CREATE and a DROP per New-Order.
   SELECT COUNT(*), SUM(l.qty * i_price) INTO v_found, v_sum
   FROM (SELECT k,
       CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(p_items, ',', k), ',', -1) AS SIGNED) AS item,
