@@ -86,17 +86,26 @@ summary() {
   done
 }
 
+# The peers' runs set PTPS and PCPU. They read the loop's n (clients), and sysbench_peer also the
+# kind and driver arguments of bench_sysbench.
+pgbench_peer() {
+  /usr/bin/time -f "cpu %U %S" -o "$out/pgbench.time" pgbench -h 127.0.0.1 -U cairn -S -M prepared -c "$n" -j "$n" -T "$T" "$PGDB" > "$out/pgbench.txt" 2>&1
+  PTPS=$(awk '/^tps/ { print int($3) }' "$out/pgbench.txt")
+  PCPU=$(cpu_per_txn "$out/pgbench.time" "$(awk '/actually processed/ { print $NF }' "$out/pgbench.txt")")
+}
+sysbench_peer() {
+  /usr/bin/time -f "cpu %U %S" -o "$out/sysbench.time" sysbench oltp_point_select "${driver[@]}" --tables=1 --table-size=1000000 \
+    --threads="$n" --time="$T" --report-interval=0 run > "$out/sysbench-$kind.txt" 2>&1
+  PTPS=$(awk '/transactions:/ { gsub(/\(/, "", $3); print int($3) }' "$out/sysbench-$kind.txt")
+  PCPU=$(cpu_per_txn "$out/sysbench.time" "$(awk '/transactions:/ { print $2 }' "$out/sysbench-$kind.txt")")
+}
+
 bench_pgbench() {
   echo "== pgbench -S -M prepared vs cairn tpcb --script select-only (PostgreSQL, scale 10)"
   "$C" tpcb prepare --db "$PG" --scale 10 | tail -1
   for r in $(seq "$ROUNDS"); do
     for n in $CLIENTS; do
-      peer() {
-        /usr/bin/time -f "cpu %U %S" -o "$out/pgbench.time" pgbench -h 127.0.0.1 -U cairn -S -M prepared -c "$n" -j "$n" -T "$T" "$PGDB" > "$out/pgbench.txt" 2>&1
-        PTPS=$(awk '/^tps/ { print int($3) }' "$out/pgbench.txt")
-        PCPU=$(cpu_per_txn "$out/pgbench.time" "$(awk '/actually processed/ { print $NF }' "$out/pgbench.txt")")
-      }
-      alternate "$r" peer cairn_run "tpcb-$n" tpcb run --db "$PG" --script select-only --vu "$n"
+      alternate "$r" pgbench_peer cairn_run "tpcb-$n" tpcb run --db "$PG" --script select-only --vu "$n"
       line "$r" "pgbench -S / cairn tpcb" "$n" "$PTPS" "$PCPU" "$TPS" "$CPU" "$WCPU"
     done
   done
@@ -109,13 +118,7 @@ bench_sysbench() { # kind url driver-args...
   "$C" oltp prepare --db "$url" --tables 1 --table-size 1000000 | tail -1
   for r in $(seq "$ROUNDS"); do
     for n in $CLIENTS; do
-      peer() {
-        /usr/bin/time -f "cpu %U %S" -o "$out/sysbench.time" sysbench oltp_point_select "${driver[@]}" --tables=1 --table-size=1000000 \
-          --threads="$n" --time="$T" --report-interval=0 run > "$out/sysbench-$kind.txt" 2>&1
-        PTPS=$(awk '/transactions:/ { gsub(/\(/, "", $3); print int($3) }' "$out/sysbench-$kind.txt")
-        PCPU=$(cpu_per_txn "$out/sysbench.time" "$(awk '/transactions:/ { print $2 }' "$out/sysbench-$kind.txt")")
-      }
-      alternate "$r" peer cairn_run "oltp-$kind-$n" oltp run --db "$url" --workload point-select --vu "$n"
+      alternate "$r" sysbench_peer cairn_run "oltp-$kind-$n" oltp run --db "$url" --workload point-select --vu "$n"
       line "$r" "sysbench / cairn oltp ($kind)" "$n" "$PTPS" "$PCPU" "$TPS" "$CPU" "$WCPU"
     done
   done
