@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -57,5 +58,86 @@ func TestRecorderWindowAndMerge(t *testing.T) {
 	}
 	if got := Summarize(w.Lat[0]).Max; got < 8.99 || got > 9.01 {
 		t.Fatalf("type 0 max %.3f ms, want 9", got)
+	}
+}
+
+// TestRecorderBatchesExactly checks that batching latencies (Shard.pend) loses, delays and
+// misplaces nothing: every sample of a random mix, recorded across several shards with ticks
+// drained at random points, must end up in the window and the ticks exactly as if each had gone
+// straight into the sets.
+func TestRecorderBatchesExactly(t *testing.T) {
+	const types, shards, n = 3, 4, 5000
+	rng := rand.New(rand.NewPCG(1, 2))
+	r := NewRecorder(types, shards, true)
+	wantWindow, wantTicks := NewSet(types, true), NewSet(types, true)
+	direct := func(s *Set, x *Sample) {
+		if count(s, x) {
+			s.record(x.Type, clamp(x.LatencyUs), clamp(x.ServiceUs))
+		}
+	}
+	gotTicks := NewSet(types, true)
+	for i := 0; i < n; i++ {
+		x := Sample{Type: rng.IntN(types), LatencyUs: rng.Int64N(50_000), InWindow: i > n/5 && i < n*4/5}
+		x.ServiceUs = x.LatencyUs / 2
+		switch k := rng.IntN(100); {
+		case k < 3:
+			x.Failed, x.ErrKey = true, "other: boom"
+		case k < 5:
+			x.Skipped = true
+		case k < 10:
+			x.Retries = int64(1 + rng.IntN(3))
+		case k < 15:
+			x.RolledBack = true
+		case k < 20:
+			x.Late = true
+		}
+		r.Shard(rng.IntN(shards)).Record(&x)
+		direct(wantTicks, &x)
+		if x.InWindow {
+			direct(wantWindow, &x)
+		}
+		if rng.IntN(1000) == 0 {
+			r.DrainTick(gotTicks)
+		}
+	}
+	r.DrainTick(gotTicks)
+	for _, c := range []struct {
+		name      string
+		got, want *Set
+	}{{"window", r.Window(), wantWindow}, {"ticks", gotTicks, wantTicks}} {
+		for i := 0; i < types; i++ {
+			if c.got.Counts[i] != c.want.Counts[i] {
+				t.Errorf("%s type %d: counts %+v, want %+v", c.name, i, c.got.Counts[i], c.want.Counts[i])
+			}
+			if !c.got.Lat[i].Equals(c.want.Lat[i]) || !c.got.Svc[i].Equals(c.want.Svc[i]) {
+				t.Errorf("%s type %d: histograms differ (%d latencies, want %d)", c.name, i,
+					c.got.Lat[i].TotalCount(), c.want.Lat[i].TotalCount())
+			}
+		}
+		if c.got.ErrMsg["other: boom"] != c.want.ErrMsg["other: boom"] {
+			t.Errorf("%s: errors %v, want %v", c.name, c.got.ErrMsg, c.want.ErrMsg)
+		}
+	}
+	if wantWindow.Total().Count < 1000 {
+		t.Fatalf("the mix put only %d samples in the window", wantWindow.Total().Count)
+	}
+}
+
+// TestStmtSetBatchesExactly does the same for a VU's statement set, across a flush at capacity.
+func TestStmtSetBatchesExactly(t *testing.T) {
+	s, want := NewStmtSet(2), NewStmtSet(2)
+	for i := 0; i < 3*pendCap+7; i++ {
+		us := int64(100 + i%977)
+		s.Record(i%2, us)
+		want.Counts[i%2]++
+		want.Lat[i%2].RecordValue(us)
+	}
+	out := NewStmtSet(2)
+	out.Merge(s)
+	for i := 0; i < 2; i++ {
+		if out.Counts[i] != want.Counts[i] || !out.Lat[i].Equals(want.Lat[i]) {
+			t.Errorf("statement %d: %d recorded (%d in the histogram), want %d", i, out.Counts[i],
+				out.Lat[i].TotalCount(), want.Counts[i])
+		}
 	}
 }
