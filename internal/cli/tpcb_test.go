@@ -178,9 +178,14 @@ func TestTPCBEndToEnd(t *testing.T) {
 	}
 }
 
-type nullSink struct{ n int }
+type nullSink struct {
+	t0 time.Time
+	n  int
+}
 
-func (s *nullSink) Statement(int, time.Duration) { s.n++ }
+func (s *nullSink) Now() time.Duration { return time.Since(s.t0) }
+
+func (s *nullSink) Statement(int, time.Duration, time.Duration) { s.n++ }
 
 // testNoAllocs runs transactions of every script and protocol on one PostgreSQL connection and
 // checks that the workload's hot path, statement timing included, allocates nothing.
@@ -205,7 +210,7 @@ func testNoAllocs(t *testing.T, url string) {
 			if err := v.Bind(ctx, c); err != nil {
 				t.Fatal(err)
 			}
-			sink := &nullSink{}
+			sink := &nullSink{t0: time.Now()}
 			var _ workload.StatementTimer = v
 			v.SetStatementSink(sink)
 			var runErr error

@@ -435,9 +435,11 @@ type stmtSink struct {
 	set *metrics.StmtSet
 }
 
-func (s *stmtSink) Statement(i int, d time.Duration) {
-	if end := time.Since(s.e.t0); end >= s.e.ws && end < s.e.we {
-		s.set.Record(i, int64(d/time.Microsecond))
+func (s *stmtSink) Now() time.Duration { return time.Since(s.e.t0) }
+
+func (s *stmtSink) Statement(i int, start, end time.Duration) {
+	if end >= s.e.ws && end < s.e.we {
+		s.set.Record(i, int64((end-start)/time.Microsecond))
 	}
 }
 

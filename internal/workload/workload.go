@@ -41,10 +41,13 @@ type Statement struct {
 	Class string
 }
 
-// StatementSink receives the duration of each statement a VU executed; i indexes the statement
-// types the workload gave the engine. The engine keeps only the statements of the measured window.
+// StatementSink receives the start and end of each statement a VU executed, read from its Now;
+// i indexes the statement types the workload gave the engine. The engine keeps only the
+// statements that ended in the measured window. Timing by the engine's clock costs one monotonic
+// reading per instant, where time.Now reads the wall clock as well.
 type StatementSink interface {
-	Statement(i int, d time.Duration)
+	Now() time.Duration
+	Statement(i int, start, end time.Duration)
 }
 
 // StatementTimer is implemented by VUs that time their statements one by one (sysbench-style

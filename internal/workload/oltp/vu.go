@@ -370,6 +370,14 @@ func (v *VU) Bind(ctx context.Context, c target.Conn) error {
 // SetStatementSink implements workload.StatementTimer.
 func (v *VU) SetStatementSink(s workload.StatementSink) { v.sink = s }
 
+// clock is the sink's clock, or zero when nobody times statements.
+func (v *VU) clock() time.Duration {
+	if v.sink == nil {
+		return 0
+	}
+	return v.sink.Now()
+}
+
 // Next draws the inputs of the next event; there is one transaction type.
 func (v *VU) Next() int {
 	v.draw()
@@ -564,7 +572,7 @@ func (v *VU) read(ctx context.Context, k sqlKind, table int, st int) error {
 	if k == sqlSumRange {
 		dst = v.sumArg
 	}
-	t0 := time.Now()
+	t0 := v.clock()
 	var rows target.Rows
 	var err error
 	if v.simple {
@@ -588,14 +596,14 @@ func (v *VU) read(ctx context.Context, k sqlKind, table int, st int) error {
 		return fmt.Errorf("%s: %w", sqlNames[k], err)
 	}
 	if v.sink != nil {
-		v.sink.Statement(v.sidx[st], time.Since(t0))
+		v.sink.Statement(v.sidx[st], t0, v.sink.Now())
 	}
 	return nil
 }
 
 // write runs an UPDATE, DELETE or INSERT and times it as st, or as none when it changed no row.
 func (v *VU) write(ctx context.Context, k sqlKind, table int, st, none int) (int64, error) {
-	t0 := time.Now()
+	t0 := v.clock()
 	var n int64
 	var err error
 	if v.simple {
@@ -610,19 +618,19 @@ func (v *VU) write(ctx context.Context, k sqlKind, table int, st, none int) (int
 		if n == 0 {
 			st = none
 		}
-		v.sink.Statement(v.sidx[st], time.Since(t0))
+		v.sink.Statement(v.sidx[st], t0, v.sink.Now())
 	}
 	return n, nil
 }
 
 // control sends BEGIN or COMMIT as text (no arguments: one round trip on every driver).
 func (v *VU) control(ctx context.Context, sql string, st int) error {
-	t0 := time.Now()
+	t0 := v.clock()
 	if _, err := v.c.Exec(ctx, sql); err != nil {
 		return err
 	}
 	if v.sink != nil {
-		v.sink.Statement(v.sidx[st], time.Since(t0))
+		v.sink.Statement(v.sidx[st], t0, v.sink.Now())
 	}
 	return nil
 }

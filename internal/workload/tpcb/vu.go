@@ -81,9 +81,9 @@ func (v *VU) Next() int {
 // Do runs the script's statements in order, one round trip each, as pgbench does. A failed
 // transaction is rolled back before the error is returned.
 func (v *VU) Do(ctx context.Context) (bool, error) {
-	var t0 time.Time
+	var t0 time.Duration
 	if v.sink != nil {
-		t0 = time.Now()
+		t0 = v.sink.Now()
 	}
 	for i, s := range v.sc.Stmts {
 		var err error
@@ -98,8 +98,8 @@ func (v *VU) Do(ctx context.Context) (bool, error) {
 		}
 		if v.sink != nil {
 			// One clock reading per statement: each statement's end is the next one's start.
-			t1 := time.Now()
-			v.sink.Statement(i, t1.Sub(t0))
+			t1 := v.sink.Now()
+			v.sink.Statement(i, t0, t1)
 			t0 = t1
 		}
 	}
