@@ -171,6 +171,7 @@ func (d *Document) AddStatements(set *metrics.StmtSet, stmts []workload.Statemen
 	if set == nil || len(stmts) == 0 {
 		return
 	}
+	set.Flush()
 	d.Statements = map[string]*Stmt{}
 	q := &Queries{}
 	for i, st := range stmts {
