@@ -152,7 +152,7 @@ type pending struct {
 }
 
 // pendCap is the batch size: large enough to spread a batch's misses over many samples, small
-// enough (3 KB) to stay in cache while it fills.
+// enough (4 KB of pending) to stay in cache while it fills.
 const pendCap = 256
 
 // Recorder is a fixed number of shards; VU i records into shard i mod len.
@@ -228,11 +228,9 @@ func (sh *Shard) Record(x *Sample) {
 	if x.Skipped || x.Failed || x.Retries != 0 || x.Type > math.MaxUint16 {
 		// Rare: count it now, after the samples before it.
 		sh.flush()
-		if count(sh.tick, x) {
-			sh.tick.record(x.Type, clamp(x.LatencyUs), clamp(x.ServiceUs))
-		}
-		if x.InWindow && count(sh.window, x) {
-			sh.window.record(x.Type, clamp(x.LatencyUs), clamp(x.ServiceUs))
+		sh.tick.addSample(x)
+		if x.InWindow {
+			sh.window.addSample(x)
 		}
 	} else {
 		sh.pend = append(sh.pend, pending{lat: uint32(clamp(x.LatencyUs)), svc: uint32(clamp(x.ServiceUs)),
@@ -253,6 +251,13 @@ func (sh *Shard) flush() {
 		}
 	}
 	sh.pend = sh.pend[:0]
+}
+
+// addSample counts x and records its latency if it has one, at once.
+func (s *Set) addSample(x *Sample) {
+	if count(s, x) {
+		s.record(x.Type, clamp(x.LatencyUs), clamp(x.ServiceUs))
+	}
 }
 
 // add counts a plain sample and records its latency.
