@@ -79,7 +79,8 @@ type Conn interface {
 	Commit(ctx context.Context) error
 	Rollback(ctx context.Context) error
 	// BulkLoad streams rows in the target's bulk format into table (COPY, LOAD DATA, batched
-	// inserts). The writer passed to fill must be used only inside fill.
+	// inserts). The writer passed to fill must be used only inside fill. It is atomic: one
+	// statement or one transaction, so a failed BulkLoad leaves none of its rows behind.
 	BulkLoad(ctx context.Context, table string, columns []string, fill func(w RowWriter) error) (int64, error)
 	Close() error
 }

@@ -69,3 +69,54 @@ func Parallel(ctx context.Context, t target.Target, k, n int, setup func(ctx con
 	}
 	return nil
 }
+
+// loadAttempts bounds BulkLoad's attempts at one job.
+const loadAttempts = 4
+
+// BulkLoad runs c.BulkLoad of the rows gen writes, counts them into rows (for a progress display;
+// nil counts nothing), and runs the job again when the target classes its failure as retryable.
+// InnoDB can choose one of two LOAD DATA statements that fill neighbouring key ranges of one table
+// as a deadlock victim; a bulk load is atomic (target.Conn.BulkLoad), so the failed attempt left
+// no rows behind, and its rows are taken back from the count before the next attempt.
+func BulkLoad(ctx context.Context, t target.Target, c target.Conn, table string, columns []string, rows *atomic.Int64, gen func(w target.RowWriter) error) (int64, error) {
+	for attempt := 1; ; attempt++ {
+		cw := &countingWriter{total: rows}
+		n, err := c.BulkLoad(ctx, table, columns, func(w target.RowWriter) error {
+			cw.RowWriter = w
+			err := gen(cw)
+			cw.flush()
+			return err
+		})
+		if err == nil {
+			return n, nil
+		}
+		if rows != nil {
+			rows.Add(-cw.added)
+		}
+		if attempt == loadAttempts || ctx.Err() != nil || t.Classify(err) != target.ErrRetryable {
+			return n, err
+		}
+	}
+}
+
+// countingWriter counts rows into total, in steps of 1024 so that loaders do not contend on it.
+type countingWriter struct {
+	target.RowWriter
+	total          *atomic.Int64
+	pending, added int64
+}
+
+func (c *countingWriter) EndRow() error {
+	if c.pending++; c.pending == 1024 {
+		c.flush()
+	}
+	return c.RowWriter.EndRow()
+}
+
+func (c *countingWriter) flush() {
+	if c.total != nil && c.pending > 0 {
+		c.total.Add(c.pending)
+		c.added += c.pending
+	}
+	c.pending = 0
+}

@@ -238,8 +238,8 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL str
 		j := jobs[i]
 		from := j.chunk*chunkRows + 1
 		to := min(from+chunkRows-1, o.TableSize)
-		_, err := c.BulkLoad(ctx, "sbtest"+strconv.Itoa(j.table), []string{"id", "k", "c", "pad"}, func(w target.RowWriter) error {
-			return GenRows(w, o.Seed, j.table, o.TableSize, from, to, o.Rows)
+		_, err := workload.BulkLoad(ctx, t, c, "sbtest"+strconv.Itoa(j.table), []string{"id", "k", "c", "pad"}, o.Rows, func(w target.RowWriter) error {
+			return GenRows(w, o.Seed, j.table, o.TableSize, from, to)
 		})
 		if err != nil {
 			return fmt.Errorf("load sbtest%d rows %d-%d: %w", j.table, from, to, err)
@@ -251,8 +251,8 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL str
 // GenRows writes rows from..to of table n as oltp_common.lua's create_table fills them: id in
 // order, then for each row c and pad from their templates and k = sb_rand(1, table_size), drawn
 // with sysbench's default distribution (special), in that order. from must start a chunk (a
-// multiple of chunkRows, plus 1): each chunk has its own stream. rows, if not nil, counts them.
-func GenRows(w target.RowWriter, seed uint64, n, size, from, to int, rows *atomic.Int64) error {
+// multiple of chunkRows, plus 1): each chunk has its own stream.
+func GenRows(w target.RowWriter, seed uint64, n, size, from, to int) error {
 	r := NewRand(seed, uint64(n)<<32|uint64((from-1)/chunkRows))
 	dist, err := NewDist(DefaultDist())
 	if err != nil {
@@ -260,7 +260,6 @@ func GenRows(w target.RowWriter, seed uint64, n, size, from, to int, rows *atomi
 	}
 	var c [len(CTemplate)]byte
 	var pad [len(PadTemplate)]byte
-	pending := int64(0)
 	for id := from; id <= to; id++ {
 		r.RandStr(c[:], CTemplate)
 		r.RandStr(pad[:], PadTemplate)
@@ -272,13 +271,6 @@ func GenRows(w target.RowWriter, seed uint64, n, size, from, to int, rows *atomi
 		if err := w.EndRow(); err != nil {
 			return err
 		}
-		if pending++; pending == 1024 && rows != nil {
-			rows.Add(pending)
-			pending = 0
-		}
-	}
-	if rows != nil {
-		rows.Add(pending)
 	}
 	return nil
 }

@@ -351,24 +351,11 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL str
 	}
 	return workload.Parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
-		if _, err := c.BulkLoad(ctx, j.table, j.columns, func(w target.RowWriter) error {
-			return j.gen(countingWriter{w, o.Rows})
-		}); err != nil {
+		if _, err := workload.BulkLoad(ctx, t, c, j.table, j.columns, o.Rows, j.gen); err != nil {
 			return fmt.Errorf("load %s: %w", j.table, err)
 		}
 		return nil
 	})
-}
-
-// countingWriter counts rows for the progress display.
-type countingWriter struct {
-	target.RowWriter
-	n *atomic.Int64
-}
-
-func (c countingWriter) EndRow() error {
-	c.n.Add(1)
-	return c.RowWriter.EndRow()
 }
 
 // Cleanup drops everything prepare created, and nothing else.

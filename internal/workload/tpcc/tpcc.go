@@ -275,9 +275,7 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessi
 	}
 	return workload.Parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
-		_, err := c.BulkLoad(ctx, j.table, columns[j.table], func(w target.RowWriter) error {
-			return j.gen(countingWriter{w, o.Rows})
-		})
+		_, err := workload.BulkLoad(ctx, t, c, j.table, columns[j.table], o.Rows, j.gen)
 		if err != nil {
 			if j.wid > 0 {
 				return fmt.Errorf("load %s for warehouse %d: %w", j.table, j.wid, err)
@@ -286,17 +284,6 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessi
 		}
 		return nil
 	})
-}
-
-// countingWriter counts rows for the progress display.
-type countingWriter struct {
-	target.RowWriter
-	n *atomic.Int64
-}
-
-func (c countingWriter) EndRow() error {
-	c.n.Add(1)
-	return c.RowWriter.EndRow()
 }
 
 // createProcedures installs the server-side transactions; false where the dialect has none.
