@@ -70,33 +70,42 @@ func Parallel(ctx context.Context, t target.Target, k, n int, setup func(ctx con
 	return nil
 }
 
-// loadAttempts bounds BulkLoad's attempts at one job.
+// loadAttempts bounds the attempts at one load job.
 const loadAttempts = 4
 
-// BulkLoad runs c.BulkLoad of the rows gen writes, counts them into rows (for a progress display;
-// nil counts nothing), and runs the job again when the target classes its failure as retryable.
-// InnoDB can choose one of two LOAD DATA statements that fill neighbouring key ranges of one table
-// as a deadlock victim; a bulk load is atomic (target.Conn.BulkLoad), so the failed attempt left
-// no rows behind, and its rows are taken back from the count before the next attempt.
-func BulkLoad(ctx context.Context, t target.Target, c target.Conn, table string, columns []string, rows *atomic.Int64, gen func(w target.RowWriter) error) (int64, error) {
+// RetryLoad runs load, and runs it again (up to four attempts in all) while it fails with an
+// error that t classes as retryable. InnoDB can choose one of two LOAD DATA statements that fill
+// neighbouring key ranges of one table as a deadlock victim, and a prepare must not die of that.
+// load must be atomic, as target.Conn.BulkLoad is, so that a failed attempt leaves no rows
+// behind, and must take back what it added to a progress count.
+func RetryLoad(ctx context.Context, t target.Target, load func() error) error {
 	for attempt := 1; ; attempt++ {
+		err := load()
+		if err == nil || attempt == loadAttempts || ctx.Err() != nil || t.Classify(err) != target.ErrRetryable {
+			return err
+		}
+	}
+}
+
+// BulkLoad runs c.BulkLoad of the rows gen writes under RetryLoad, counting them into rows (for
+// a progress display; nil counts nothing) and taking a failed attempt's rows back from the count.
+func BulkLoad(ctx context.Context, t target.Target, c target.Conn, table string, columns []string, rows *atomic.Int64, gen func(w target.RowWriter) error) (int64, error) {
+	var n int64
+	err := RetryLoad(ctx, t, func() error {
 		cw := &countingWriter{total: rows}
-		n, err := c.BulkLoad(ctx, table, columns, func(w target.RowWriter) error {
+		var err error
+		n, err = c.BulkLoad(ctx, table, columns, func(w target.RowWriter) error {
 			cw.RowWriter = w
 			err := gen(cw)
 			cw.flush()
 			return err
 		})
-		if err == nil {
-			return n, nil
-		}
-		if rows != nil {
+		if err != nil && rows != nil {
 			rows.Add(-cw.added)
 		}
-		if attempt == loadAttempts || ctx.Err() != nil || t.Classify(err) != target.ErrRetryable {
-			return n, err
-		}
-	}
+		return err
+	})
+	return n, err
 }
 
 // countingWriter counts rows into total, in steps of 1024 so that loaders do not contend on it.

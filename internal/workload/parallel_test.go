@@ -28,7 +28,7 @@ func TestBulkLoadRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close()
+	t.Cleanup(func() { admin.Close() }) // after the DROP below: cleanups run last first
 	const table, n = "cairn_test_bulk_retry", 5000
 	for _, q := range []string{"DROP TABLE IF EXISTS " + table,
 		"CREATE TABLE " + table + " (id int PRIMARY KEY, v varchar(20)) ENGINE=InnoDB"} {

@@ -228,7 +228,7 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, session string
 		return err
 	}, func(ctx context.Context, c target.Conn, i int) error {
 		j := js[i]
-		gen, n, err := loadRange(ctx, c, o.SF, j, o.Rows)
+		gen, n, err := runJob(ctx, t, c, o.SF, j, o.Rows)
 		if err != nil {
 			return fmt.Errorf("load %s: %w", j.table, err)
 		}
@@ -249,9 +249,28 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, session string
 	return loaded, nil
 }
 
-// loadRange streams one range. Servers get dbgen's lines as they are, less the trailing '|'
-// (COPY and LOAD DATA would read it as an extra empty column); SQLite gets batched inserts.
+// runJob runs job j under workload.RetryLoad: a range whose load the target calls retryable
+// (an InnoDB deadlock or lock wait timeout) is generated and loaded again.
+func runJob(ctx context.Context, t target.Target, c target.Conn, sf float64, j loadJob, progress *atomic.Int64) (gen, n int64, err error) {
+	err = workload.RetryLoad(ctx, t, func() error {
+		var err error
+		gen, n, err = loadRange(ctx, c, sf, j, progress)
+		return err
+	})
+	return gen, n, err
+}
+
+// loadRange streams one range, in one statement or transaction (so that it can be retried).
+// Servers get dbgen's lines as they are, less the trailing '|' (COPY and LOAD DATA would read it
+// as an extra empty column); SQLite gets batched inserts. A failure takes its rows back from
+// progress.
 func loadRange(ctx context.Context, c target.Conn, sf float64, j loadJob, progress *atomic.Int64) (generated, loaded int64, err error) {
+	var added int64
+	defer func() {
+		if err != nil {
+			progress.Add(-added)
+		}
+	}()
 	cols := queries.Columns(j.table)
 	each := func(emit func(dbgen.Chunk) error) error {
 		return dbgen.Generate(ctx, j.table, sf, j.start, j.count, dbgen.Options{Workers: 1}, func(ch dbgen.Chunk) error {
@@ -261,12 +280,15 @@ func loadRange(ctx context.Context, c target.Conn, sf float64, j loadJob, progre
 				return err
 			}
 			progress.Add(ch.Rows)
+			added += ch.Rows
 			return nil
 		})
 	}
 	if dl, ok := c.(target.DelimitedLoader); ok {
 		pr, pw := io.Pipe()
+		done := make(chan struct{})
 		go func() {
+			defer close(done)
 			pw.CloseWithError(each(func(ch dbgen.Chunk) error {
 				_, err := pw.Write(stripTrailing(ch.Buf))
 				return err
@@ -274,6 +296,7 @@ func loadRange(ctx context.Context, c target.Conn, sf float64, j loadJob, progre
 		}()
 		loaded, err = dl.LoadDelimited(ctx, j.table, cols, '|', pr)
 		pr.CloseWithError(errors.New("load ended"))
+		<-done // the generator's counts are final
 		return generated, loaded, err
 	}
 	loaded, err = c.BulkLoad(ctx, j.table, cols, func(w target.RowWriter) error {
