@@ -101,6 +101,21 @@ type DelimitedLoader interface {
 	LoadDelimited(ctx context.Context, table string, columns []string, delim byte, r io.Reader) (int64, error)
 }
 
+// TextCaller is implemented by connections with a call path that allocates nothing per statement
+// (PostgreSQL: protocol messages written on pgx's own codec), for the workloads whose client cost
+// is mostly the driver's: tpcb's one-row statements and TPC-C's one-call transactions. Parameters
+// are given in the server's text format, and the first column of the result's last row comes back
+// as text, appended to dst (a NULL, or no row, leaves dst as it was). Server errors are the same
+// errors Exec returns, so Classify treats them alike. Calls must not follow an implicit Begin.
+type TextCaller interface {
+	// CallPrepared executes the statement prepared under name.
+	CallPrepared(name string, params [][]byte, dst []byte) ([]byte, error)
+	// CallSimple sends sql as one simple query.
+	CallSimple(sql []byte, dst []byte) ([]byte, error)
+	// InTransaction reports whether the last call left a transaction open (or failed in one).
+	InTransaction() bool
+}
+
 // Row is the result of QueryRow.
 type Row interface{ Scan(dest ...any) error }
 

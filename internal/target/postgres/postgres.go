@@ -199,6 +199,8 @@ type conn struct {
 	// that has not been sent yet.
 	implicit, pending bool
 	batch             pgx.Batch
+
+	w *wire // the allocation-free path of target.TextCaller, made on first use
 }
 
 // beginStmt is the prepared BEGIN of implicit transactions: a batch finds it among the
@@ -227,10 +229,6 @@ func (c *conn) sendWithBegin(ctx context.Context, q string, args []any) (pgx.Bat
 	}
 	return br, nil
 }
-
-// PgConn returns the driver's connection, for a workload that writes protocol messages itself
-// (tpcb: a statement without allocation). It must be used only while pgx is idle.
-func (c *conn) PgConn() *pgconn.PgConn { return c.c.PgConn() }
 
 func (c *conn) Prepare(ctx context.Context, name, query string) error {
 	if _, err := c.c.Prepare(ctx, name, query); err != nil {

@@ -205,16 +205,3 @@ func TestDrawRanges(t *testing.T) {
 		t.Errorf("select-only drew %v", v)
 	}
 }
-
-func TestParseInt(t *testing.T) {
-	for _, tc := range []struct {
-		in string
-		v  int64
-		ok bool
-	}{{"0", 0, true}, {"-5000", -5000, true}, {"123456789", 123456789, true}, {"", 0, false}, {"-", 0, false}, {"12a", 0, false}} {
-		v, ok := parseInt([]byte(tc.in))
-		if v != tc.v || ok != tc.ok {
-			t.Errorf("%q: %d %v", tc.in, v, ok)
-		}
-	}
-}

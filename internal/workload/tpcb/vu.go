@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -19,14 +21,15 @@ type VU struct {
 	r        *rand.Rand
 	vars     [numVars]int64
 	c        target.Conn
-	wire     *pgWire // PostgreSQL: the statements go through pgWire
+	tc       target.TextCaller // PostgreSQL: the statements go through its allocation-free path
+	params   [numVars + 1][]byte
+	out      []byte
 	sink     workload.StatementSink
 	names    []string // prepared statement names, by statement
 	text     []bool   // statements this connection could not prepare (run as text)
-	args     [numVars + 1]int64
-	anyArgs  []any // parameter values for target.Conn, reused
-	abalance int64 // the select's result, read and dropped as pgbench does
-	scanDest []any // &abalance, built once
+	anyArgs  []any    // parameter values for target.Conn, reused
+	abalance int64    // the select's result, read and dropped as pgbench does
+	scanDest []any    // &abalance, built once
 	buf      []byte
 }
 
@@ -47,10 +50,7 @@ func NewVU(id int, sc *Compiled, protocol string, scale int, seed uint64) *VU {
 // does on each connection before its first transaction.
 func (v *VU) Bind(ctx context.Context, c target.Conn) error {
 	v.c = c
-	v.wire = nil
-	if pc, ok := c.(pgConner); ok {
-		v.wire = newPGWire(pc.PgConn())
-	}
+	v.tc, _ = c.(target.TextCaller)
 	if v.protocol != ProtoPrepared {
 		return nil
 	}
@@ -59,7 +59,7 @@ func (v *VU) Bind(ctx context.Context, c target.Conn) error {
 		if err := c.Prepare(ctx, v.names[i], s.Prepared); err != nil {
 			// MySQL does not prepare every statement (BEGIN, in some versions); one without
 			// parameters then runs as text, which is the same round trip.
-			if len(s.Args) == 0 && v.wire == nil {
+			if len(s.Args) == 0 && v.tc == nil {
 				v.text[i] = true
 				continue
 			}
@@ -87,8 +87,8 @@ func (v *VU) Do(ctx context.Context) (bool, error) {
 	}
 	for i, s := range v.sc.Stmts {
 		var err error
-		if v.wire != nil {
-			err = v.execWire(i, s)
+		if v.tc != nil {
+			err = v.execText(i, s)
 		} else {
 			err = v.exec(ctx, i, s)
 		}
@@ -106,20 +106,25 @@ func (v *VU) Do(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-func (v *VU) execWire(i int, s *Stmt) error {
-	var dst *int64
-	if s.Row {
-		dst = &v.abalance
-	}
+func (v *VU) execText(i int, s *Stmt) error {
+	var err error
 	if v.protocol == ProtoSimple {
 		v.buf = s.AppendSimple(v.buf[:0], &v.vars)
-		return v.wire.simple(v.buf, dst)
+		v.out, err = v.tc.CallSimple(v.buf, v.out[:0])
+	} else {
+		params := v.params[:len(s.Args)]
+		for k, a := range s.Args {
+			params[k] = strconv.AppendInt(params[k][:0], v.vars[a], 10)
+		}
+		v.out, err = v.tc.CallPrepared(v.names[i], params, v.out[:0])
 	}
-	args := v.args[:len(s.Args)]
-	for k, a := range s.Args {
-		args[k] = v.vars[a]
+	if err == nil && s.Row && len(v.out) > 0 {
+		// Read as pgbench reads it, and dropped.
+		if v.abalance, err = strconv.ParseInt(unsafe.String(unsafe.SliceData(v.out), len(v.out)), 10, 64); err != nil {
+			err = fmt.Errorf("unexpected value %q", v.out)
+		}
 	}
-	return v.wire.prepared(v.names[i], args, dst)
+	return err
 }
 
 // exec runs a statement through target.Conn (MySQL, MariaDB, SQLite: database/sql).
@@ -152,10 +157,10 @@ func (v *VU) rollback(ctx context.Context, i int) {
 	if !v.sc.Txn {
 		return
 	}
-	if v.wire != nil {
-		if v.wire.broken == nil && v.wire.txStatus != 'I' {
+	if v.tc != nil {
+		if v.tc.InTransaction() {
 			v.buf = append(v.buf[:0], "ROLLBACK"...)
-			_ = v.wire.simple(v.buf, nil)
+			_, _ = v.tc.CallSimple(v.buf, nil)
 		}
 		return
 	}

@@ -114,9 +114,12 @@ type VU struct {
 	seen          map[int]bool
 	buf           []byte
 	args          []any
-	sink          [14]any      // display-only columns are scanned here and dropped
-	sinkPtrs      []any        // pointers into sink, built once: no allocation per Payment
-	DeliverySkips atomic.Int64 // read by the engine while abandoned VUs may still run
+	sink          [14]any           // display-only columns are scanned here and dropped
+	sinkPtrs      []any             // pointers into sink, built once: no allocation per Payment
+	tc            target.TextCaller // --mode procs on PostgreSQL: calls without allocation
+	params        [8][]byte         // the call's parameters as text, reused
+	out           []byte            // the call's result as text
+	DeliverySkips atomic.Int64      // read by the engine while abandoned VUs may still run
 }
 
 // NewVU makes terminal id: home warehouse and district spread evenly over the VUs.
