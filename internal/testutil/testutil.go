@@ -116,3 +116,31 @@ func ImplicitTx(t testing.TB, url, create string) (c, other target.Conn) {
 	it.SetImplicitTx(true)
 	return c, other
 }
+
+// HoldLock makes another session hold row locks for a while: on a new connection of tg it starts a
+// transaction, runs stmt (say, an INSERT of a key that the code under test will also write) and
+// rolls back after hold. The channel receives the rollback's error. Tests of retries use it to make
+// a statement fail with a lock wait timeout first and succeed on a later attempt.
+func HoldLock(t testing.TB, tg target.Target, stmt string, hold time.Duration) <-chan error {
+	t.Helper()
+	ctx := context.Background()
+	c, err := tg.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Begin(ctx, false); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, stmt); err != nil {
+		c.Close()
+		t.Fatal(err)
+	}
+	released := make(chan error, 1)
+	go func() {
+		defer c.Close()
+		time.Sleep(hold)
+		released <- c.Rollback(ctx)
+	}()
+	return released
+}

@@ -38,23 +38,7 @@ func TestBulkLoadRetries(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP TABLE IF EXISTS "+table) })
 
-	blocker, err := tg.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blocker.Close()
-	if err := blocker.Begin(ctx, false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blocker.Exec(ctx, "INSERT INTO "+table+" VALUES (4000, 'blocker')"); err != nil {
-		t.Fatal(err)
-	}
-	released := make(chan error, 1)
-	go func() {
-		time.Sleep(1500 * time.Millisecond)
-		released <- blocker.Rollback(ctx)
-	}()
-
+	released := testutil.HoldLock(t, tg, "INSERT INTO "+table+" VALUES (4000, 'blocker')", 1500*time.Millisecond)
 	loader, err := tg.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -53,23 +53,7 @@ func TestLoadRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	blocker, err := tg.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blocker.Close()
-	if err := blocker.Begin(ctx, false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := blocker.Exec(ctx, "INSERT INTO nation VALUES (10, 'blocker', 0, '')"); err != nil {
-		t.Fatal(err)
-	}
-	released := make(chan error, 1)
-	go func() {
-		time.Sleep(700 * time.Millisecond)
-		time.Sleep(1500 * time.Millisecond)
-		released <- blocker.Rollback(ctx)
-	}()
+	released := testutil.HoldLock(t, tg, "INSERT INTO nation VALUES (10, 'blocker', 0, '')", 1500*time.Millisecond)
 	loader, err := tg.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
