@@ -90,21 +90,14 @@ func Restart(t testing.TB, kind string) string {
 func ImplicitTx(t testing.TB, url, create string) (c, other target.Conn) {
 	t.Helper()
 	ctx := context.Background()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	if other, err = tg.Conn(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { other.Close() })
+	tg, other := Open(t, url)
 	for _, q := range []string{"DROP TABLE IF EXISTS cairn_implicit_test", create} {
 		if _, err := other.Exec(ctx, q); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Cleanup(func() { other.Exec(ctx, "DROP TABLE cairn_implicit_test") })
+	var err error
 	if c, err = tg.Conn(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +108,25 @@ func ImplicitTx(t testing.TB, url, create string) (c, other target.Conn) {
 	}
 	it.SetImplicitTx(true)
 	return c, other
+}
+
+// Open opens the target at url and one connection on it. Both are closed when the test ends, after
+// the cleanups the test registers later (a DROP on the connection, say), since cleanups run last
+// registered first.
+func Open(t testing.TB, url string) (target.Target, target.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	tg, err := target.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	c, err := tg.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return tg, c
 }
 
 // HoldLock makes another session hold row locks for a while: on a new connection of tg it starts a

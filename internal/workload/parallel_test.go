@@ -19,16 +19,7 @@ import (
 // with error 1205; the blocker rolls back after 1.5 s, so a later attempt succeeds.
 func TestBulkLoadRetries(t *testing.T) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, testutil.MySQL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	admin, err := tg.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() }) // after the DROP below: cleanups run last first
+	tg, admin := testutil.Open(t, testutil.MySQL(t))
 	const table, n = "cairn_test_bulk_retry", 5000
 	for _, q := range []string{"DROP TABLE IF EXISTS " + table,
 		"CREATE TABLE " + table + " (id int PRIMARY KEY, v varchar(20)) ENGINE=InnoDB"} {

@@ -19,16 +19,7 @@ import (
 // error 1205 after innodb_lock_wait_timeout (1 s), and the blocker rolls back after 1.5 s.
 func TestLoadRetries(t *testing.T) {
 	ctx := context.Background()
-	tg, err := target.Open(ctx, testutil.MySQL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	admin, err := tg.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() }) // after the DROP below: cleanups run last first
+	tg, admin := testutil.Open(t, testutil.MySQL(t))
 	var exists int
 	if err := admin.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'nation'").Scan(&exists); err != nil {
 		t.Fatal(err)
