@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"unsafe"
 
@@ -124,7 +123,7 @@ func (w *wire) read(dst []byte) ([]byte, error) {
 			w.txStatus = m.TxStatus
 			return dst, pgErr
 		case *pgproto3.CopyInResponse, *pgproto3.CopyOutResponse, *pgproto3.CopyBothResponse:
-			return dst[:n], w.fail(fmt.Errorf("unexpected COPY response"))
+			return dst[:n], w.fail(errors.New("unexpected COPY response"))
 		}
 		// BindComplete, RowDescription, CommandComplete, EmptyQueryResponse, NoticeResponse,
 		// ParameterStatus and NotificationResponse need nothing.
