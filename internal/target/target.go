@@ -7,12 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 )
 
 // DefaultURL is the embedded SQLite file used when neither --db nor CAIRN_DB is given.
@@ -143,135 +139,12 @@ type RowWriter interface {
 // ErrNoRows is returned by Row.Scan when the query returned nothing.
 var ErrNoRows = errors.New("no rows in result set")
 
-// URL is a parsed --db value.
-type URL struct {
-	Scheme string // "sqlite", "postgres", "mysql"
-	Raw    string
-	Parsed *url.URL // nil for sqlite
-	Path   string   // sqlite file path
-}
-
-// UsageError marks bad input from the user; the CLI exits 2 on it.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// Usagef builds a UsageError.
-func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
-
-// ParseURL validates a --db value without connecting.
-func ParseURL(raw string) (URL, error) {
-	if raw == "" {
-		raw = DefaultURL
+// Where names a target's database for messages: host:port/dbname, or the file of an embedded one.
+func Where(t Target) string {
+	if t.Address() == t.Database() {
+		return t.Address()
 	}
-	i := strings.Index(raw, "://")
-	if i <= 0 {
-		return URL{}, Usagef("--db %q is not a URL: use sqlite://FILE, postgres://user:pass@host:port/db or mysql://user:pass@host:port/db", raw)
-	}
-	scheme := strings.ToLower(raw[:i])
-	switch scheme {
-	case "sqlite", "sqlite3":
-		p := raw[i+3:]
-		if j := strings.IndexByte(p, '?'); j >= 0 {
-			p = p[:j]
-		}
-		if p == "" {
-			return URL{}, Usagef("--db %q names no file: use sqlite://cairn.db or sqlite:///abs/path.db", raw)
-		}
-		return URL{Scheme: "sqlite", Raw: raw, Path: filepath.Clean(p)}, nil
-	case "postgres", "postgresql", "mysql", "mariadb":
-		u, err := url.Parse(raw)
-		if err != nil {
-			return URL{}, Usagef("--db %q is malformed: %v", redact(raw), unwrapURLError(err))
-		}
-		if u.Host == "" {
-			return URL{}, Usagef("--db %q names no host: use %s://user:pass@host:port/db", redact(raw), scheme)
-		}
-		if _, port, ok := strings.Cut(u.Host, ":"); ok && port != "" {
-			for _, r := range port {
-				if r < '0' || r > '9' {
-					return URL{}, Usagef("--db %q has a bad port %q", redact(raw), port)
-				}
-			}
-		}
-		s := scheme
-		if s == "postgresql" {
-			s = "postgres"
-		}
-		if s == "mariadb" {
-			s = "mysql"
-		}
-		if strings.Trim(u.Path, "/") == "" {
-			return URL{}, Usagef("--db %q names no database: add /DBNAME to the URL", redact(raw))
-		}
-		return URL{Scheme: s, Raw: raw, Parsed: u}, nil
-	}
-	return URL{}, Usagef("--db %q: unknown scheme %q (use sqlite, postgres, postgresql, mysql or mariadb)", redact(raw), scheme)
-}
-
-func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
-}
-
-// redact hides a password in a URL for messages.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
-
-// Redact hides the password of a --db value, for output and stored documents.
-func Redact(raw string) string { return redact(raw) }
-
-// Opener connects to a database given its parsed URL.
-type Opener func(ctx context.Context, u URL) (Target, error)
-
-var (
-	mu      sync.Mutex
-	openers = map[string]Opener{}
-)
-
-// Register makes a scheme available; target packages call it from init.
-func Register(scheme string, o Opener) {
-	mu.Lock()
-	defer mu.Unlock()
-	openers[scheme] = o
-}
-
-// Schemes lists the registered schemes.
-func Schemes() []string {
-	mu.Lock()
-	defer mu.Unlock()
-	var s []string
-	for k := range openers {
-		s = append(s, k)
-	}
-	sort.Strings(s)
-	return s
-}
-
-// Open parses raw and connects. Connection failures come back as *ConnectError.
-func Open(ctx context.Context, raw string) (Target, error) {
-	u, err := ParseURL(raw)
-	if err != nil {
-		return nil, err
-	}
-	mu.Lock()
-	o := openers[u.Scheme]
-	mu.Unlock()
-	if o == nil {
-		return nil, Usagef("--db %q: support for %s is not built into this binary", redact(raw), u.Scheme)
-	}
-	return o(ctx, u)
+	return t.Address() + "/" + t.Database()
 }
 
 // ConnectError is a failure to reach or log in to the database; the CLI exits 1 on it.

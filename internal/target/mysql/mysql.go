@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	target.Register("mysql", Open)
+	target.Register(target.Scheme{Names: []string{"mysql", "mariadb"}, Params: params, Open: Open})
 	// The driver logs every dropped connection to stderr; the engine counts and reports them instead.
 	_ = my.SetLogger(log.New(io.Discard, "", 0))
 }
@@ -58,22 +58,34 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	cfg.MultiStatements = false
 	// Timestamps written during a run match the UTC ones written by the loader.
 	cfg.Params = map[string]string{"time_zone": "'+00:00'"}
-	for k, v := range p.Query() {
-		if len(v) == 0 {
-			continue
+	// Only the parameters of the list below reach here (target.ParseURL refuses the rest); none of
+	// them becomes a session variable, since the driver would send it as SQL.
+	if pw, ok := u.Params["password"]; ok && cfg.Passwd == "" {
+		cfg.Passwd = pw
+	}
+	if v, ok := u.Params["tls"]; ok {
+		cfg.TLSConfig = v
+	}
+	for k, d := range map[string]*time.Duration{"timeout": &cfg.Timeout, "readTimeout": &cfg.ReadTimeout, "writeTimeout": &cfg.WriteTimeout} {
+		if v, ok := u.Params[k]; ok {
+			*d, _ = time.ParseDuration(v)
 		}
-		// tls is the driver's own option; every other parameter is a session variable.
-		if k == "tls" {
-			cfg.TLSConfig = v[0]
-			continue
+	}
+	if cs, ok := u.Params["charset"]; ok {
+		if err := cfg.Apply(my.Charset(cs, u.Params["collation"])); err != nil {
+			return nil, target.Usagef("--db: charset %q: %v", cs, err)
 		}
-		cfg.Params[k] = v[0]
+	} else if co, ok := u.Params["collation"]; ok {
+		cfg.Collation = co
+	}
+	if v, ok := u.Params["allowCleartextPasswords"]; ok {
+		cfg.AllowCleartextPasswords = v == "true" || v == "1"
 	}
 	// Blocking sockets up to 8 busy connections per CPU: see blockconn.Dialer.
 	cfg.DialFunc = blockconn.Dialer(8)
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
-		return nil, target.Usagef("--db %q is not a valid MySQL URL: %v", target.Redact(u.Raw), err)
+		return nil, target.Usagef("--db %q is not a valid MySQL URL: %v", u, target.Scrub(err.Error(), u.Raw()))
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxIdleConns(1024)
@@ -93,6 +105,18 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 		t.kind = "mariadb"
 	}
 	return t, nil
+}
+
+// params are the URL parameters a MySQL or MariaDB URL may carry (docs/cli.md, "Safety").
+var params = []target.Param{
+	{Name: "tls", Doc: "TLS: true, false, skip-verify or preferred", Check: target.OneOf("true", "false", "skip-verify", "preferred")},
+	{Name: "timeout", Doc: "connect timeout, a duration such as 10s", Check: target.IsDuration},
+	{Name: "readTimeout", Doc: "I/O read timeout, a duration", Check: target.IsDuration},
+	{Name: "writeTimeout", Doc: "I/O write timeout, a duration", Check: target.IsDuration},
+	{Name: "charset", Doc: "connection character set, a name such as utf8mb4", Check: target.IsIdent},
+	{Name: "collation", Doc: "connection collation, a name such as utf8mb4_general_ci", Check: target.IsIdent},
+	{Name: "allowCleartextPasswords", Doc: "true or false: allow the cleartext authentication plugin (use with tls)", Check: target.OneOf("true", "false", "1", "0")},
+	{Name: "password", Doc: "the password, when not in the userinfo", Secret: true},
 }
 
 func (t *mysqlTarget) connErr(err error) error {

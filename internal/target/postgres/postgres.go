@@ -18,7 +18,26 @@ import (
 	"github.com/cairn-bench/cairn/internal/target/blockconn"
 )
 
-func init() { target.Register("postgres", Open) }
+func init() {
+	target.Register(target.Scheme{Names: []string{"postgres", "postgresql"}, Params: params, Open: Open})
+}
+
+// params are the URL parameters a PostgreSQL URL may carry (docs/cli.md, "Safety"); pgx would send
+// any other as a startup parameter, that is, a server setting for the session.
+var params = []target.Param{
+	{Name: "sslmode", Doc: "disable, allow, prefer, require, verify-ca or verify-full (default on loopback: disable)",
+		Check: target.OneOf("disable", "allow", "prefer", "require", "verify-ca", "verify-full")},
+	{Name: "sslrootcert", Doc: "file of the trusted CA certificates", Check: target.IsText},
+	{Name: "sslcert", Doc: "file of the client certificate", Check: target.IsText},
+	{Name: "sslkey", Doc: "file of the client key", Check: target.IsText},
+	{Name: "sslpassword", Doc: "password of the client key", Secret: true},
+	{Name: "sslsni", Doc: "1 or 0: send the host name in the TLS handshake", Check: target.OneOf("0", "1")},
+	{Name: "connect_timeout", Doc: "connect timeout in whole seconds", Check: target.IsSeconds},
+	{Name: "application_name", Doc: "the name the server shows for cairn's sessions (default cairn)", Check: target.IsText},
+	{Name: "target_session_attrs", Doc: "any, read-write, read-only, primary, standby or prefer-standby",
+		Check: target.OneOf("any", "read-write", "read-only", "primary", "standby", "prefer-standby")},
+	{Name: "password", Doc: "the password, when not in the userinfo", Secret: true},
+}
 
 type pg struct {
 	cfg     *pgx.ConnConfig
@@ -29,7 +48,7 @@ type pg struct {
 
 // Open checks the URL, connects once to verify the server is reachable and the login works.
 func Open(ctx context.Context, u target.URL) (target.Target, error) {
-	raw := u.Raw
+	raw := u.Raw()
 	// On loopback TLS only burns CPU on both sides of the measurement, so unless the URL says
 	// otherwise cairn does not negotiate it there (libpq's default, "prefer", would).
 	if u.Parsed.Query().Get("sslmode") == "" && isLoopback(u.Parsed.Hostname()) {
@@ -41,13 +60,15 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	}
 	cfg, err := pgx.ParseConfig(raw)
 	if err != nil {
-		return nil, target.Usagef("--db %q is not a valid PostgreSQL URL: %v", target.Redact(u.Raw), err)
+		return nil, target.Usagef("--db %q is not a valid PostgreSQL URL: %v", u, target.Scrub(err.Error(), u.Raw()))
 	}
 	cfg.ConnectTimeout = 10 * time.Second
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
 	}
-	cfg.RuntimeParams["application_name"] = "cairn"
+	if u.Params["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = "cairn"
+	}
 	// Timestamps written during a run match the UTC ones written by the loader.
 	cfg.RuntimeParams["timezone"] = "UTC"
 	// Benchmark statements are prepared explicitly by name; pgx's automatic statement cache would
@@ -56,7 +77,7 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	// Blocking sockets up to 2 busy connections per CPU: see blockconn.Dialer.
 	cfg.DialFunc = blockconn.Dialer(2)
 	t := &pg{cfg: cfg, addr: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), db: cfg.Database, sslmode: "prefer"}
-	if raw != u.Raw {
+	if raw != u.Raw() {
 		t.sslmode = "disable"
 	} else if m := u.Parsed.Query().Get("sslmode"); m != "" {
 		t.sslmode = m

@@ -18,7 +18,9 @@ import (
 	"github.com/cairn-bench/cairn/internal/target/sqlconn"
 )
 
-func init() { target.Register("sqlite", Open) }
+func init() {
+	target.Register(target.Scheme{Names: []string{"sqlite", "sqlite3"}, File: true, Open: Open})
+}
 
 type lite struct {
 	db   *sql.DB
