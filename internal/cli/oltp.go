@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 	"github.com/cairn-bench/cairn/internal/workload/oltp"
 )
 
@@ -38,7 +39,7 @@ statement and how the figures relate to sysbench's.
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newOLTPPrepare(stdout, stderr), newOLTPRun(stdout, stderr), newOLTPProfile(stdout, stderr), newCleanup(stdout, "oltp", "Drop the sbtest tables and cairn's record of them, and nothing else", "the sbtest tables", oltp.Cleanup))
+	cmd.AddCommand(newOLTPPrepare(stdout, stderr), newOLTPRun(stdout, stderr), newOLTPProfile(stdout, stderr), newCleanup(stdout, oltp.Footprint))
 	return cmd
 }
 
@@ -48,6 +49,8 @@ type oltpPrepareFlags struct {
 	tableSize int
 	loaders   int
 	seed      uint64
+	// which sizes were given: a complete schema of another size is an error only for those
+	tablesSet, sizeSet bool
 }
 
 func newOLTPPrepare(stdout, stderr io.Writer) *cobra.Command {
@@ -57,6 +60,7 @@ func newOLTPPrepare(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Create the sbtest tables, load them in parallel, build the index on k, analyze",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			p.tablesSet, p.sizeSet = cmd.Flags().Changed("tables"), cmd.Flags().Changed("table-size")
 			return doOLTPPrepare(cmd.Context(), &p, stdout, stderr)
 		},
 	}
@@ -73,6 +77,18 @@ func doOLTPPrepare(ctx context.Context, p *oltpPrepareFlags, stdout, stderr io.W
 	o := oltp.PrepareOptions{Tables: p.tables, TableSize: p.tableSize, Loaders: p.loaders, CairnVersion: Version}
 	if err := o.Validate(); err != nil {
 		return err
+	}
+	if p.tables < 1 {
+		return target.Usagef("--tables %d: need between 1 and 10000", p.tables)
+	}
+	if p.tableSize < 1 {
+		return target.Usagef("--table-size %d: need at least 1", p.tableSize)
+	}
+	if !p.tablesSet {
+		o.Tables = 0 // any, else the default
+	}
+	if !p.sizeSet {
+		o.TableSize = 0
 	}
 	if p.db == "" {
 		p.db = target.DefaultDB()
@@ -108,7 +124,7 @@ func doOLTPPrepare(ctx context.Context, p *oltpPrepareFlags, stdout, stderr io.W
 	}
 	meta, err := oltp.Prepare(ctx, t, o)
 	bar.finish()
-	if errors.Is(err, oltp.ErrAlreadyPrepared) {
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		fmt.Fprintf(stdout, "%s already holds %s of %d rows prepared by cairn (prepared %s, seed %d); nothing to do\n",
 			t.Address(), plural(meta.Tables, "sbtest table"), meta.TableSize, meta.PreparedAt.Format(time.RFC3339), meta.Seed)
 		return nil

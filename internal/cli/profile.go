@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/profile"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 	"github.com/cairn-bench/cairn/internal/workload/tpcc"
 )
 
@@ -322,26 +324,65 @@ func newProfileDoc(ctx context.Context, t target.Target, workload, mainTxn strin
 		Config: cfg}
 }
 
-// newCleanup is every workload's cleanup command: it drops what the workload's prepare created.
-func newCleanup(stdout io.Writer, workload, short, what string, cleanup func(context.Context, target.Target) error) *cobra.Command {
+// newCleanup is every workload's cleanup command: it drops what the workload's record says its
+// prepare created, and nothing else, and says what it dropped and what it left alone.
+func newCleanup(stdout io.Writer, f workload.Footprint) *cobra.Command {
 	var db string
 	cmd := &cobra.Command{
 		Use:   "cleanup",
-		Short: short,
+		Short: "Drop what " + f.Name + " prepare created (as its meta table records it), and nothing else",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := openExisting(cmd.Context(), db, workload)
+			if db == "" {
+				db = target.DefaultDB()
+			}
+			if u, err := target.ParseURL(db); err == nil && u.Path != "" {
+				if _, err := os.Stat(u.Path); err != nil {
+					fmt.Fprintf(stdout, "no database file %s: nothing to drop\n", u.Path)
+					return nil
+				}
+			}
+			t, err := target.Open(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
 			defer t.Close()
-			if err := cleanup(cmd.Context(), t); err != nil {
+			s, err := workload.CleanupSchema(cmd.Context(), t, f)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(stdout, "dropped %s at %s\n", what, t.Address())
+			if s.State == workload.StateNone {
+				fmt.Fprintf(stdout, "%s holds no %s schema: nothing to drop\n", s.Where, f.Title)
+			} else {
+				fmt.Fprintf(stdout, "dropped the %s schema at %s: %s and its meta table %s\n", f.Title, s.Where, describeObjects(s.Objects), f.MetaTable())
+			}
+			for _, g := range s.Others {
+				if g.Owner != nil {
+					fmt.Fprintf(stdout, "left alone: %s's %s\n", g.Owner.Title, workload.Words(g.Objects))
+				} else {
+					fmt.Fprintf(stdout, "left alone: %s, which cairn did not create\n", workload.Words(g.Objects))
+				}
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
 	return cmd
+}
+
+// describeObjects counts objects by kind: "9 tables and 5 routines".
+func describeObjects(objs []workload.Object) string {
+	var tables, routines int
+	for _, o := range objs {
+		if o.Kind == workload.KindRoutine {
+			routines++
+		} else {
+			tables++
+		}
+	}
+	s := plural(tables, "table")
+	if routines > 0 {
+		s += " and " + plural(routines, "routine")
+	}
+	return s
 }

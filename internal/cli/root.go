@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // Version is set at build time with -ldflags "-X github.com/cairn-bench/cairn/internal/cli.Version=…".
@@ -78,7 +79,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "cairn: "+f.msg)
 		}
 		return ExitFailed
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), workload.IsSchemaError(err):
 		code = ExitUsage
 	case errors.As(err, &ce):
 		code = ExitFailed

@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 	"github.com/cairn-bench/cairn/internal/workload/tpcb"
 )
 
@@ -35,7 +36,7 @@ balances, clean up. See docs/tpcb.md for the statements and how the figures rela
 		},
 	}
 	cmd.AddCommand(newTPCBPrepare(stdout, stderr), newTPCBRun(stdout, stderr), newTPCBProfile(stdout, stderr),
-		newTPCBCheck(stdout), newCleanup(stdout, "tpcb", "Drop pgbench's four tables and cairn's record of them, and nothing else", "the tpcb tables", tpcb.Cleanup))
+		newTPCBCheck(stdout), newCleanup(stdout, tpcb.Footprint))
 	return cmd
 }
 
@@ -45,6 +46,7 @@ type tpcbPrepareFlags struct {
 	fillfactor int
 	loaders    int
 	seed       uint64
+	scaleSet   bool // --scale was given: a complete schema of another scale is an error
 }
 
 func newTPCBPrepare(stdout, stderr io.Writer) *cobra.Command {
@@ -54,6 +56,7 @@ func newTPCBPrepare(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Create pgbench's tables, load them in parallel, vacuum, add the primary keys (pgbench -i)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			p.scaleSet = cmd.Flags().Changed("scale")
 			return doTPCBPrepare(cmd.Context(), &p, stdout, stderr)
 		},
 	}
@@ -103,7 +106,11 @@ func doTPCBPrepare(ctx context.Context, p *tpcbPrepareFlags, stdout, stderr io.W
 		stepStart = time.Now()
 	}
 	names := map[string]string{"tables": "create tables", "generate": "client-side generate"}
-	meta, err := tpcb.Prepare(ctx, t, tpcb.PrepareOptions{Scale: p.scale, Fillfactor: p.fillfactor, Loaders: p.loaders,
+	asked := 0
+	if p.scaleSet {
+		asked = p.scale
+	}
+	meta, err := tpcb.Prepare(ctx, t, tpcb.PrepareOptions{Scale: asked, Fillfactor: p.fillfactor, Loaders: p.loaders,
 		Rows: &rows, CairnVersion: Version,
 		Phase: func(ph string) {
 			if stepName == names["generate"] {
@@ -131,7 +138,7 @@ func doTPCBPrepare(ctx context.Context, p *tpcbPrepareFlags, stdout, stderr io.W
 			}
 		}})
 	bar.finish()
-	if errors.Is(err, tpcb.ErrAlreadyPrepared) {
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		fmt.Fprintf(stdout, "%s already holds a complete tpcb schema of scale %d (prepared %s); nothing to do\n",
 			t.Address(), meta.Scale, meta.PreparedAt.Format(time.RFC3339))
 		return nil

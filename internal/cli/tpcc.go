@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 	"github.com/cairn-bench/cairn/internal/workload/tpcc"
 )
 
@@ -32,7 +33,7 @@ check the TPC-C consistency conditions, clean up. See docs/tpcc.md for what ever
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newTPCCPrepare(stdout, stderr), newTPCCRun(stdout, stderr), newTPCCProfile(stdout, stderr), newTPCCCheck(stdout, stderr), newCleanup(stdout, "tpcc", "Drop everything prepare created, and nothing else", "the TPC-C schema", tpcc.Cleanup))
+	cmd.AddCommand(newTPCCPrepare(stdout, stderr), newTPCCRun(stdout, stderr), newTPCCProfile(stdout, stderr), newTPCCCheck(stdout, stderr), newCleanup(stdout, tpcc.Footprint))
 	return cmd
 }
 
@@ -43,6 +44,7 @@ type prepareFlags struct {
 	seed       uint64
 	partition  bool
 	noProcs    bool
+	sizeSet    bool // --warehouses was given: a complete schema of another size is an error
 }
 
 func (p *prepareFlags) add(cmd *cobra.Command, withDB bool) {
@@ -64,6 +66,7 @@ func newTPCCPrepare(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Create the schema, load it in parallel, build indexes and procedures, analyze",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			p.sizeSet = cmd.Flags().Changed("warehouses")
 			return doPrepare(cmd.Context(), &p, stdout, stderr)
 		},
 	}
@@ -104,8 +107,12 @@ func doPrepare(ctx context.Context, p *prepareFlags, stdout, stderr io.Writer) e
 	}
 	bar := newProgress(stderr, total, "loading")
 	start := time.Now()
+	asked := 0
+	if p.sizeSet {
+		asked = p.warehouses
+	}
 	meta, err := tpcc.Prepare(ctx, t, tpcc.PrepareOptions{
-		Warehouses: p.warehouses, Loaders: p.loaders, Seed: p.seed, Partition: p.partition,
+		Warehouses: asked, Loaders: p.loaders, Seed: p.seed, Partition: p.partition,
 		Procedures: !p.noProcs && t.Dialect() != "sqlite", Rows: &rows, CairnVersion: Version,
 		Phase: func(ph string) {
 			if ph == "schema" {
@@ -121,7 +128,7 @@ func doPrepare(ctx context.Context, p *prepareFlags, stdout, stderr io.Writer) e
 			}
 		}})
 	bar.finish()
-	if errors.Is(err, tpcc.ErrAlreadyPrepared) {
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		fmt.Fprintf(stdout, "%s already holds a complete TPC-C schema of %d warehouses (prepared %s, seed %d); nothing to do\n",
 			t.Address(), meta.Warehouses, meta.PreparedAt.Format(time.RFC3339), meta.Seed)
 		return nil
@@ -179,6 +186,7 @@ func newTPCCRun(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Run virtual users for a rampup and an exactly measured window; print NOPM, TPM and latencies",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			r.prep.sizeSet = cmd.Flags().Changed("warehouses")
 			return doRun(cmd.Context(), &r, resultsPath(cmd), stdout, stderr)
 		},
 	}

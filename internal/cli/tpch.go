@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 	"github.com/cairn-bench/cairn/internal/workload/tpch"
 )
 
@@ -32,7 +33,7 @@ test, the throughput test or the validation queries and compares answers. See do
 		},
 	}
 	cmd.AddCommand(newTPCHGen(stdout, stderr), newTPCHPrepare(stdout, stderr), newTPCHRun(stdout, stderr),
-		newCleanup(stdout, "tpch", "Drop the eight TPC-H tables and cairn's record of them, and nothing else", "the tpch tables", tpch.Cleanup))
+		newCleanup(stdout, tpch.Footprint))
 	return cmd
 }
 
@@ -117,6 +118,7 @@ type tpchPrepareFlags struct {
 	db      string
 	sf      string
 	loaders int
+	sfSet   bool // --sf was given: a complete schema of another scale factor is an error
 }
 
 func newTPCHPrepare(stdout, stderr io.Writer) *cobra.Command {
@@ -126,6 +128,7 @@ func newTPCHPrepare(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Generate dbgen's data and stream it into the database, then build keys, indexes and statistics",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			p.sfSet = cmd.Flags().Changed("sf")
 			return doTPCHPrepare(cmd.Context(), &p, stdout, stderr)
 		},
 	}
@@ -159,7 +162,11 @@ func doTPCHPrepare(ctx context.Context, p *tpchPrepareFlags, stdout, stderr io.W
 	var rows atomic.Int64
 	bar := newProgress(stderr, tpch.ExpectedRows(tpch.AllTables(), sf), "loading")
 	t0 := time.Now()
-	meta, err := tpch.Prepare(ctx, t, tpch.PrepareOptions{SF: sf, Loaders: loaders, Rows: &rows, CairnVersion: Version,
+	asked := 0.0
+	if p.sfSet {
+		asked = sf
+	}
+	meta, err := tpch.Prepare(ctx, t, tpch.PrepareOptions{SF: asked, Loaders: loaders, Rows: &rows, CairnVersion: Version,
 		Phase: func(ph string) {
 			switch ph {
 			case "tables":
@@ -173,10 +180,7 @@ func doTPCHPrepare(ctx context.Context, p *tpchPrepareFlags, stdout, stderr io.W
 			}
 		}})
 	bar.finish()
-	if errors.Is(err, tpch.ErrAlreadyPrepared) {
-		if meta.SF != sf {
-			return target.Usagef("%s already holds tpch data of SF %g, not %g: run 'cairn tpch cleanup' first to prepare SF %g", t.Address(), meta.SF, sf, sf)
-		}
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		fmt.Fprintf(stdout, "%s already holds a complete tpch schema of SF %g (prepared %s); nothing to do\n",
 			t.Address(), meta.SF, meta.PreparedAt.Format(time.RFC3339))
 		return nil

@@ -96,16 +96,10 @@ func doTPCHRun(ctx context.Context, p *tpchRunFlags, storePath string, stdout, s
 	if err != nil {
 		return err
 	}
-	state, meta, present, err := tpch.Status(ctx, t, c)
+	_, meta, err := tpch.LoadMeta(ctx, t, c)
 	c.Close()
 	if err != nil {
 		return err
-	}
-	switch state {
-	case tpch.StateNone:
-		return target.Usagef("%s holds no tpch schema: run 'cairn tpch prepare --sf N' first", t.Address())
-	case tpch.StatePartial:
-		return tpch.PartialError(t, present)
 	}
 	if wantSF > 0 && wantSF != meta.SF {
 		return target.Usagef("--sf %g, but %s was prepared at SF %g: prepare it again (cleanup, then prepare --sf %g) or drop --sf", wantSF, t.Address(), meta.SF, wantSF)
@@ -115,6 +109,13 @@ func doTPCHRun(ctx context.Context, p *tpchRunFlags, storePath string, stdout, s
 		rule = "FRACTION = 0.0001 (unscaled)"
 	}
 	if p.validate {
+		rep, err := tpch.Repair(ctx, t, meta)
+		if err != nil {
+			return err
+		}
+		if rep != nil {
+			fmt.Fprintln(stdout, "repaired: "+rep.String())
+		}
 		return doTPCHValidate(ctx, t, meta, q11Scaled, rule, stdout)
 	}
 
@@ -159,13 +160,6 @@ func doTPCHRun(ctx context.Context, p *tpchRunFlags, storePath string, stdout, s
 	started := time.Now()
 	version, _ := t.Version(ctx)
 	out, runErr := tpch.Run(ctx, t, meta, o)
-	// The update sets used are recorded even after an error or Ctrl-C: they changed the data.
-	if sc, err := t.Conn(context.WithoutCancel(ctx)); err == nil {
-		if err := tpch.SaveMeta(context.WithoutCancel(ctx), t, sc, meta); err != nil && runErr == nil {
-			runErr = err
-		}
-		sc.Close()
-	}
 	if out == nil {
 		return runErr
 	}
@@ -221,9 +215,9 @@ func tpchDocument(t target.Target, version string, meta *tpch.Meta, o tpch.RunOp
 			Start: started.UTC(), End: time.Now().UTC()},
 		Result: results.Result{Power: out.PowerAtSize, Throughput: out.ThroughputAtSize, QphH: out.QphH, GeomeanS: out.GeomeanSeconds},
 		Txns:   map[string]*results.Txn{}, Errors: map[string]int64{}, Histograms: map[string]string{},
-		Config: map[string]any{"sf": meta.SF, "streams": o.Streams, "refresh": o.Refresh, "q11_scaled": o.Q11Scaled},
-		Extra:  map[string]any{"tpch": out},
-		Notes:  []string{"TPC-H-derived: the spec's formulas, not an audited TPC-H result (docs/tpch.md)"},
+		Config:  map[string]any{"sf": meta.SF, "streams": o.Streams, "refresh": o.Refresh, "q11_scaled": o.Q11Scaled},
+		Extra:   map[string]any{"tpch": out},
+		Notes:   []string{"TPC-H-derived: the spec's formulas, not an audited TPC-H result (docs/tpch.md)"},
 	}
 	hists := map[string]*hdrhistogram.Histogram{}
 	for _, tm := range append(append([]tpch.Timing(nil), out.Power...), out.Throughput...) {
@@ -264,6 +258,9 @@ func timingRank(n string) int {
 
 func printTPCH(w io.Writer, out *tpch.Outcome) {
 	fmt.Fprintln(w)
+	if out.Repaired != "" {
+		fmt.Fprintf(w, "repaired before the run: %s\n\n", out.Repaired)
+	}
 	byName := map[string][]float64{}
 	for _, tm := range out.Throughput {
 		if tm.Error == "" {
@@ -337,6 +334,9 @@ func printTPCH(w io.Writer, out *tpch.Outcome) {
 	}
 	if out.Failed > 0 {
 		fmt.Fprintf(w, "%d queries or refresh functions failed: no metric for the tests they belong to\n", out.Failed)
+	}
+	for _, n := range out.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
 	}
 }
 

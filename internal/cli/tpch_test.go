@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
@@ -112,7 +116,7 @@ func TestTPCHOnEveryTarget(t *testing.T) {
 			if code, out, _ := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.01"); code != 0 || !strings.Contains(out, "nothing to do") {
 				t.Fatalf("second prepare: exit %d\n%s", code, out)
 			}
-			if code, _, stderr := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.1"); code != ExitUsage || !strings.Contains(stderr, "SF 0.01, not 0.1") {
+			if code, _, stderr := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.1"); code != ExitUsage || !strings.Contains(stderr, "SF 0.01, not SF 0.1") {
 				t.Fatalf("prepare --sf 0.1 over SF 0.01 data: exit %d %s", code, stderr)
 			}
 			if code, _, stderr := cairn(t, "tpch", "run", "--db", url, "--sf", "0.1", "--power"); code != ExitUsage || !strings.Contains(stderr, "prepared at SF 0.01") {
@@ -174,6 +178,93 @@ func TestTPCHOnEveryTarget(t *testing.T) {
 			// The refresh sets changed the data: validation must now refuse.
 			if code, _, stderr := cairn(t, "tpch", "run", "--db", url, "--validate"); code != ExitUsage || !strings.Contains(stderr, "refresh sets") {
 				t.Errorf("validate after refresh: exit %d %s", code, stderr)
+			}
+		})
+	}
+}
+
+// startUntil starts bin with args and returns once a line of its output contains marker; the
+// process is still running.
+func startUntil(t *testing.T, bin, marker string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	var out bytes.Buffer
+	found := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		seen := false
+		for sc.Scan() {
+			out.WriteString(sc.Text() + "\n")
+			if !seen && strings.Contains(sc.Text(), marker) {
+				seen = true
+				found <- true
+			}
+		}
+		if !seen {
+			found <- false
+		}
+	}()
+	select {
+	case ok := <-found:
+		if !ok {
+			cmd.Wait()
+			t.Fatalf("%v ended before printing %q:\n%s", args, marker, out.String())
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("%v did not print %q in 2 minutes:\n%s", args, marker, out.String())
+	}
+	return cmd, &out
+}
+
+// A power test killed (SIGKILL) after RF1 leaves update set 1 half applied; the next run finishes
+// it, says so, and runs; no update set is ever applied twice and the order count is as prepared.
+func TestTPCHRefreshSurvivesAKill(t *testing.T) {
+	bin := cairnBinary(t)
+	for _, tg := range testutil.Targets() {
+		if tg.Name == "mysql" {
+			continue // the journal is the same code on every target; SQLite and PostgreSQL were the reported ones
+		}
+		t.Run(tg.Name, func(t *testing.T) {
+			url := tg.URL(t)
+			cairn(t, "tpch", "cleanup", "--db", url)
+			t.Cleanup(func() { cairn(t, "tpch", "cleanup", "--db", url) })
+			if code, out, stderr := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.01"); code != 0 {
+				t.Fatalf("prepare: %d\n%s\n%s", code, out, stderr)
+			}
+			orders := func() int {
+				_, c := testutil.Open(t, url)
+				var n int
+				if err := c.QueryRow(context.Background(), "SELECT COUNT(*) FROM orders").Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			before := orders()
+			cmd, _ := startUntil(t, bin, "RF1", "tpch", "run", "--db", url, "--power", "--no-store", "--seed", "1")
+			cmd.Process.Kill()
+			cmd.Wait()
+			code, out, stderr := cairn(t, "tpch", "run", "--db", url, "--power", "--no-store", "--seed", "1")
+			if code != 0 {
+				t.Fatalf("run after the kill: exit %d\n%s\n%s", code, out, stderr)
+			}
+			if !strings.Contains(out, "update set 1 was half applied") {
+				t.Errorf("the run after the kill does not say what it repaired:\n%s", out)
+			}
+			if !strings.Contains(out, "dbgen update sets [2]") {
+				t.Errorf("the run after the kill did not go on with update set 2:\n%s", out)
+			}
+			if n := orders(); n != before {
+				t.Errorf("orders: %d after two refresh pairs, %d after prepare", n, before)
 			}
 		})
 	}

@@ -33,10 +33,10 @@ func hotPathAllocs(t *testing.T, url string, max float64) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	if err := Cleanup(ctx, tg); err != nil {
+	if _, err := Cleanup(ctx, tg); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = Cleanup(context.Background(), tg) })
+	t.Cleanup(func() { _, _ = Cleanup(context.Background(), tg) })
 	if _, err := Prepare(ctx, tg, PrepareOptions{Tables: 1, TableSize: 1000, Loaders: 1, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}

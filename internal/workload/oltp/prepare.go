@@ -2,10 +2,10 @@ package oltp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -27,76 +27,41 @@ type Meta struct {
 	LoadSeconds  float64   `json:"load_seconds"`
 }
 
-// State of the schema in a database.
-type State int
-
-const (
-	StateNone     State = iota // no sbtest table and no meta table
-	StatePartial               // some tables, or a prepare that did not finish
-	StateComplete              // prepare finished
-)
+// Footprint is what oltp creates: the tables sbtest1..N.
+var Footprint = workload.Footprint{Name: "oltp", Title: "sysbench-style OLTP", Tables: sbtestName.MatchString, Foreign: "sysbench",
+	Legacy: func(meta string) []workload.Object {
+		var m Meta
+		if json.Unmarshal([]byte(meta), &m) != nil {
+			return nil
+		}
+		return tableObjects(m.Tables)
+	}}
 
 var sbtestName = regexp.MustCompile(`^sbtest([0-9]+)$`)
 
-// Status inspects the database: which sbtest tables exist and whether a prepare finished.
-func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, []string, error) {
-	admin, err := stmtMap(t.Dialect(), "admin.sql")
-	if err != nil {
-		return 0, nil, nil, err
+func init() { workload.RegisterFootprint(Footprint) }
+
+func tableObjects(n int) []workload.Object {
+	out := make([]workload.Object, n)
+	for i := range out {
+		out[i] = workload.Table("sbtest" + strconv.Itoa(i+1))
 	}
-	present, err := presentTables(ctx, c, admin["tables_present"])
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	if len(present) == 0 {
-		return StateNone, nil, nil, nil
-	}
-	have := map[string]bool{}
-	for _, p := range present {
-		have[p] = true
-	}
-	if !have["cairn_oltp_meta"] {
-		return StatePartial, nil, present, nil
-	}
-	var m Meta
-	if !workload.ReadMeta(ctx, c, admin["meta_get"], &m) || m.Tables < 1 {
-		return StatePartial, nil, present, nil
-	}
-	for i := 1; i <= m.Tables; i++ {
-		if !have["sbtest"+strconv.Itoa(i)] {
-			return StatePartial, &m, present, nil
-		}
-	}
-	return StateComplete, &m, present, nil
+	return out
 }
 
-// presentTables lists the sbtest tables and cairn_oltp_meta, sorted by table number.
-func presentTables(ctx context.Context, c target.Conn, q string) ([]string, error) {
-	all, err := workload.PresentTables(ctx, c, q)
-	if err != nil {
+// LoadMeta returns the description of complete sbtest tables; the error says why there are none.
+func LoadMeta(ctx context.Context, t target.Target, c target.Conn) (*Meta, error) {
+	var m Meta
+	if _, err := workload.Load(ctx, c, t, Footprint, &m); err != nil {
 		return nil, err
 	}
-	var present []string
-	for _, n := range all {
-		if n == "cairn_oltp_meta" || sbtestName.MatchString(n) {
-			present = append(present, n)
-		}
-	}
-	num := func(s string) int {
-		if m := sbtestName.FindStringSubmatch(s); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return n
-		}
-		return 1 << 30
-	}
-	sort.Slice(present, func(i, j int) bool { return num(present[i]) < num(present[j]) })
-	return present, nil
+	return &m, nil
 }
 
 // PrepareOptions configure prepare.
 type PrepareOptions struct {
-	Tables       int
-	TableSize    int
+	Tables       int // 0: use complete tables of any count, else prepare 1
+	TableSize    int // 0: use complete tables of any size, else 10,000 rows
 	Loaders      int
 	Seed         uint64
 	Rows         *atomic.Int64 // rows loaded so far, for a progress display
@@ -109,10 +74,10 @@ const MaxTableSize = 1<<31 - 1 - 1<<20
 
 // Validate checks the options; errors are usage errors.
 func (o PrepareOptions) Validate() error {
-	if o.Tables < 1 || o.Tables > 10000 {
+	if o.Tables < 0 || o.Tables > 10000 {
 		return target.Usagef("--tables %d: need between 1 and 10000", o.Tables)
 	}
-	if o.TableSize < 1 || o.TableSize > MaxTableSize {
+	if o.TableSize < 0 || o.TableSize > MaxTableSize {
 		return target.Usagef("--table-size %d: need between 1 and %d", o.TableSize, MaxTableSize)
 	}
 	if o.Loaders < 1 {
@@ -120,9 +85,6 @@ func (o PrepareOptions) Validate() error {
 	}
 	return nil
 }
-
-// ErrAlreadyPrepared is returned when the schema is complete; the CLI reports it and exits 0.
-var ErrAlreadyPrepared = errors.New("already prepared")
 
 // chunkRows is the unit of the load: each chunk of a table has its own random stream, so the data
 // depends on the seed only, not on how many loaders share the chunks.
@@ -139,16 +101,28 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	defer c.Close()
-	state, meta, present, err := Status(ctx, t, c)
+	asked := o
+	if o.Tables == 0 {
+		o.Tables = 1
+	}
+	if o.TableSize == 0 {
+		o.TableSize = 10000
+	}
+	var existing Meta
+	s, err := workload.BeginPrepare(ctx, c, t, Footprint, tableObjects(o.Tables), &existing)
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
+		if asked.Tables != 0 && asked.Tables != existing.Tables {
+			return &existing, &workload.MismatchError{S: s, Have: plural(existing.Tables, "table"), Asked: plural(asked.Tables, "table"),
+				Flag: fmt.Sprintf("--tables %d", asked.Tables)}
+		}
+		if asked.TableSize != 0 && asked.TableSize != existing.TableSize {
+			return &existing, &workload.MismatchError{S: s, Have: plural(existing.TableSize, "row") + " per table",
+				Asked: plural(asked.TableSize, "row") + " per table", Flag: fmt.Sprintf("--table-size %d", asked.TableSize)}
+		}
+		return &existing, err
+	}
 	if err != nil {
 		return nil, err
-	}
-	switch state {
-	case StateComplete:
-		return meta, ErrAlreadyPrepared
-	case StatePartial:
-		return nil, target.Usagef("%s holds sbtest tables from an unfinished prepare or from another tool (%s): run 'cairn oltp cleanup' first",
-			t.Address(), strings.Join(present, ", "))
 	}
 	phase := o.Phase
 	if phase == nil {
@@ -171,15 +145,9 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion}
 
 	phase("schema")
-	if _, err := c.Exec(ctx, admin["meta_create"]); err != nil {
-		return nil, fmt.Errorf("create cairn_oltp_meta: %w", err)
-	}
-	if err := workload.SetState(ctx, c, admin["meta_put"], "loading"); err != nil {
-		return nil, err
-	}
 	for n := 1; n <= o.Tables; n++ {
-		if _, err := c.Exec(ctx, forTable(schema["create_table"], n, o.TableSize)); err != nil {
-			return nil, fmt.Errorf("create table sbtest%d: %w", n, err)
+		if err := s.Create(ctx, c, workload.Table("sbtest"+strconv.Itoa(n)), forTable(schema["create_table"], n, o.TableSize)); err != nil {
+			return nil, err
 		}
 	}
 
@@ -207,7 +175,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	m.LoadSeconds = time.Since(start).Seconds()
-	if err := workload.Complete(ctx, c, admin["meta_put"], m); err != nil {
+	if err := s.Complete(ctx, c, m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -283,39 +251,15 @@ func loaders(t target.Target, o PrepareOptions) int {
 	return o.Loaders
 }
 
-// Cleanup drops every sbtest table and the meta table (as sysbench's cleanup drops sbtest1..N),
-// and nothing else.
-func Cleanup(ctx context.Context, t target.Target) error {
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return err
+// Cleanup drops the sbtest tables cairn's prepare created and its meta table, and nothing else: not
+// sbtest tables of sysbench's own prepare. It returns the schema as it was.
+func Cleanup(ctx context.Context, t target.Target) (*workload.Schema, error) {
+	return workload.CleanupSchema(ctx, t, Footprint)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
-	defer c.Close()
-	d := t.Dialect()
-	admin, err := stmtMap(d, "admin.sql")
-	if err != nil {
-		return err
-	}
-	schema, err := stmtMap(d, "schema.sql")
-	if err != nil {
-		return err
-	}
-	present, err := presentTables(ctx, c, admin["tables_present"])
-	if err != nil {
-		return err
-	}
-	for _, p := range present {
-		m := sbtestName.FindStringSubmatch(p)
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[1])
-		if _, err := c.Exec(ctx, forTable(schema["drop"], n, 0)); err != nil {
-			return fmt.Errorf("drop %s: %w", p, err)
-		}
-	}
-	if _, err := c.Exec(ctx, admin["meta_drop"]); err != nil {
-		return fmt.Errorf("drop cairn_oltp_meta: %w", err)
-	}
-	return nil
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -51,18 +51,10 @@ func Run(ctx context.Context, t target.Target, ecfg run.Config, ro RunOptions) (
 	if err != nil {
 		return nil, err
 	}
-	state, meta, _, err := Status(ctx, t, c)
+	meta, err := LoadMeta(ctx, t, c)
 	if err != nil {
 		c.Close()
 		return nil, err
-	}
-	switch state {
-	case StateNone:
-		c.Close()
-		return nil, target.Usagef("no sbtest tables at %s: run 'cairn oltp prepare' first", t.Address())
-	case StatePartial:
-		c.Close()
-		return nil, target.Usagef("the sbtest tables at %s are incomplete or were not prepared by cairn: run 'cairn oltp cleanup', then 'cairn oltp prepare'", t.Address())
 	}
 	if ro.Tables != 0 && ro.Tables != meta.Tables {
 		c.Close()

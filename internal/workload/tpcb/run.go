@@ -82,17 +82,11 @@ func ReadMeta(ctx context.Context, t target.Target) (*Meta, error) {
 		return nil, err
 	}
 	defer c.Close()
-	state, meta, present, err := Status(ctx, t, c)
-	if err != nil {
+	var m Meta
+	if _, err := workload.Load(ctx, c, t, Footprint, &m); err != nil {
 		return nil, err
 	}
-	switch state {
-	case StateNone:
-		return nil, target.Usagef("no tpcb schema at %s: run 'cairn tpcb prepare' first", t.Address())
-	case StatePartial:
-		return nil, PartialError(t, present)
-	}
-	return meta, nil
+	return &m, nil
 }
 
 // Run checks the schema and the scale, runs the engine and builds the result document.

@@ -40,10 +40,21 @@ func stmtMap(dialect, file string) (map[string]string, error) {
 	return sqlfile.Map(s), nil
 }
 
-// tables are pgbench's tables; with the meta table they are all that prepare creates.
+// tables are pgbench's tables; they are all that prepare creates, with the meta table.
 var tables = []string{"pgbench_accounts", "pgbench_branches", "pgbench_history", "pgbench_tellers"}
 
-const metaTable = "cairn_tpcb_meta"
+// Footprint is what tpcb creates. pgbench -i makes tables of the same names; those belong to
+// nobody cairn knows, and cairn neither prepares over them nor drops them.
+var Footprint = workload.Footprint{Name: "tpcb", Title: "pgbench-style TPC-B", Foreign: "pgbench -i", Tables: func(n string) bool {
+	for _, t := range tables {
+		if n == t {
+			return true
+		}
+	}
+	return false
+}}
+
+func init() { workload.RegisterFootprint(Footprint) }
 
 // Meta is what prepare records in cairn_tpcb_meta; run reads it back (pgbench instead counts
 // pgbench_branches to learn the scale).
@@ -57,65 +68,9 @@ type Meta struct {
 	LoadSeconds  float64   `json:"load_seconds"`
 }
 
-// State of the schema in a database.
-type State int
-
-const (
-	StateNone     State = iota // none of our tables
-	StatePartial               // some tables, no meta table, or a prepare that did not finish
-	StateComplete              // prepare finished
-)
-
-// Status inspects the database: which of our tables exist and whether prepare finished.
-func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, []string, error) {
-	admin, err := stmtMap(t.Dialect(), "admin.sql")
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	present, err := workload.PresentTables(ctx, c, admin["tables_present"])
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	if len(present) == 0 {
-		return StateNone, nil, nil, nil
-	}
-	hasMeta := false
-	for _, p := range present {
-		hasMeta = hasMeta || p == metaTable
-	}
-	if !hasMeta || len(present) != len(tables)+1 {
-		return StatePartial, nil, present, nil
-	}
-	var m Meta
-	if !workload.ReadMeta(ctx, c, admin["meta_get"], &m) || m.Scale < 1 {
-		return StatePartial, nil, present, nil
-	}
-	return StateComplete, &m, present, nil
-}
-
-// PartialError explains a partial schema: left by an interrupted prepare, or tables of the same
-// names that cairn did not create (pgbench -i makes exactly these).
-func PartialError(t target.Target, present []string) error {
-	hasMeta := false
-	var pg []string
-	for _, p := range present {
-		if p == metaTable {
-			hasMeta = true
-		} else {
-			pg = append(pg, p)
-		}
-	}
-	why := "probably from an interrupted prepare"
-	if !hasMeta {
-		why = "without cairn's " + metaTable + " (made by pgbench -i?)"
-	}
-	return target.Usagef("%s holds an incomplete tpcb schema (tables: %s), %s: run 'cairn tpcb cleanup' first, which drops %s and %s",
-		t.Address(), strings.Join(present, ", "), why, strings.Join(tables, ", "), metaTable)
-}
-
 // PrepareOptions configure prepare.
 type PrepareOptions struct {
-	Scale        int
+	Scale        int // 0: use a complete schema of any scale, else prepare scale 1
 	Fillfactor   int // PostgreSQL only; 100 elsewhere
 	Loaders      int
 	Rows         *atomic.Int64 // rows loaded so far, for a progress display
@@ -128,9 +83,6 @@ func ExpectedRows(scale int) int64 {
 	return int64(scale) * (AccountsPerScale + TellersPerScale + BranchesPerScale)
 }
 
-// ErrAlreadyPrepared is returned when the schema is complete; the CLI reports it and exits 0.
-var ErrAlreadyPrepared = errors.New("already prepared")
-
 // Prepare runs pgbench's default initialization steps: create the tables (t), generate the data
 // client-side through each target's bulk path (g), vacuum (v, PostgreSQL), and add the primary
 // keys (p). It does not drop anything first (pgbench's d): a complete schema is reported with
@@ -141,15 +93,25 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	defer c.Close()
-	state, meta, present, err := Status(ctx, t, c)
+	asked := o.Scale
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	var objs []workload.Object
+	for _, n := range tables {
+		objs = append(objs, workload.Table(n))
+	}
+	var existing Meta
+	s, err := workload.BeginPrepare(ctx, c, t, Footprint, objs, &existing)
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
+		if asked != 0 && asked != existing.Scale {
+			return &existing, &workload.MismatchError{S: s, Have: fmt.Sprintf("scale %d", existing.Scale),
+				Asked: fmt.Sprintf("scale %d", asked), Flag: fmt.Sprintf("--scale %d", asked)}
+		}
+		return &existing, err
+	}
 	if err != nil {
 		return nil, err
-	}
-	switch state {
-	case StateComplete:
-		return meta, ErrAlreadyPrepared
-	case StatePartial:
-		return nil, PartialError(t, present)
 	}
 	phase := o.Phase
 	if phase == nil {
@@ -173,24 +135,16 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		m.AidType = "bigint"
 	}
 
-	// The meta table comes first and says "loading" until the end, so that an interrupted prepare
-	// is recognized as one.
 	phase("tables")
-	if _, err := c.Exec(ctx, admin["meta_create"]); err != nil {
-		return nil, fmt.Errorf("create %s: %w", metaTable, err)
-	}
-	if err := workload.SetState(ctx, c, admin["meta_put"], "loading"); err != nil {
-		return nil, err
-	}
 	schema, err := stmts(d, "schema.sql")
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range schema {
-		q := strings.ReplaceAll(s.SQL, "{{aid}}", m.AidType)
+	for _, st := range schema {
+		q := strings.ReplaceAll(st.SQL, "{{aid}}", m.AidType)
 		q = strings.ReplaceAll(q, "{{fillfactor}}", strconv.Itoa(o.Fillfactor))
-		if _, err := c.Exec(ctx, q); err != nil {
-			return nil, fmt.Errorf("create table %s: %w", s.Name, err)
+		if err := s.Create(ctx, c, workload.Table(st.Name), q); err != nil {
+			return nil, err
 		}
 	}
 
@@ -242,7 +196,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		}
 	}
 	m.LoadSeconds = time.Since(start).Seconds()
-	if err := workload.Complete(ctx, c, admin["meta_put"], m); err != nil {
+	if err := s.Complete(ctx, c, m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -358,23 +312,10 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL str
 	})
 }
 
-// Cleanup drops everything prepare created, and nothing else.
-func Cleanup(ctx context.Context, t target.Target) error {
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	drops, err := stmts(t.Dialect(), "cleanup.sql")
-	if err != nil {
-		return err
-	}
-	for _, s := range drops {
-		if _, err := c.Exec(ctx, s.SQL); err != nil {
-			return fmt.Errorf("cleanup %s: %w", s.Name, err)
-		}
-	}
-	return nil
+// Cleanup drops what cairn's prepare created, and nothing else: not pgbench's own tables. It
+// returns the schema as it was.
+func Cleanup(ctx context.Context, t target.Target) (*workload.Schema, error) {
+	return workload.CleanupSchema(ctx, t, Footprint)
 }
 
 // Sums are the balances' totals and the history's.

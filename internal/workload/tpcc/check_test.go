@@ -2,7 +2,6 @@ package tpcc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/target"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
 	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // checkTarget opens the database for an integration test: SQLite in a temporary directory, the
@@ -186,15 +186,14 @@ func customerKeys(w, d, from, to int) []string {
 func testCheck(t *testing.T, kind string) {
 	tg := checkTarget(t, kind)
 	ctx := t.Context()
-	if err := Cleanup(ctx, tg); err != nil { // a previous run that died may have left tables
+	if _, err := Cleanup(ctx, tg); err != nil { // a previous run that died may have left tables
 		t.Fatalf("cleanup before: %v", err)
 	}
 
-	// No schema: a usage error, not a check failure.
+	// No schema: a schema error (the user's to fix), not a check failure.
 	_, err := Check(ctx, tg, true, true)
-	var ue *target.UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "cairn tpcc prepare") {
-		t.Fatalf("Check on an empty database: err = %v, want a usage error naming 'cairn tpcc prepare'", err)
+	if !workload.IsSchemaError(err) || !strings.Contains(err.Error(), "cairn tpcc prepare") {
+		t.Fatalf("Check on an empty database: err = %v, want a schema error naming 'cairn tpcc prepare'", err)
 	}
 
 	start := time.Now()
@@ -202,7 +201,7 @@ func testCheck(t *testing.T, kind string) {
 		t.Fatalf("prepare: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := Cleanup(context.Background(), tg); err != nil {
+		if _, err := Cleanup(context.Background(), tg); err != nil {
 			t.Errorf("cleanup: %v", err)
 		}
 	})

@@ -110,13 +110,13 @@ func testProcsEquivalence(t *testing.T, url string) {
 	t.Cleanup(func() { tg.Close() }) // runs after the schema cleanup below (cleanups run last first)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := Cleanup(ctx, tg); err != nil {
+	if _, err := Cleanup(ctx, tg); err != nil {
 		t.Fatalf("cleanup before: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if err := Cleanup(ctx, tg); err != nil {
+		if _, err := Cleanup(ctx, tg); err != nil {
 			t.Errorf("cleanup after: %v", err)
 		}
 	})
@@ -201,7 +201,7 @@ func runMode(ctx context.Context, t *testing.T, tg target.Target, mode string) m
 		procsAllocs(ctx, t, vu)
 	}
 	c.Close()
-	if err := Cleanup(ctx, tg); err != nil {
+	if _, err := Cleanup(ctx, tg); err != nil {
 		t.Fatalf("%s: cleanup: %v", mode, err)
 	}
 	return r

@@ -42,18 +42,10 @@ func Run(ctx context.Context, t target.Target, engineCfg run.Config, cfg RunConf
 	if err != nil {
 		return nil, err
 	}
-	state, meta, _, err := Status(ctx, t, c)
+	meta, err := LoadMeta(ctx, t, c)
 	if err != nil {
 		c.Close()
 		return nil, err
-	}
-	switch state {
-	case StateNone:
-		c.Close()
-		return nil, target.Usagef("no TPC-C schema at %s: run 'cairn tpcc prepare' first", t.Address())
-	case StatePartial:
-		c.Close()
-		return nil, target.Usagef("the TPC-C schema at %s is incomplete (an interrupted prepare?): run 'cairn tpcc cleanup', then 'cairn tpcc prepare'", t.Address())
 	}
 	switch cfg.Mode {
 	case "":

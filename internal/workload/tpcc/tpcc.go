@@ -7,6 +7,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -48,45 +50,44 @@ type Meta struct {
 	LoadSeconds  float64   `json:"load_seconds"`
 }
 
-// State of the schema in a database.
-type State int
+// Footprint is what TPC-C creates: its nine tables, the hash partitions of orders and order_line,
+// and the five server-side transactions.
+var Footprint = workload.Footprint{Name: "tpcc", Title: "TPC-C",
+	Tables: func(n string) bool {
+		for _, t := range tableNames {
+			if n == t {
+				return true
+			}
+		}
+		return partitionName.MatchString(n)
+	},
+	Routines: []string{"tpcc_neword", "tpcc_payment", "tpcc_ostat", "tpcc_delivery", "tpcc_slev"},
+}
 
-const (
-	StateNone     State = iota // none of our tables
-	StatePartial               // some tables, or a prepare that did not finish
-	StateComplete              // prepare finished
+var (
+	tableNames    = []string{"warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"}
+	partitionName = regexp.MustCompile(`^(orders|order_line)_p[0-9]+$`)
 )
 
-// Status inspects the database: which of our tables exist and whether prepare finished.
-func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, []string, error) {
-	admin, err := stmtMap(t.Dialect(), "admin.sql")
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	present, err := workload.PresentTables(ctx, c, admin["tables_present"])
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	if len(present) == 0 {
-		return StateNone, nil, nil, nil
-	}
-	hasMeta := false
-	for _, p := range present {
-		hasMeta = hasMeta || p == "cairn_tpcc_meta"
-	}
-	if !hasMeta || len(present) != len(tables)+1 {
-		return StatePartial, nil, present, nil
-	}
+func init() { workload.RegisterFootprint(Footprint) }
+
+// Inspect reads the state of the TPC-C schema in the database c is connected to.
+func Inspect(ctx context.Context, t target.Target, c target.Conn) (*workload.Schema, error) {
+	return workload.Inspect(ctx, c, t, Footprint)
+}
+
+// LoadMeta returns the description of a complete TPC-C schema; the error says why there is none.
+func LoadMeta(ctx context.Context, t target.Target, c target.Conn) (*Meta, error) {
 	var m Meta
-	if !workload.ReadMeta(ctx, c, admin["meta_get"], &m) {
-		return StatePartial, nil, present, nil
+	if _, err := workload.Load(ctx, c, t, Footprint, &m); err != nil {
+		return nil, err
 	}
-	return StateComplete, &m, present, nil
+	return &m, nil
 }
 
 // PrepareOptions configure prepare.
 type PrepareOptions struct {
-	Warehouses   int
+	Warehouses   int // 0: use a complete schema of any size, else prepare 1
 	Loaders      int
 	Seed         uint64
 	Partition    bool
@@ -99,9 +100,6 @@ type PrepareOptions struct {
 // ExpectedRows is the number of rows prepare loads for w warehouses (order lines on average).
 func ExpectedRows(w int) int64 { return numItems + int64(w)*rowsPerWarehouse }
 
-// ErrAlreadyPrepared is returned when the schema is complete; the CLI reports it and exits 0.
-var ErrAlreadyPrepared = errors.New("already prepared")
-
 // Prepare creates the schema, loads it in parallel, builds indexes and procedures, and analyzes.
 func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, error) {
 	c, err := t.Conn(ctx)
@@ -109,16 +107,29 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	defer c.Close()
-	state, meta, present, err := Status(ctx, t, c)
+	d := t.Dialect()
+	if o.Partition && d == "sqlite" {
+		o.Partition = false
+	}
+	procs, err := procedures(d, o.Procedures)
 	if err != nil {
 		return nil, err
 	}
-	switch state {
-	case StateComplete:
-		return meta, ErrAlreadyPrepared
-	case StatePartial:
-		return nil, target.Usagef("%s holds a partial TPC-C schema (tables: %s), probably from an interrupted prepare: run 'cairn tpcc cleanup' first",
-			t.Address(), strings.Join(present, ", "))
+	asked := o.Warehouses // 0: whatever is there, else 1
+	if o.Warehouses == 0 {
+		o.Warehouses = 1
+	}
+	var existing Meta
+	s, err := workload.BeginPrepare(ctx, c, t, Footprint, planned(o, d, procs), &existing)
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
+		if asked != 0 && asked != existing.Warehouses {
+			return &existing, &workload.MismatchError{S: s, Have: plural(existing.Warehouses, "warehouse"),
+				Asked: plural(asked, "warehouse"), Flag: fmt.Sprintf("--warehouses %d", asked)}
+		}
+		return &existing, err
+	}
+	if err != nil {
+		return nil, err
 	}
 	phase := o.Phase
 	if phase == nil {
@@ -127,36 +138,25 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	if o.Rows == nil {
 		o.Rows = new(atomic.Int64)
 	}
-	d := t.Dialect()
 	admin, err := stmtMap(d, "admin.sql")
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	m := &Meta{Warehouses: o.Warehouses, Seed: o.Seed, Load: LoadConstants(newRand(o.Seed, 0)),
-		PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion}
-	if o.Partition && d == "sqlite" {
-		o.Partition = false
-	}
-	m.Partitioned = o.Partition
+		PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion, Partitioned: o.Partition}
 
 	phase("schema")
-	if _, err := c.Exec(ctx, admin["meta_create"]); err != nil {
-		return nil, fmt.Errorf("create cairn_tpcc_meta: %w", err)
-	}
-	if err := workload.SetState(ctx, c, admin["meta_put"], "loading"); err != nil {
-		return nil, err
-	}
 	schema, err := stmts(d, "schema.sql")
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range schema {
-		if _, err := c.Exec(ctx, partitionClause(d, s.SQL, o)); err != nil {
-			return nil, fmt.Errorf("create table %s: %w", s.Name, err)
+	for _, st := range schema {
+		if err := s.Create(ctx, c, workload.Table(st.Name), partitionClause(d, st.SQL, o)); err != nil {
+			return nil, err
 		}
 	}
-	if err := createPartitions(ctx, c, d, o); err != nil {
+	if err := createPartitions(ctx, s, c, d, o); err != nil {
 		return nil, err
 	}
 
@@ -177,20 +177,21 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	}); err != nil {
 		return nil, err
 	}
-	if o.Procedures {
+	if len(procs) > 0 {
 		phase("procedures")
-		ok, err := createProcedures(ctx, c, d)
-		if err != nil {
-			return nil, err
+		for _, p := range procs {
+			if err := s.Create(ctx, c, workload.Routine("tpcc_"+p.Name), p.SQL); err != nil {
+				return nil, err
+			}
 		}
-		m.Procedures = ok
+		m.Procedures = true
 	}
 	phase("analyze")
 	if err := workload.ExecAll(ctx, c, admin["analyze"]); err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
 	m.LoadSeconds = time.Since(start).Seconds()
-	if err := workload.Complete(ctx, c, admin["meta_put"], m); err != nil {
+	if err := s.Complete(ctx, c, m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -216,17 +217,45 @@ func partitionClause(dialect, q string, o PrepareOptions) string {
 	return q
 }
 
-func createPartitions(ctx context.Context, c target.Conn, dialect string, o PrepareOptions) error {
+// planned lists what prepare will create, to refuse objects of those names that are not its own.
+func planned(o PrepareOptions, dialect string, procs []sqlfile.Stmt) []workload.Object {
+	var out []workload.Object
+	for _, n := range tableNames {
+		out = append(out, workload.Table(n))
+	}
+	for _, n := range partitionNames(o, dialect) {
+		out = append(out, workload.Table(n))
+	}
+	for _, p := range procs {
+		out = append(out, workload.Routine("tpcc_"+p.Name))
+	}
+	return out
+}
+
+// partitionNames are PostgreSQL's partitions of orders and order_line, tables of their own:
+// TABLE_pI is the partition of remainder I.
+func partitionNames(o PrepareOptions, dialect string) []string {
 	if !o.Partition || dialect != "postgres" {
 		return nil
 	}
-	n := partitions(o)
+	var out []string
 	for _, tbl := range []string{"orders", "order_line"} {
-		for i := 0; i < n; i++ {
-			q := fmt.Sprintf("CREATE TABLE %s_p%d PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", tbl, i, tbl, n, i)
-			if _, err := c.Exec(ctx, q); err != nil {
-				return fmt.Errorf("create partition: %w", err)
-			}
+		for i := 0; i < partitions(o); i++ {
+			out = append(out, fmt.Sprintf("%s_p%d", tbl, i))
+		}
+	}
+	return out
+}
+
+func createPartitions(ctx context.Context, s *workload.Schema, c target.Conn, dialect string, o PrepareOptions) error {
+	n := partitions(o)
+	for _, name := range partitionNames(o, dialect) {
+		i := strings.LastIndex(name, "_p")
+		parent := name[:i]
+		rem, _ := strconv.Atoi(name[i+2:])
+		q := fmt.Sprintf("CREATE TABLE %s PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", name, parent, n, rem)
+		if err := s.Create(ctx, c, workload.Table(name), q); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -286,35 +315,26 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessi
 	})
 }
 
-// createProcedures installs the server-side transactions; false where the dialect has none.
-func createProcedures(ctx context.Context, c target.Conn, dialect string) (bool, error) {
-	procs, err := stmts(dialect, "procs.sql")
-	if err != nil {
-		return false, nil
+// procedures returns the server-side transactions to create: none where the dialect has none or
+// they were not asked for.
+func procedures(dialect string, want bool) ([]sqlfile.Stmt, error) {
+	if !want {
+		return nil, nil
 	}
-	for _, p := range procs {
-		if _, err := c.Exec(ctx, p.SQL); err != nil {
-			return false, fmt.Errorf("create procedure %s: %w", p.Name, err)
-		}
+	if _, err := sqlFS.ReadFile("sql/" + dialect + "/procs.sql"); err != nil {
+		return nil, nil
 	}
-	return len(procs) > 0, nil
+	return stmts(dialect, "procs.sql")
 }
 
-// Cleanup drops everything prepare created, and nothing else.
-func Cleanup(ctx context.Context, t target.Target) error {
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return err
+// Cleanup drops everything prepare created, and nothing else; it returns the schema as it was.
+func Cleanup(ctx context.Context, t target.Target) (*workload.Schema, error) {
+	return workload.CleanupSchema(ctx, t, Footprint)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
-	defer c.Close()
-	drops, err := stmts(t.Dialect(), "cleanup.sql")
-	if err != nil {
-		return err
-	}
-	for _, s := range drops {
-		if _, err := c.Exec(ctx, s.SQL); err != nil {
-			return fmt.Errorf("cleanup %s: %w", s.Name, err)
-		}
-	}
-	return nil
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -35,7 +35,18 @@ func admin(dialect string) (map[string]string, error) {
 	return sqlfile.Map(s), nil
 }
 
-const metaTable = "cairn_tpch_meta"
+// Footprint is what tpch creates: dbgen's eight tables. TPC-C has a customer and an orders table
+// too; each workload's record says whose they are.
+var Footprint = workload.Footprint{Name: "tpch", Title: "TPC-H", Tables: func(n string) bool {
+	for _, t := range dbgen.Tables {
+		if n == t {
+			return true
+		}
+	}
+	return false
+}}
+
+func init() { workload.RegisterFootprint(Footprint) }
 
 // Meta is what prepare records in cairn_tpch_meta; run reads it back.
 type Meta struct {
@@ -50,59 +61,22 @@ type Meta struct {
 	RefreshSets int `json:"refresh_sets"`
 }
 
-// State of the schema in a database.
-type State int
-
-const (
-	StateNone State = iota
-	StatePartial
-	StateComplete
-)
-
-// Status inspects the database: which of our tables exist and whether prepare finished.
-func Status(ctx context.Context, t target.Target, c target.Conn) (State, *Meta, []string, error) {
-	a, err := admin(t.Dialect())
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	present, err := workload.PresentTables(ctx, c, a["tables_present"])
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	if len(present) == 0 {
-		return StateNone, nil, nil, nil
-	}
-	if len(present) != len(dbgen.Tables)+1 {
-		return StatePartial, nil, present, nil
-	}
+// LoadMeta returns the description of a complete TPC-H schema; the error says why there is none.
+func LoadMeta(ctx context.Context, t target.Target, c target.Conn) (*workload.Schema, *Meta, error) {
 	var m Meta
-	if !workload.ReadMeta(ctx, c, a["meta_get"], &m) || m.SF <= 0 {
-		return StatePartial, nil, present, nil
-	}
-	return StateComplete, &m, present, nil
-}
-
-// SaveMeta rewrites the meta record (run updates RefreshSets).
-func SaveMeta(ctx context.Context, t target.Target, c target.Conn, m *Meta) error {
-	a, err := admin(t.Dialect())
+	s, err := workload.Load(ctx, c, t, Footprint, &m)
 	if err != nil {
-		return err
+		return s, nil, err
 	}
-	return workload.PutMeta(ctx, c, a["meta_put"], m)
+	if m.SF <= 0 {
+		return s, nil, &workload.PartialError{S: s}
+	}
+	return s, &m, nil
 }
-
-// PartialError explains a partial schema.
-func PartialError(t target.Target, present []string) error {
-	return target.Usagef("%s holds an incomplete tpch schema (tables: %s), probably from an interrupted prepare or tables of the same names that cairn did not create: run 'cairn tpch cleanup' first, which drops the eight TPC-H tables and %s",
-		t.Address(), strings.Join(present, ", "), metaTable)
-}
-
-// ErrAlreadyPrepared is returned when the schema is complete; the CLI reports it and exits 0.
-var ErrAlreadyPrepared = errors.New("already prepared")
 
 // PrepareOptions configure prepare.
 type PrepareOptions struct {
-	SF           float64
+	SF           float64 // 0: use a complete schema of any scale factor, else prepare SF 1
 	Loaders      int
 	Rows         *atomic.Int64 // rows loaded so far, for a progress display
 	Phase        func(string)  // "tables", "load", "indexes"
@@ -119,15 +93,25 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	defer c.Close()
-	state, meta, present, err := Status(ctx, t, c)
+	asked := o.SF
+	if o.SF == 0 {
+		o.SF = 1
+	}
+	var objs []workload.Object
+	for _, n := range dbgen.Tables {
+		objs = append(objs, workload.Table(n))
+	}
+	var existing Meta
+	s, err := workload.BeginPrepare(ctx, c, t, Footprint, objs, &existing)
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
+		if asked != 0 && asked != existing.SF {
+			return &existing, &workload.MismatchError{S: s, Have: fmt.Sprintf("SF %g", existing.SF),
+				Asked: fmt.Sprintf("SF %g", asked), Flag: fmt.Sprintf("--sf %g", asked)}
+		}
+		return &existing, err
+	}
 	if err != nil {
 		return nil, err
-	}
-	switch state {
-	case StateComplete:
-		return meta, ErrAlreadyPrepared
-	case StatePartial:
-		return nil, PartialError(t, present)
 	}
 	phase := o.Phase
 	if phase == nil {
@@ -145,21 +129,13 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	m := &Meta{SF: o.SF, Rows: map[string]int64{}, PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion}
 
 	phase("tables")
-	// The meta table comes first and says "loading" until the end, so that an interrupted prepare
-	// is recognized as one.
-	if _, err := c.Exec(ctx, a["meta_create"]); err != nil {
-		return nil, fmt.Errorf("create %s: %w", metaTable, err)
-	}
-	if err := workload.SetState(ctx, c, a["meta_put"], "loading"); err != nil {
-		return nil, err
-	}
 	schema, err := queries.Schema(d)
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range schema {
-		if _, err := c.Exec(ctx, s.SQL); err != nil {
-			return nil, fmt.Errorf("create table %s: %w", s.Name, err)
+	for _, st := range schema {
+		if err := s.Create(ctx, c, workload.Table(st.Name), st.SQL); err != nil {
+			return nil, err
 		}
 	}
 
@@ -178,7 +154,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		return nil, err
 	}
 	m.IndexSeconds = time.Since(t1).Seconds()
-	if err := workload.Complete(ctx, c, a["meta_put"], m); err != nil {
+	if err := s.Complete(ctx, c, m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -376,25 +352,6 @@ func rank(name string) int {
 }
 
 // Cleanup drops the eight tables, any view a query left behind, and the meta table.
-func Cleanup(ctx context.Context, t target.Target) error {
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	stmts, err := queries.Cleanup(t.Dialect())
-	if err != nil {
-		return err
-	}
-	a, err := admin(t.Dialect())
-	if err != nil {
-		return err
-	}
-	stmts = append(stmts, sqlfile.Stmt{Name: "meta", SQL: a["meta_drop"]})
-	for _, s := range stmts {
-		if _, err := c.Exec(ctx, s.SQL); err != nil {
-			return fmt.Errorf("cleanup %s: %w", s.Name, err)
-		}
-	}
-	return nil
+func Cleanup(ctx context.Context, t target.Target) (*workload.Schema, error) {
+	return workload.CleanupSchema(ctx, t, Footprint)
 }

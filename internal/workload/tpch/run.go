@@ -1,7 +1,6 @@
 package tpch
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +54,9 @@ type Outcome struct {
 	Adjusted    []string `json:"adjusted,omitempty"`
 	Interrupted bool     `json:"interrupted"`
 	Failed      int      `json:"failed"`
+	// Repaired says what was done, before the run, to a refresh pair an earlier run left half applied.
+	Repaired string   `json:"repaired,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
 }
 
 // MinStreams is the spec's minimum number of throughput streams for a scale factor (clause 5.3.4).
@@ -73,21 +75,66 @@ func MinStreams(sf float64) int {
 // Run runs the power test (RF1, the 22 queries in stream 0's order, RF2, on one connection) and/or
 // the throughput test (S query streams at once, each in its own order with its own parameters,
 // and with Refresh a refresh stream running S pairs of RF1 and RF2), then computes the metrics.
-// meta.RefreshSets is advanced as update sets are used; the caller saves it.
+// A refresh pair that an earlier run left half applied is finished or undone first (Repaired).
+// meta.RefreshSets is advanced, and saved, as each pair completes (refresh.go).
 func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outcome, error) {
 	out := &Outcome{SF: meta.SF, Streams: o.Streams, RefreshStream: o.Refresh}
-	var mu sync.Mutex
-	nextSet := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		meta.RefreshSets++
-		out.RefreshSets = append(out.RefreshSets, meta.RefreshSets)
-		return meta.RefreshSets
+	j, err := openJournal(ctx, t, meta)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	rep, err := j.repair(ctx, j.c)
+	if err != nil {
+		return nil, err
+	}
+	if rep != nil {
+		out.Repaired = rep.String()
+	}
+	// Pairs run one at a time (the power test's, then the refresh stream's), each on the next set;
+	// add receives the timings in order, between runs what comes between RF1 and RF2 and says
+	// whether RF2 should follow. It reports whether the pair completed.
+	pair := func(stream int, c *streamConn, add func(Timing), between func() bool) bool {
+		set := meta.RefreshSets + 1
+		out.RefreshSets = append(out.RefreshSets, set)
+		if err := j.step(ctx, set, "rf1"); err != nil {
+			add(Timing{Stream: stream, Name: "RF1", Set: set, Error: err.Error()})
+			return false
+		}
+		r1 := timedThen(stream, "RF1", set, o.Event, func() (int, error) {
+			return c.do(ctx, func(c target.Conn) (int, error) { return rf1(ctx, c, meta.SF, set) })
+		}, func() error { return j.step(ctx, set, "rf2") })
+		add(r1)
+		if r1.Error != "" {
+			between() // the queries are still timed; the journal says rf1, so RF1 is undone after them
+			return false
+		}
+		if !between() || ctx.Err() != nil {
+			return false // RF2 is left to the next run's repair
+		}
+		r2 := timedThen(stream, "RF2", set, o.Event, func() (int, error) {
+			return c.do(ctx, func(c target.Conn) (int, error) { return rf2(ctx, c, meta.SF, set) })
+		}, func() error { return j.done(ctx, set) })
+		add(r2)
+		return r2.Error == ""
+	}
+	defer func() {
+		out.Interrupted = out.Interrupted || ctx.Err() != nil
+		// A pair that failed (not one cut short by Ctrl-C, which must stop at once) is repaired now.
+		if ctx.Err() == nil {
+			if _, ok := j.pending(); ok {
+				if _, err := j.repair(ctx, j.c); err != nil {
+					out.Notes = append(out.Notes, "a refresh pair is left half applied; the next run repairs it: "+err.Error())
+				}
+			}
+		} else if p, ok := j.pending(); ok {
+			out.Notes = append(out.Notes, fmt.Sprintf("update set %d is left half applied by the interruption; the next run finishes or undoes it", p.Set))
+		}
+	}()
+	if o.Event == nil {
+		o.Event = func(Timing, bool) {}
 	}
 	event := o.Event
-	if event == nil {
-		event = func(Timing, bool) {}
-	}
 	d := t.Dialect()
 	dbgen.Warm() // RF1 formats rows from the text pool; building it must not count as RF1's time
 	if o.Power {
@@ -96,22 +143,17 @@ func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outco
 			return out, err
 		}
 		t0 := time.Now()
-		set := nextSet()
-		out.Power = append(out.Power, timed(0, "RF1", set, event, func() (int, error) {
-			return c.do(ctx, func(c target.Conn) (int, error) { return rf1(ctx, c, meta.SF, set) })
-		}))
-		for _, q := range queries.StreamOrder(0) {
-			if ctx.Err() != nil {
-				break
+		add := func(tm Timing) { out.Power = append(out.Power, tm) }
+		pair(0, c, add, func() bool {
+			for _, q := range queries.StreamOrder(0) {
+				if ctx.Err() != nil {
+					return false
+				}
+				p := queries.RandomParams(q, o.Seed, 0, meta.SF, o.Q11Scaled)
+				add(timedQuery(ctx, c, d, 0, q, p, event))
 			}
-			p := queries.RandomParams(q, o.Seed, 0, meta.SF, o.Q11Scaled)
-			out.Power = append(out.Power, timedQuery(ctx, c, d, 0, q, p, event))
-		}
-		if ctx.Err() == nil {
-			out.Power = append(out.Power, timed(0, "RF2", set, event, func() (int, error) {
-				return c.do(ctx, func(c target.Conn) (int, error) { return rf2(ctx, c, meta.SF, set) })
-			}))
-		}
+			return true
+		})
 		out.PowerSeconds = time.Since(t0).Seconds()
 		c.Close()
 	}
@@ -151,16 +193,9 @@ func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outco
 				}
 				defer c.Close()
 				for i := 0; i < o.Streams && ctx.Err() == nil; i++ {
-					set := nextSet()
-					res[rs] = append(res[rs], timed(rs, "RF1", set, event, func() (int, error) {
-						return c.do(ctx, func(c target.Conn) (int, error) { return rf1(ctx, c, meta.SF, set) })
-					}))
-					if ctx.Err() != nil {
-						break
+					if !pair(rs, c, func(tm Timing) { res[rs] = append(res[rs], tm) }, func() bool { return true }) {
+						break // a pair that did not complete stops the stream: the next must not start over it
 					}
-					res[rs] = append(res[rs], timed(rs, "RF2", set, event, func() (int, error) {
-						return c.do(ctx, func(c target.Conn) (int, error) { return rf2(ctx, c, meta.SF, set) })
-					}))
 				}
 			}()
 		}
@@ -179,12 +214,21 @@ func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outco
 }
 
 func timed(stream int, name string, set int, event func(Timing, bool), f func() (int, error)) Timing {
+	return timedThen(stream, name, set, event, f, nil)
+}
+
+// timedThen is timed, with then run after f succeeded and before the end is reported: the refresh
+// journal records a committed RF1 before anyone is told of it.
+func timedThen(stream int, name string, set int, event func(Timing, bool), f func() (int, error), then func() error) Timing {
 	tm := Timing{Stream: stream, Name: name, Set: set}
 	event(tm, false)
 	t0 := time.Now()
 	n, err := f()
 	tm.Seconds = time.Since(t0).Seconds()
 	tm.Rows = n
+	if err == nil && then != nil {
+		err = then()
+	}
 	if err != nil {
 		tm.Error = err.Error()
 	}
@@ -316,66 +360,6 @@ func countQueries(ts []Timing) int {
 		}
 	}
 	return n
-}
-
-// rf1 is the first refresh function: insert update set n's new orders and their lines (dbgen's
-// orders.tbl.uN and lineitem.tbl.uN), through the target's bulk path.
-func rf1(ctx context.Context, c target.Conn, sf float64, n int) (int, error) {
-	total := 0
-	for _, table := range []string{"orders", "lineitem"} {
-		b, _ := dbgen.AppendRefresh(nil, table, sf, n)
-		loaded, err := c.BulkLoad(ctx, table, queries.Columns(table), func(w target.RowWriter) error {
-			for line := range bytes.Lines(b) {
-				for f := range bytes.SplitSeq(line[:len(line)-2], []byte{'|'}) {
-					w.Str(f)
-				}
-				if err := w.EndRow(); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return total, fmt.Errorf("RF1 (update set %d) into %s: %w", n, table, err)
-		}
-		total += int(loaded)
-	}
-	return total, nil
-}
-
-// rf2 is the second refresh function: delete update set n's old orders (dbgen's delete.N) and
-// their lines, in transactions of 500 orders.
-func rf2(ctx context.Context, c target.Conn, sf float64, n int) (int, error) {
-	keys := dbgen.DeleteKeys(sf, n)
-	total := 0
-	for len(keys) > 0 {
-		k := keys[:min(500, len(keys))]
-		keys = keys[len(k):]
-		var in strings.Builder
-		for i, v := range k {
-			if i > 0 {
-				in.WriteByte(',')
-			}
-			in.WriteString(strconv.FormatInt(v, 10))
-		}
-		if err := c.Begin(ctx, false); err != nil {
-			return total, err
-		}
-		if _, err := c.Exec(ctx, "DELETE FROM lineitem WHERE l_orderkey IN ("+in.String()+")"); err != nil {
-			c.Rollback(ctx)
-			return total, fmt.Errorf("RF2 (update set %d): %w", n, err)
-		}
-		m, err := c.Exec(ctx, "DELETE FROM orders WHERE o_orderkey IN ("+in.String()+")")
-		if err != nil {
-			c.Rollback(ctx)
-			return total, fmt.Errorf("RF2 (update set %d): %w", n, err)
-		}
-		if err := c.Commit(ctx); err != nil {
-			return total, err
-		}
-		total += int(m)
-	}
-	return total, nil
 }
 
 // Check is one validation query's outcome.

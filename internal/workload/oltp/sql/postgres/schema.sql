@@ -18,5 +18,3 @@ SELECT setval('sbtest{{n}}_id_seq', {{size}})
 CREATE INDEX k_{{n}} ON sbtest{{n}}(k)
 -- name: analyze
 ANALYZE sbtest{{n}}
--- name: drop
-DROP TABLE IF EXISTS sbtest{{n}}

@@ -14,5 +14,3 @@ CREATE TABLE sbtest{{n}}(
 CREATE INDEX k_{{n}} ON sbtest{{n}}(k)
 -- name: analyze
 ANALYZE sbtest{{n}}
--- name: drop
-DROP TABLE IF EXISTS sbtest{{n}}

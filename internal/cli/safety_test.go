@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
+	"github.com/cairn-bench/cairn/internal/workload/tpcc"
+	"github.com/cairn-bench/cairn/internal/workload/tpch"
+)
+
+// tablesOf lists the tables of the database at url.
+func tablesOf(t *testing.T, url string) map[string]bool {
+	t.Helper()
+	q := map[string]string{
+		"sqlite":   "SELECT name FROM sqlite_master WHERE type = 'table'",
+		"postgres": "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()",
+		"mysql":    "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()",
+	}
+	tg, c := testutil.Open(t, url)
+	rows, err := c.Query(context.Background(), q[tg.Dialect()])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out[strings.ToLower(n)] = true
+	}
+	return out
+}
+
+func execOn(t *testing.T, url string, stmts ...string) {
+	t.Helper()
+	_, c := testutil.Open(t, url)
+	for _, q := range stmts {
+		if _, err := c.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// Cleanup drops only what its own workload's record says it created: TPC-C's prepare and cleanup
+// leave TPC-H's customer and orders alone, and the other workloads live beside each other.
+func TestCleanupDropsOnlyItsOwn(t *testing.T) {
+	for _, tg := range testutil.Targets() {
+		t.Run(tg.Name, func(t *testing.T) {
+			url := tg.URL(t)
+			for _, w := range []string{"tpcc", "tpch", "oltp", "tpcb"} {
+				cairn(t, w, "cleanup", "--db", url)
+			}
+			t.Cleanup(func() {
+				for _, w := range []string{"tpcc", "tpch", "oltp", "tpcb"} {
+					cairn(t, w, "cleanup", "--db", url)
+				}
+			})
+			if code, out, stderr := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.01"); code != 0 {
+				t.Fatalf("tpch prepare: %d\n%s\n%s", code, out, stderr)
+			}
+			code, _, stderr := cairn(t, "tpcc", "prepare", "--db", url)
+			if code != ExitUsage || !strings.Contains(stderr, "TPC-H tables customer, orders") || !strings.Contains(stderr, "cairn tpch cleanup") {
+				t.Errorf("tpcc prepare over TPC-H: exit %d, %q", code, stderr)
+			}
+			oneCleanLine(t, stderr)
+			code, out, stderr := cairn(t, "tpcc", "cleanup", "--db", url)
+			if code != 0 || !strings.Contains(out, "nothing to drop") || !strings.Contains(out, "TPC-H's tables customer, orders") {
+				t.Errorf("tpcc cleanup beside TPC-H: exit %d, %q %q", code, out, stderr)
+			}
+			if have := tablesOf(t, url); !have["customer"] || !have["orders"] {
+				t.Fatalf("tpcc cleanup dropped TPC-H's tables: %v", have)
+			}
+			// oltp and tpcb share no names with TPC-H: they prepare beside it and clean up alone.
+			for _, args := range [][]string{{"oltp", "prepare", "--tables", "2", "--table-size", "100"}, {"tpcb", "prepare"}} {
+				if code, out, stderr := cairn(t, append(args, "--db", url)...); code != 0 {
+					t.Fatalf("%v: %d\n%s\n%s", args, code, out, stderr)
+				}
+			}
+			if code, out, _ := cairn(t, "oltp", "cleanup", "--db", url); code != 0 || !strings.Contains(out, "dropped") {
+				t.Errorf("oltp cleanup: %d %q", code, out)
+			}
+			have := tablesOf(t, url)
+			for _, n := range []string{"customer", "orders", "lineitem", "pgbench_accounts", "cairn_tpch_meta", "cairn_tpcb_meta"} {
+				if !have[n] {
+					t.Errorf("oltp cleanup dropped %s", n)
+				}
+			}
+			if have["sbtest1"] || have["cairn_oltp_meta"] {
+				t.Errorf("oltp cleanup left its own tables: %v", have)
+			}
+			_, c := testutil.Open(t, url)
+			ttg, _ := testutil.Open(t, url)
+			if _, _, err := tpch.LoadMeta(context.Background(), ttg, c); err != nil {
+				t.Errorf("TPC-H is no longer complete after the other cleanups: %v", err)
+			}
+		})
+	}
+}
+
+// Tables of cairn's names that no cairn prepare created (pgbench -i's, sysbench's, a user's own
+// customer) stand in a prepare's way and are never dropped.
+func TestForeignTablesAreNeverDropped(t *testing.T) {
+	for _, tg := range testutil.Targets() {
+		t.Run(tg.Name, func(t *testing.T) {
+			url := tg.URL(t)
+			for _, w := range []string{"tpcc", "tpch", "oltp", "tpcb"} {
+				cairn(t, w, "cleanup", "--db", url)
+			}
+			foreign := []string{"customer", "pgbench_accounts", "sbtest1"}
+			for _, n := range foreign {
+				execOn(t, url, "DROP TABLE IF EXISTS "+n, "CREATE TABLE "+n+" (id INTEGER PRIMARY KEY)")
+			}
+			t.Cleanup(func() {
+				for _, n := range foreign {
+					execOn(t, url, "DROP TABLE IF EXISTS "+n)
+				}
+			})
+			for _, c := range []struct {
+				args []string
+				name string
+			}{{[]string{"tpcc", "prepare"}, "customer"}, {[]string{"tpch", "prepare", "--sf", "0.01"}, "customer"},
+				{[]string{"tpcb", "prepare"}, "pgbench_accounts"}, {[]string{"oltp", "prepare", "--tables", "1", "--table-size", "10"}, "sbtest1"}} {
+				code, _, stderr := cairn(t, append(c.args, "--db", url)...)
+				if code != ExitUsage || !strings.Contains(stderr, c.name) || !strings.Contains(stderr, "cairn did not create") {
+					t.Errorf("%v over a foreign %s: exit %d, %q", c.args, c.name, code, stderr)
+				}
+				oneCleanLine(t, stderr)
+			}
+			for _, w := range []string{"tpcc", "tpch", "oltp", "tpcb"} {
+				if code, out, _ := cairn(t, w, "cleanup", "--db", url); code != 0 || !strings.Contains(out, "nothing to drop") {
+					t.Errorf("%s cleanup: exit %d, %q", w, code, out)
+				}
+			}
+			have := tablesOf(t, url)
+			for _, n := range foreign {
+				if !have[n] {
+					t.Errorf("a cleanup dropped the foreign table %s", n)
+				}
+			}
+		})
+	}
+}
+
+// A partial schema is one whose own meta says its prepare did not finish; cleanup drops exactly
+// what that prepare recorded, and check and run say it is partial.
+func TestPartialSchemaByItsOwnRecord(t *testing.T) {
+	for _, tg := range testutil.Targets() {
+		t.Run(tg.Name, func(t *testing.T) {
+			url := tg.URL(t)
+			cairn(t, "tpcc", "cleanup", "--db", url)
+			execOn(t, url, "DROP TABLE IF EXISTS item", "CREATE TABLE item (i_id INTEGER PRIMARY KEY)")
+			t.Cleanup(func() {
+				execOn(t, url, "DROP TABLE IF EXISTS item", "DROP TABLE IF EXISTS warehouse")
+				cairn(t, "tpcc", "cleanup", "--db", url)
+			})
+			// A prepare that recorded and created warehouse, then stopped; item is someone else's.
+			ttg, c := testutil.Open(t, url)
+			ctx := context.Background()
+			s, err := workload.Inspect(ctx, c, ttg, tpcc.Footprint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Begin(ctx, c, []workload.Object{workload.Table("warehouse")}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Create(ctx, c, workload.Table("warehouse"), "CREATE TABLE warehouse (w_id INTEGER PRIMARY KEY)"); err != nil {
+				t.Fatal(err)
+			}
+			for _, cmd := range []string{"check", "run"} {
+				code, _, stderr := cairn(t, "tpcc", cmd, "--db", url, "--duration", "1s")
+				if cmd == "check" {
+					code, _, stderr = cairn(t, "tpcc", cmd, "--db", url)
+				}
+				if code != ExitUsage || !strings.Contains(stderr, "partial TPC-C schema") || !strings.Contains(stderr, "cairn tpcc cleanup") {
+					t.Errorf("tpcc %s on a partial schema: exit %d, %q", cmd, code, stderr)
+				}
+			}
+			code, out, _ := cairn(t, "tpcc", "cleanup", "--db", url)
+			if code != 0 || !strings.Contains(out, "1 table") || !strings.Contains(out, "item, which cairn did not create") {
+				t.Errorf("cleanup of a partial schema: exit %d, %q", code, out)
+			}
+			have := tablesOf(t, url)
+			if have["warehouse"] || have["cairn_tpcc_meta"] || !have["item"] {
+				t.Errorf("after cleanup: %v (want warehouse and the meta table gone, item kept)", have)
+			}
+		})
+	}
+}
+
+// The messages name the database (host:port/dbname), not only the server.
+func TestMessagesNameTheDatabase(t *testing.T) {
+	url := testutil.PG(t)
+	tg, err := target.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	where := target.Where(tg)
+	tg.Close()
+	if !strings.Contains(where, "/") {
+		t.Fatalf("Where = %q: no database name", where)
+	}
+	cairn(t, "tpcb", "cleanup", "--db", url)
+	code, _, stderr := cairn(t, "tpcb", "run", "--db", url, "--duration", "1s")
+	if code != ExitUsage || !strings.Contains(stderr, where) {
+		t.Errorf("tpcb run without a schema: exit %d, %q does not name %s", code, stderr, where)
+	}
+}
+
+// A prepare or run --prepare that asks for another size than the complete schema has is refused,
+// naming what is there, what was asked and the way out; without the size it uses what is there.
+func TestAskedSizesAreNeverIgnored(t *testing.T) {
+	url, other := testutil.SQLite(t), testutil.SQLite(t) // TPC-H shares table names with TPC-C
+	for _, c := range []struct {
+		prepare, again []string
+		have, asked    string
+	}{
+		{[]string{"tpcc", "prepare", "-w", "1"}, []string{"tpcc", "prepare", "-w", "2"}, "1 warehouse", "2 warehouses"},
+		{nil, []string{"tpcc", "run", "--prepare", "-w", "3", "--duration", "1s"}, "1 warehouse", "3 warehouses"},
+		{[]string{"oltp", "prepare", "--tables", "1", "--table-size", "10"}, []string{"oltp", "prepare", "--tables", "3"}, "1 table", "3 tables"},
+		{nil, []string{"oltp", "prepare", "--table-size", "20"}, "10 rows per table", "20 rows per table"},
+		{[]string{"tpcb", "prepare"}, []string{"tpcb", "prepare", "-s", "2"}, "scale 1", "scale 2"},
+		{[]string{"tpch", "prepare", "--sf", "0.01"}, []string{"tpch", "prepare", "--sf", "0.1"}, "SF 0.01", "SF 0.1"},
+	} {
+		if c.again[0] == "tpch" {
+			url = other
+		}
+		if c.prepare != nil {
+			if code, out, stderr := cairn(t, append(c.prepare, "--db", url)...); code != 0 {
+				t.Fatalf("%v: %d\n%s%s", c.prepare, code, out, stderr)
+			}
+			// Without a size, prepare takes what is there.
+			if code, out, _ := cairn(t, c.prepare[0], "prepare", "--db", url); code != 0 || !strings.Contains(out, "nothing to do") {
+				t.Errorf("%s prepare without a size: exit %d, %q", c.prepare[0], code, out)
+			}
+		}
+		code, _, stderr := cairn(t, append(c.again, "--db", url)...)
+		if code != ExitUsage || !strings.Contains(stderr, c.have) || !strings.Contains(stderr, c.asked) || !strings.Contains(stderr, "cleanup") {
+			t.Errorf("%v over %s: exit %d, %q", c.again, c.have, code, stderr)
+		}
+		oneCleanLine(t, stderr)
+	}
+}

@@ -1,0 +1,19 @@
+-- What every workload's schema bookkeeping needs (workload/schema.go): the tables and routines of
+-- the current schema, the meta table of one workload (META), and drops of one object (NAME). META
+-- and NAME are replaced by checked identifiers, never by user input.
+-- name: tables
+SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()
+-- name: routines
+SELECT routine_name::text FROM information_schema.routines WHERE routine_schema = current_schema()
+-- name: meta_create
+CREATE TABLE META (k varchar(64) PRIMARY KEY, v varchar(4000))
+-- name: meta_all
+SELECT k, v FROM META
+-- name: meta_put
+INSERT INTO META (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v
+-- name: meta_delete
+DELETE FROM META WHERE k = $1
+-- name: drop_table
+DROP TABLE IF EXISTS NAME
+-- name: drop_routine
+DROP FUNCTION IF EXISTS NAME

@@ -1,0 +1,17 @@
+-- What every workload's schema bookkeeping needs (workload/schema.go): the tables of the file, the
+-- meta table of one workload (META), and drops of one object (NAME). META and NAME are replaced by
+-- checked identifiers, never by user input. SQLite has no stored routines.
+-- name: tables
+SELECT name FROM sqlite_master WHERE type IN ('table', 'view')
+-- name: meta_create
+CREATE TABLE META (k TEXT PRIMARY KEY, v TEXT)
+-- name: meta_all
+SELECT k, v FROM META
+-- name: meta_put
+INSERT OR REPLACE INTO META (k, v) VALUES (?, ?)
+-- name: meta_delete
+DELETE FROM META WHERE k = ?
+-- name: drop_table
+DROP TABLE IF EXISTS NAME
+-- name: after_cleanup
+VACUUM
