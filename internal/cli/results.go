@@ -35,8 +35,14 @@ func openStore(ctx context.Context, path string, noStore bool) (*results.Store, 
 	return results.OpenStore(ctx, path)
 }
 
-// openForReading opens a store that must already exist: reading commands never create one.
+// openForReading opens a store that must already exist, read-only: reading commands never create
+// or write one, and need no write access.
 func openForReading(ctx context.Context, path string) (*results.Store, error) {
+	return results.OpenStoreReadOnly(ctx, path)
+}
+
+// openForWriting opens a store that must already exist, to change it.
+func openForWriting(ctx context.Context, path string) (*results.Store, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, &results.StoreError{Msg: fmt.Sprintf("no results store at %s: runs and profiles create it (or give --results)", path)}
 	}
@@ -88,7 +94,7 @@ func newResultsList(stdout io.Writer) *cobra.Command {
 				fmt.Fprintf(stdout, "no results stored yet (runs and profiles are stored in %s)\n", path)
 				return nil
 			}
-			s, err := results.OpenStore(cmd.Context(), path)
+			s, err := openForReading(cmd.Context(), path)
 			if err != nil {
 				return err
 			}
@@ -563,7 +569,7 @@ func newResultsRm(stdout io.Writer) *cobra.Command {
 		Short: "Remove a stored run, or a profile with all its steps",
 		Args:  exactIDs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openForReading(cmd.Context(), resultsPath(cmd))
+			s, err := openForWriting(cmd.Context(), resultsPath(cmd))
 			if err != nil {
 				return err
 			}

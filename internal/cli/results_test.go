@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -261,5 +264,80 @@ func TestResultsBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r.html")); err == nil {
 		t.Error("a failed report left a file")
+	}
+}
+
+// asReader runs the binary without write access to dir: as nobody when the tests run as root
+// (root writes anywhere), else with dir made read-only for the duration.
+func asReader(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(cairnBinary(t), args...)
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.Env = append(os.Environ(), "HOME=/nonexistent")
+	} else {
+		os.Chmod(dir, 0o555)
+		defer os.Chmod(dir, 0o755)
+	}
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, string(out)
+}
+
+// A store cairn cannot write is still readable: list, show and report open it read-only; a run
+// that would write it fails before measuring, saying write access is missing and how to go on.
+func TestReadOnlyStore(t *testing.T) {
+	url := testutil.SQLite(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		os.Chmod(d, 0o755) // t.TempDir is 0700: let the other user in
+	}
+	store := filepath.Join(dir, "results.db")
+	if code, out, stderr := cairn(t, "tpcb", "prepare", "--db", url); code != 0 {
+		t.Fatalf("prepare: %d %s %s", code, out, stderr)
+	}
+	if code, out, stderr := cairn(t, "tpcb", "run", "--db", url, "--duration", "1s", "--rampup", "0s", "--results", store); code != 0 {
+		t.Fatalf("run: %d %s %s", code, out, stderr)
+	}
+	for _, f := range []string{store, store + "-wal", store + "-shm"} {
+		os.Chmod(f, 0o644)
+	}
+	html, err := os.CreateTemp("", "cairn-ro-*.html") // /tmp: anyone may write there
+	if err != nil {
+		t.Fatal(err)
+	}
+	html.Close()
+	os.Remove(html.Name())
+	defer os.Remove(html.Name())
+	for _, args := range [][]string{{"results", "list"}, {"results", "show", "1"}, {"results", "export", "1"}, {"report", "1", "-o", html.Name()}} {
+		code, out := asReader(t, dir, append(args, "--results", store)...)
+		if code != 0 {
+			t.Errorf("%v on a store it cannot write: exit %d\n%s", args, code, out)
+		}
+	}
+	for _, f := range []string{store + "-wal", store + "-shm"} {
+		if _, err := os.Stat(f); err == nil && os.Geteuid() == 0 {
+			if fi, _ := os.Stat(f); fi.Sys().(*syscall.Stat_t).Uid != 0 {
+				t.Errorf("a reading command created %s", f)
+			}
+		}
+	}
+	dbDir := filepath.Dir(strings.TrimPrefix(url, "sqlite://"))
+	os.Chmod(dbDir, 0o777)
+	start := time.Now()
+	code, out := asReader(t, dir, "tpcb", "run", "--db", url, "--duration", "30s", "--results", store)
+	if code != ExitUsage || !strings.Contains(out, "no write access") || !strings.Contains(out, "--no-store") {
+		t.Errorf("a run into a store it cannot write: exit %d\n%s", code, out)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("the run measured before failing on the store (%s)", time.Since(start))
 	}
 }

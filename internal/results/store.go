@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
 	_ "modernc.org/sqlite" // the store is an SQLite file, like the embedded target
 )
 
@@ -123,7 +124,10 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 		return nil, &StoreError{fmt.Sprintf("results store %s is a directory: give a file path with --results", path)}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, &StoreError{fmt.Sprintf("results store %s: cannot create its directory: %v", path, err)}
+		return nil, &StoreError{fmt.Sprintf("results store %s: cannot create its directory (%v): give a writable --results, or --no-store to run without storing", path, errors.Unwrap(err))}
+	}
+	if err := writable(path); err != nil {
+		return nil, err
 	}
 	// busy_timeout makes a second writer wait for the first instead of failing; _txlock=immediate
 	// takes the write lock at BEGIN, so two writers never deadlock upgrading read locks, and the
@@ -149,6 +153,72 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("results store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// writable checks, before anything is measured, that the store and its directory (where SQLite
+// keeps the WAL and its index) can be written.
+func writable(path string) error {
+	for _, p := range []string{path, filepath.Dir(path)} {
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err := unix.Access(p, unix.W_OK); err != nil {
+			what := "the store"
+			if p != path {
+				what = "its directory " + p
+			}
+			return &StoreError{fmt.Sprintf("results store %s: no write access to %s (%v): give a writable --results, or --no-store to run without storing", path, what, err)}
+		}
+	}
+	return nil
+}
+
+// OpenStoreReadOnly opens an existing store for reading only: it creates, upgrades and writes
+// nothing, so a store on read-only media or in another user's directory can still be listed,
+// shown, compared and reported.
+func OpenStoreReadOnly(ctx context.Context, path string) (*Store, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, &StoreError{fmt.Sprintf("no results store at %s: runs and profiles create it (or give --results)", path)}
+	} else if fi.IsDir() {
+		return nil, &StoreError{fmt.Sprintf("results store %s is a directory: give a file path with --results", path)}
+	}
+	// mode=ro needs the WAL index (-shm) to exist or be creatable; where neither holds (read-only
+	// media, a directory cairn may not write), immutable=1 reads the file as it stands.
+	var lastErr error
+	for _, mode := range []string{"mode=ro", "immutable=1"} {
+		db, err := sql.Open("sqlite", "file:"+path+"?"+mode+"&_pragma=busy_timeout(30000)")
+		if err != nil {
+			return nil, &StoreError{fmt.Sprintf("results store %s: %v", path, err)}
+		}
+		s := &Store{db: db, Path: path}
+		if lastErr = s.check(ctx); lastErr == nil {
+			return s, nil
+		}
+		db.Close()
+		var se *StoreError
+		if errors.As(lastErr, &se) && !strings.Contains(se.Msg, "cannot be read") {
+			return nil, lastErr // foreign or newer: trying another mode changes nothing
+		}
+	}
+	return nil, lastErr
+}
+
+// check verifies that the file is a cairn store of a schema this cairn can read.
+func (s *Store) check(ctx context.Context) error {
+	var app, v int
+	err := s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app)
+	if err == nil {
+		err = s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+	}
+	switch {
+	case err != nil:
+		return s.unreadable(err)
+	case app != applicationID:
+		return &StoreError{fmt.Sprintf("%s is not a cairn results store: choose another file with --results", s.Path)}
+	case v > SchemaVersion:
+		return &StoreError{fmt.Sprintf("results store %s has schema version %d, written by a newer cairn (this one reads up to %d): upgrade cairn, or choose another file with --results", s.Path, v, SchemaVersion)}
+	}
+	return nil
 }
 
 // migrate checks, under the write lock, that the file is a cairn store of a schema this cairn
