@@ -156,6 +156,10 @@ func printLimits(w io.Writer, d *results.Document) {
 
 // printSummary prints the final report of a run.
 func printSummary(w io.Writer, d *results.Document) {
+	if d.Workload == "tpch" {
+		printTPCHSummary(w, d)
+		return
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%s run on %s %s · %s · mode %s · seed %d\n", workloadName(d.Workload), d.Target.Name, d.Target.Version, plural(d.VU, "VU"), d.Mode, d.Seed)
 	if d.Window.Seconds > 0 {

@@ -175,6 +175,112 @@ func profileOverlays(ps []labelled) []Chart {
 	return append(out, vuTicks(p95))
 }
 
+// timingCharts draws individually timed queries (TPC-H's): each query's time in the power test,
+// and in each stream of the throughput test. One run gets a series per stream; several runs are
+// overlaid, a series per run, with a chart per stream.
+func timingCharts(runs []labelled) []Chart {
+	if len(runs) == 0 {
+		return nil
+	}
+	cats := timingCategories(runs)
+	index := map[string]int{}
+	for i, n := range cats {
+		index[n] = i
+	}
+	// points of one stream of one run: the mean time of each query (the refresh stream runs RF1
+	// and RF2 once per query stream).
+	points := func(d *results.Document, stream int) [][2]float64 {
+		sum, n := map[string]float64{}, map[string]int{}
+		for _, t := range d.Timings {
+			if t.Stream == stream && t.Error == "" {
+				sum[t.Name] += t.Seconds
+				n[t.Name]++
+			}
+		}
+		var pts [][2]float64
+		for _, name := range cats {
+			if n[name] > 0 {
+				pts = append(pts, [2]float64{float64(index[name]), sum[name] / float64(n[name])})
+			}
+		}
+		return pts
+	}
+	streams := map[int]bool{}
+	for _, r := range runs {
+		for _, t := range r.Run.Timings {
+			if t.Stream > 0 {
+				streams[t.Stream] = true
+			}
+		}
+	}
+	var order []int
+	for s := range streams {
+		order = append(order, s)
+	}
+	sort.Ints(order)
+	streamName := func(d *results.Document, s int) string {
+		for _, t := range d.Timings {
+			if t.Stream == s && strings.HasPrefix(t.Name, "Q") {
+				return "stream " + strconv.Itoa(s)
+			}
+		}
+		return "refresh stream"
+	}
+	chart := func(id, title string) Chart {
+		return Chart{ID: id, Title: title, XLabel: "query", YLabel: "seconds", XAxis: AxisLinear, Categories: cats}
+	}
+	power := chart("tpch-power", "Power test: time per query")
+	if len(runs) == 1 {
+		d := runs[0].Run
+		power.Title += " · " + runs[0].label
+		power.Series = []Series{{Name: "power test", Points: points(d, 0)}}
+		tp := chart("tpch-throughput", "Throughput test: time per query and stream (mean over the stream's runs) · "+runs[0].label)
+		for _, s := range order {
+			tp.Series = append(tp.Series, Series{Name: streamName(d, s), Points: points(d, s)})
+		}
+		return []Chart{power, tp}
+	}
+	out := []Chart{power}
+	for _, r := range runs {
+		out[0].Series = append(out[0].Series, Series{Name: r.label, Points: points(r.Run, 0)})
+	}
+	for _, s := range order {
+		c := chart("tpch-throughput-"+strconv.Itoa(s), "")
+		for _, r := range runs {
+			c.Title = "Throughput test, " + streamName(r.Run, s) + ": time per query"
+			c.Series = append(c.Series, Series{Name: r.label, Points: points(r.Run, s)})
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// timingCategories are the timed names in the order of a power test: RF1, Q1 … Q22, RF2.
+func timingCategories(runs []labelled) []string {
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, t := range r.Run.Timings {
+			seen[t.Name] = true
+		}
+	}
+	rank := func(n string) int {
+		switch n {
+		case "RF1":
+			return -1
+		case "RF2":
+			return 1 << 20
+		}
+		q, _ := strconv.Atoi(strings.TrimPrefix(n, "Q"))
+		return q
+	}
+	var cats []string
+	for n := range seen {
+		cats = append(cats, n)
+	}
+	sort.Slice(cats, func(i, j int) bool { return rank(cats[i]) < rank(cats[j]) })
+	return cats
+}
+
 // Per-second figures.
 
 func allTxns(s run.Second) int64      { return s.Txns }

@@ -137,6 +137,17 @@ func summarizeRun(d *results.Document, label string) itemView {
 	if r.QPS != nil {
 		v.Figures = append(v.Figures, kv{"QPS", num(*r.QPS)})
 	}
+	// TPC-H's figures, with the spec's names; not audited results (docs/tpch.md).
+	for _, f := range []struct {
+		name string
+		v    *float64
+		unit string
+	}{{"QphH@Size", r.QphH, ""}, {"Power@Size", r.Power, ""}, {"Throughput@Size", r.Throughput, ""},
+		{"geometric mean of the power test's queries", r.GeomeanS, " s"}} {
+		if f.v != nil {
+			v.Figures = append(v.Figures, kv{f.name, num(*f.v) + f.unit})
+		}
+	}
 	v.Figures = append(v.Figures, kv{"errors", strconv.FormatInt(d.TotalErrors(), 10)})
 	if d.Client.CPUusPerTxn > 0 {
 		v.Figures = append(v.Figures, kv{"client CPU per transaction", num(d.Client.CPUusPerTxn) + " µs"})

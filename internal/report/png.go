@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
@@ -28,8 +29,8 @@ const (
 // sans is Liberation Sans, which gonum embeds: no font is read from the system.
 const sans font.Variant = "Sans"
 
-// maxLegendName keeps one long series name from squeezing the plot area; the HTML report has
-// the full names.
+// maxLegendName is the longest line of a legend entry: longer names are broken over lines, so one
+// long name does not squeeze the plot area.
 const maxLegendName = 44
 
 // PNG writes one PNG per chart into dir, which it creates, and returns the paths in chart order.
@@ -111,7 +112,15 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 	legend.TextStyle.Font.Size = vg.Points(11)
 	legend.TextStyle.Font.Variant = sans
 	legend.Padding = vg.Points(3)
+	if len(c.Categories) > 0 {
+		if err := addBars(p, &legend, c); err != nil {
+			return nil, err
+		}
+	}
 	for i, s := range c.Series {
+		if len(c.Categories) > 0 {
+			break
+		}
 		col := hexColor(palette[i%len(palette)])
 		xys := make(plotter.XYs, len(s.Points))
 		for j, pt := range s.Points {
@@ -142,18 +151,22 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 		if err := addMarks(p, s.Marks, col); err != nil {
 			return nil, err
 		}
-		name := []rune(s.Name)
-		if len(name) > maxLegendName {
-			name = append(name[:maxLegendName-1], '…')
-		}
-		legend.Add(string(name), line)
+		legend.Add(legendName(s.Name), line)
 	}
 
-	if c.XAxis == AxisPercentile {
+	switch {
+	case len(c.Categories) > 0:
+		ticks := make([]Tick, len(c.Categories))
+		for i, n := range c.Categories {
+			ticks[i] = Tick{Value: float64(i), Label: n}
+		}
+		p.X.Tick.Marker = fixedTicks(ticks)
+		p.X.Min, p.X.Max = -0.6, float64(len(c.Categories))-0.4
+	case c.XAxis == AxisPercentile:
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = fixedTicks(c.Ticks)
 		p.X.Min, p.X.Max = c.XMin, c.XMax
-	} else {
+	default:
 		p.X.Tick.Marker = numberTicks{}
 		if c.Ticks != nil {
 			p.X.Tick.Marker = fixedTicks(c.Ticks)
@@ -175,6 +188,50 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 	top := p.Title.TextStyle.Rectangle(p.Title.Text).Max.Y + p.Title.Padding + gap
 	legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-lw-gap, -gap, 0, -top))
 	return img, nil
+}
+
+// addBars draws a chart of categories as grouped bars: category i at x = i, the series side by
+// side within it.
+func addBars(p *plot.Plot, legend *plot.Legend, c Chart) error {
+	n := len(c.Series)
+	width := vg.Points(math.Max(2, math.Min(14, 520/float64(n*len(c.Categories)))))
+	for i, s := range c.Series {
+		vals := make(plotter.Values, len(c.Categories))
+		for _, pt := range s.Points {
+			if j := int(pt[0]); j >= 0 && j < len(vals) {
+				vals[j] = pt[1]
+			}
+		}
+		bc, err := plotter.NewBarChart(vals, width)
+		if err != nil {
+			return fmt.Errorf("series %q: %w", s.Name, err)
+		}
+		bc.Color = hexColor(palette[i%len(palette)])
+		bc.LineStyle.Width = 0
+		bc.Offset = vg.Length(float64(i)-float64(n-1)/2) * width
+		p.Add(bc)
+		legend.Add(legendName(s.Name), bc)
+	}
+	return nil
+}
+
+// legendName breaks a long series name over lines rather than cutting it: the legend column
+// stays narrow and every name stays whole.
+func legendName(name string) string {
+	var lines []string
+	var cur string
+	for _, w := range strings.Fields(name) {
+		if cur != "" && len([]rune(cur))+1+len([]rune(w)) > maxLegendName {
+			lines = append(lines, cur)
+			cur = w
+			continue
+		}
+		if cur != "" {
+			cur += " "
+		}
+		cur += w
+	}
+	return strings.Join(append(lines, cur), "\n")
 }
 
 func addBand(p *plot.Plot, b Band, ymax float64) error {

@@ -31,16 +31,19 @@ const (
 
 // Chart is one chart, independent of how it is rendered.
 type Chart struct {
-	ID     string   `json:"id"` // unique within a chart set; also the PNG's file name
-	Title  string   `json:"title"`
-	XLabel string   `json:"xlabel"`
-	YLabel string   `json:"ylabel"`
-	XAxis  Axis     `json:"xaxis"`
-	XMin   float64  `json:"xmin,omitempty"` // percentile axis only: its extent (linear axes fit the data)
-	XMax   float64  `json:"xmax,omitempty"`
-	Ticks  []Tick   `json:"ticks,omitempty"` // when set, the only labelled x positions (percentiles, VU steps)
-	Bands  []Band   `json:"bands,omitempty"` // shaded x ranges, e.g. the rampup
-	Series []Series `json:"series"`
+	ID     string  `json:"id"` // unique within a chart set; also the PNG's file name
+	Title  string  `json:"title"`
+	XLabel string  `json:"xlabel"`
+	YLabel string  `json:"ylabel"`
+	XAxis  Axis    `json:"xaxis"`
+	XMin   float64 `json:"xmin,omitempty"` // percentile axis only: its extent (linear axes fit the data)
+	XMax   float64 `json:"xmax,omitempty"`
+	Ticks  []Tick  `json:"ticks,omitempty"` // when set, the only labelled x positions (percentiles, VU steps)
+	Bands  []Band  `json:"bands,omitempty"` // shaded x ranges, e.g. the rampup
+	// Categories, when set, make the x axis categorical (TPC-H's queries): a point's x is the index
+	// of its category, and the series are drawn as grouped bars.
+	Categories []string `json:"categories,omitempty"`
+	Series     []Series `json:"series"`
 }
 
 // Series is one line of a chart.
@@ -95,12 +98,22 @@ func Charts(items []Item) []Chart {
 	default:
 		cs = append(cs, profileOverlays(profiles)...)
 	}
-	switch len(runs) {
+	// Runs of individually timed queries (TPC-H) are drawn query by query; the others over time.
+	var timed, series []labelled
+	for _, r := range runs {
+		if len(r.Run.Timings) > 0 {
+			timed = append(timed, r)
+		} else {
+			series = append(series, r)
+		}
+	}
+	cs = append(cs, timingCharts(timed)...)
+	switch len(series) {
 	case 0:
 	case 1:
-		cs = append(cs, runCharts(runs[0].Run, runs[0].label)...)
+		cs = append(cs, runCharts(series[0].Run, series[0].label)...)
 	default:
-		cs = append(cs, runOverlays(runs)...)
+		cs = append(cs, runOverlays(series)...)
 	}
 	out := cs[:0]
 	for _, c := range cs {
@@ -165,8 +178,8 @@ func itemLabels(items []Item) []string {
 		if name != "" {
 			parts = append(parts, name)
 		}
-		if t.Version != "" {
-			parts = append(parts, t.Version)
+		if v := ShortVersion(t.Version); v != "" {
+			parts = append(parts, v)
 		}
 		l := strings.Join(parts, " ")
 		if l == "" {
@@ -179,6 +192,18 @@ func itemLabels(items []Item) []string {
 		out[i] = l
 	}
 	return out
+}
+
+// ShortVersion is a server's version number without the packager's suffix: "15.18" for
+// "15.18 (Debian 15.18-0+deb12u1)", "10.11.19" for "10.11.19-MariaDB-0+deb12u1". Labels use it so
+// that a legend is short enough to show whole; the report's facts give the full version.
+func ShortVersion(v string) string {
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return ""
+	}
+	s, _, _ := strings.Cut(f[0], "-")
+	return s
 }
 
 // finite reports whether both coordinates can be drawn (and encoded as JSON).

@@ -45,8 +45,45 @@ type Document struct {
 	Config      any               `json:"config"`
 	Series      []run.Second      `json:"timeseries"`
 	Histograms  map[string]string `json:"histograms"`
-	Notes       []string          `json:"notes,omitempty"`
-	Extra       map[string]any    `json:"extra,omitempty"`
+	// Timings are individually timed executions, for workloads that time each query of a stream
+	// (TPC-H's power and throughput tests).
+	Timings []Timing       `json:"timings,omitempty"`
+	Notes   []string       `json:"notes,omitempty"`
+	Extra   map[string]any `json:"extra,omitempty"`
+}
+
+// Timing is one timed query or refresh function.
+type Timing struct {
+	Stream  int     `json:"stream"` // 0 = power test; 1..S throughput query streams; S+1 the refresh stream
+	Name    string  `json:"name"`   // "Q1".."Q22", "RF1", "RF2"
+	Set     int     `json:"set,omitempty"`
+	Seconds float64 `json:"seconds"`
+	Rows    int     `json:"rows"`
+	Error   string  `json:"error,omitempty"`
+	Params  string  `json:"params,omitempty"`
+}
+
+// upgrade fills what a document stored by an older cairn keeps elsewhere: TPC-H runs kept their
+// timings in extra.tpch's power and throughput lists.
+func (d *Document) upgrade() {
+	if len(d.Timings) > 0 {
+		return
+	}
+	old, ok := d.Extra["tpch"].(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range []string{"power", "throughput"} {
+		b, err := json.Marshal(old[k])
+		if err != nil {
+			continue
+		}
+		var ts []Timing
+		if json.Unmarshal(b, &ts) == nil {
+			d.Timings = append(d.Timings, ts...)
+		}
+		delete(old, k)
+	}
 }
 
 // Kinds of document.

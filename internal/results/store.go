@@ -534,6 +534,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Document, *Profile, error)
 		if err := decodeBlob(blob, d); err != nil {
 			return nil, nil, fmt.Errorf("results store %s: result %d: %w", s.Path, n, err)
 		}
+		d.upgrade()
 		return d, nil, nil
 	}
 	p := &Profile{}

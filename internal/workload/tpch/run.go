@@ -10,21 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload/tpch/dbgen"
 	"github.com/cairn-bench/cairn/internal/workload/tpch/queries"
 )
 
-// Timing is one timed query or refresh function.
-type Timing struct {
-	Stream  int     `json:"stream"` // 0 = power test; 1..S throughput query streams; S+1 the refresh stream
-	Name    string  `json:"name"`   // "Q1".."Q22", "RF1", "RF2"
-	Set     int     `json:"set,omitempty"`
-	Seconds float64 `json:"seconds"`
-	Rows    int     `json:"rows"`
-	Error   string  `json:"error,omitempty"`
-	Params  string  `json:"params,omitempty"`
-}
+// Timing is one timed query or refresh function; the result document carries them as they are.
+type Timing = results.Timing
 
 // RunOptions configure a power and/or throughput test.
 type RunOptions struct {
@@ -39,9 +32,9 @@ type RunOptions struct {
 // Outcome is what a run measured; the spec's metrics are computed only from complete tests.
 type Outcome struct {
 	SF                float64  `json:"sf"`
-	Power             []Timing `json:"power,omitempty"`
+	Power             []Timing `json:"-"` // in the result document's timings, with stream 0
 	PowerSeconds      float64  `json:"power_seconds,omitempty"`
-	Throughput        []Timing `json:"throughput,omitempty"`
+	Throughput        []Timing `json:"-"`                            // in the result document's timings, with streams 1…
 	ThroughputSeconds float64  `json:"throughput_seconds,omitempty"` // Ts: first stream start to last stream end
 	Streams           int      `json:"streams,omitempty"`
 	RefreshStream     bool     `json:"refresh_stream"`
