@@ -371,6 +371,6 @@ func doOLTPProfile(cmd *cobra.Command, r *oltpRunFlags, stdout, stderr io.Writer
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
 		return r.runOnce(ctx, t, w, vu, seed, stderr)
 	}
-	return doProfile(ctx, p, profile.Options{VUs: vus, Repeat: r.profile.repeat, Pause: r.profile.pause, Seed: r.seed},
+	return doProfile(ctx, t, p, profile.Options{VUs: vus, Repeat: r.profile.repeat, Pause: r.profile.pause, Seed: r.seed},
 		step, store, r.jsonPath, stdout, stderr)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/profile"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 	"github.com/cairn-bench/cairn/internal/workload/tpcc"
@@ -94,14 +96,18 @@ func doTPCCProfile(ctx context.Context, r *runFlags, storePath string, stdout, s
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
 		return r.runOnce(ctx, t, vu, seed, stderr)
 	}
-	return doProfile(ctx, p, profile.Options{VUs: vus, Repeat: r.profile.repeat, Pause: r.profile.pause, Seed: r.seed},
+	return doProfile(ctx, t, p, profile.Options{VUs: vus, Repeat: r.profile.repeat, Pause: r.profile.pause, Seed: r.seed},
 		step, store, r.jsonPath, stdout, stderr)
 }
 
 // doProfile runs any workload's profile, storing each step as it completes, so that a profile
 // stopped by Ctrl-C or a failure keeps every step it measured.
-func doProfile(ctx context.Context, p *results.Profile, o profile.Options, step profile.StepFunc, store *results.Store,
+func doProfile(ctx context.Context, t target.Target, p *results.Profile, o profile.Options, step profile.StepFunc, store *results.Store,
 	jsonPath string, stdout, stderr io.Writer) error {
+	// The largest step is checked before the first: a profile must not fail an hour in.
+	if err := run.CheckCapacity(ctx, t, slices.Max(o.VUs)); err != nil {
+		return err
+	}
 	bg := context.WithoutCancel(ctx)
 	hooks := profile.Hooks{
 		Begin: func(p *results.Profile) error {

@@ -433,7 +433,7 @@ func doTPCBProfile(cmd *cobra.Command, r *tpcbRunFlags, stdout, stderr io.Writer
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
 		return r.runOnce(ctx, t, vu, seed, stderr)
 	}
-	return doProfile(ctx, p, profile.Options{VUs: vus, Repeat: r.profile.repeat, Pause: r.profile.pause, Seed: r.seed},
+	return doProfile(ctx, t, p, profile.Options{VUs: vus, Repeat: r.profile.repeat, Pause: r.profile.pause, Seed: r.seed},
 		step, store, r.jsonPath, stdout, stderr)
 }
 

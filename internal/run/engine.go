@@ -123,10 +123,36 @@ func readCPU() cpuReading {
 	return cpuReading{proc: metrics.ProcessCPU(), host: h, hostOK: ok}
 }
 
+// CheckCapacity refuses, before any connection is opened, a run of vus virtual users that the
+// database cannot take: each VU holds a connection, and the engine one more for the snapshots.
+func CheckCapacity(ctx context.Context, t target.Target, vus int) error {
+	cp, ok := t.(target.Capacity)
+	if !ok {
+		return nil
+	}
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	free, desc, err := cp.FreeConnections(ctx, c)
+	if err != nil {
+		return nil // a limit that cannot be read is the server's to enforce
+	}
+	if need := vus + 1; need > free {
+		return target.Usagef("--vu %d: %s accepts %d more connections (%s), and cairn needs one per VU and one for the snapshots: use --vu %d or fewer",
+			vus, target.Where(t), free, desc, max(free-1, 0))
+	}
+	return nil
+}
+
 // Run blocks until the window has been measured or ctx is cancelled (Ctrl-C), and returns what
 // was measured either way.
 func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	cfg := e.Cfg
+	if err := CheckCapacity(ctx, e.Target, cfg.VUs); err != nil {
+		return nil, err
+	}
 	e.stop = make(chan struct{})
 	shards := min(cfg.VUs, 64)
 	e.rec = metrics.NewRecorder(len(e.Types), shards, cfg.Rate > 0)
@@ -143,6 +169,10 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				errs[i] = ctx.Err() // Ctrl-C while connecting: open no more
+				return
+			}
 			v, err := e.NewVU(i)
 			if err != nil {
 				errs[i] = err
@@ -202,14 +232,20 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 
 	e.monitor(ctx, &mon, out)
 
-	// Let in-flight transactions finish (they are outside the window), then cut the rest off.
+	// Let in-flight transactions finish (they are outside the window), then cut the rest off; after
+	// Ctrl-C only briefly, since the user asked to stop (a queue of VUs waiting for SQLite's one
+	// writer would otherwise take seconds to drain).
 	e.stopOnce.Do(func() { close(e.stop) })
 	done := make(chan struct{})
 	go func() { vwg.Wait(); close(done) }()
+	grace := 10 * time.Second
+	if ctx.Err() != nil {
+		grace = 300 * time.Millisecond
+	}
 	abandoned := false
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(grace):
 		abandoned = true
 	}
 	if !abandoned {

@@ -112,6 +112,14 @@ type TextCaller interface {
 	InTransaction() bool
 }
 
+// Capacity is implemented by targets that can say how many more connections they accept, so that
+// a run asking for more VUs than that is refused before it opens any.
+type Capacity interface {
+	// FreeConnections returns how many more connections the database accepts now, and its limit
+	// in words for the refusal ("max_connections 300, 12 in use").
+	FreeConnections(ctx context.Context, c Conn) (int, string, error)
+}
+
 // Row is the result of QueryRow.
 type Row interface{ Scan(dest ...any) error }
 

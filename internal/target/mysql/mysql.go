@@ -199,6 +199,26 @@ func (t *mysqlTarget) Settings(ctx context.Context, c target.Conn) (map[string]s
 	return m, rows.Err()
 }
 
+// FreeConnections implements target.Capacity: max_connections less Threads_connected, and no more
+// than max_user_connections allows when that is set.
+func (t *mysqlTarget) FreeConnections(ctx context.Context, c target.Conn) (int, string, error) {
+	var max, perUser, inUse int
+	err := c.QueryRow(ctx, fmt.Sprintf(`SELECT @@max_connections, @@max_user_connections,
+		(SELECT CAST(VARIABLE_VALUE AS SIGNED) FROM %s WHERE VARIABLE_NAME IN ('THREADS_CONNECTED','Threads_connected'))`, t.statusTable())).Scan(&max, &perUser, &inUse)
+	if err != nil {
+		return 0, "", err
+	}
+	inUse-- // the connection asking, closed before the run opens its own
+	free, desc := max-inUse, fmt.Sprintf("max_connections %d, %d in use; raise max_connections for more", max, inUse)
+	if perUser > 0 {
+		var mine int
+		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = SUBSTRING_INDEX(CURRENT_USER(), '@', 1)").Scan(&mine); err == nil && perUser-mine+1 < free {
+			free, desc = perUser-mine+1, fmt.Sprintf("max_user_connections %d, %d in use by this user; raise max_user_connections for more", perUser, mine-1)
+		}
+	}
+	return free, desc, nil
+}
+
 func (t *mysqlTarget) Classify(err error) target.ErrClass {
 	var me *my.MySQLError
 	if errors.As(err, &me) {

@@ -183,6 +183,26 @@ func (t *pg) Settings(ctx context.Context, c target.Conn) (map[string]string, er
 	return m, rows.Err()
 }
 
+// FreeConnections implements target.Capacity: max_connections, less the connections reserved for
+// superusers when cairn's role is not one, less the client backends already connected.
+func (t *pg) FreeConnections(ctx context.Context, c target.Conn) (int, string, error) {
+	var max, reserved, inUse int
+	var super bool
+	err := c.QueryRow(ctx, `SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int,
+		(SELECT rolsuper FROM pg_roles WHERE rolname = current_user),
+		(SELECT count(*)::int FROM pg_stat_activity WHERE backend_type = 'client backend')`).Scan(&max, &reserved, &super, &inUse)
+	if err != nil {
+		return 0, "", err
+	}
+	inUse-- // the connection asking, closed before the run opens its own
+	desc := fmt.Sprintf("max_connections %d, %d in use; raise max_connections for more", max, inUse)
+	if !super {
+		max -= reserved
+		desc = fmt.Sprintf("max_connections %d less %d reserved for superusers, %d in use; raise max_connections for more", max+reserved, reserved, inUse)
+	}
+	return max - inUse, desc, nil
+}
+
 func (t *pg) Classify(err error) target.ErrClass {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {

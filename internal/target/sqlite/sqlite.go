@@ -75,6 +75,16 @@ func (t *lite) Settings(ctx context.Context, c target.Conn) (map[string]string, 
 	return m, nil
 }
 
+// MaxConnections is cairn's cap on connections to one SQLite file (docs/cli.md): every VU holds a
+// connection with its own page cache, and SQLite runs one writer at a time, so more VUs than this
+// only queue, at the cost of memory.
+const MaxConnections = 256
+
+// FreeConnections implements target.Capacity with cairn's cap.
+func (t *lite) FreeConnections(ctx context.Context, c target.Conn) (int, string, error) {
+	return MaxConnections, "cairn's cap for an SQLite file, where more VUs would only queue for its one writer", nil
+}
+
 func (t *lite) Classify(err error) target.ErrClass {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
