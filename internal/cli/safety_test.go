@@ -1,7 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -244,5 +249,63 @@ func TestAskedSizesAreNeverIgnored(t *testing.T) {
 			t.Errorf("%v over %s: exit %d, %q", c.again, c.have, code, stderr)
 		}
 		oneCleanLine(t, stderr)
+	}
+}
+
+// A password never reaches output, the store, the --json file, an export or a report, wherever it
+// sits in the URL, nor an error about a URL that does not parse.
+func TestPasswordNeverShown(t *testing.T) {
+	const secret = "S3cretPW-7e1"
+	pg := testutil.PG(t)
+	execOn(t, pg, "DROP ROLE IF EXISTS cairn_secret_test", "CREATE ROLE cairn_secret_test LOGIN SUPERUSER PASSWORD '"+secret+"'")
+	t.Cleanup(func() { execOn(t, pg, "DROP ROLE IF EXISTS cairn_secret_test") })
+	u, err := url.Parse(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	store, js, html, png := filepath.Join(dir, "r.db"), filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html"), filepath.Join(dir, "png")
+	var all strings.Builder
+	run := func(args ...string) {
+		t.Helper()
+		code, out, stderr := cairn(t, args...)
+		all.WriteString(out + stderr)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args[:2], code, out, stderr)
+		}
+	}
+	for i, db := range []string{
+		fmt.Sprintf("postgres://cairn_secret_test@%s%s?password=%s&sslmode=disable", u.Host, u.Path, secret),
+		fmt.Sprintf("postgres://cairn_secret_test:%s@%s%s", secret, u.Host, u.Path),
+	} {
+		cairn(t, "tpcb", "cleanup", "--db", db)
+		run("tpcb", "prepare", "--db", db)
+		run("tpcb", "run", "--db", db, "--duration", "1s", "--rampup", "0s", "--progress", "1s", "--results", store, "--json", js)
+		run("tpcb", "profile", "--db", db, "--vu", "1,2", "--duration", "1s", "--rampup", "0s", "--pause", "0s", "--results", store)
+		run("tpcb", "cleanup", "--db", db)
+		id := fmt.Sprint(2*i + 1)
+		run("results", "show", id, "--results", store)
+		run("results", "export", id, "--results", store)
+		run("results", "list", "--results", store)
+		run("report", id, fmt.Sprint(2*i+2), "-o", html, "--png", png, "--results", store)
+		for _, f := range []string{store, js, html} {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the password (URL form %d)", filepath.Base(f), i+1)
+			}
+		}
+	}
+	if strings.Contains(all.String(), secret) {
+		t.Errorf("the output shows the password:\n%s", all.String())
+	}
+	for _, bad := range []string{"mysql://cairn:" + secret + "@127.0.0.1:abc/db", "postgres://u:" + secret + "%zz@127.0.0.1/db",
+		"postgres://u:" + secret + "@[::1/db", "postgres://u@127.0.0.1/db?password=" + secret + "&nosuch=1"} {
+		code, out, stderr := cairn(t, "tpcc", "run", "--db", bad)
+		if code != ExitUsage || strings.Contains(out+stderr, secret) {
+			t.Errorf("--db %s: exit %d, %q", target.Redact(bad), code, stderr)
+		}
 	}
 }
