@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,5 +63,46 @@ func TestInterruptStopsWithinASecond(t *testing.T) {
 		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitInterrupted {
 			t.Errorf("Ctrl-C after %q: %v, want exit %d", c.marker, err, ExitInterrupted)
 		}
+	}
+}
+
+// Every output path is checked before connecting: a run with a --json it cannot write fails at
+// once, not after its window, and stores nothing.
+func TestOutputsCheckedFirst(t *testing.T) {
+	url := testutil.SQLite(t)
+	if code, out, stderr := cairn(t, "tpcb", "prepare", "--db", url); code != 0 {
+		t.Fatalf("prepare: %d %s %s", code, out, stderr)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(dir, "results.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tpcb", "run", "--db", url, "--duration", "1m", "--json", "/nonexistent/dir/x.json"}, "/nonexistent/dir does not exist"},
+		{[]string{"tpcb", "profile", "--db", url, "--duration", "1m", "--json", dir}, "is a directory"},
+		{[]string{"tpcc", "run", "--db", "postgres://u:p@127.0.0.1:1/db", "--json", "/nonexistent/x.json"}, "does not exist"},
+		{[]string{"tpch", "run", "--db", url, "--json", "/nonexistent/x.json"}, "does not exist"},
+		{[]string{"tpch", "gen", "--sf", "0.01", "--out", file}, "is a file"},
+		{[]string{"report", "1", "-o", "/nonexistent/r.html"}, "does not exist"},
+		{[]string{"report", "1", "--png", file}, "is a file"},
+		{[]string{"results", "export", "1", "-o", "/nonexistent/e.json"}, "does not exist"},
+	} {
+		start := time.Now()
+		code, _, stderr := cairn(t, append(c.args, "--results", store)...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q, want exit 2 naming %q", c.args, code, stderr, c.want)
+		}
+		oneCleanLine(t, stderr)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%v failed only after %s", c.args, d)
+		}
+	}
+	if _, err := os.Stat(store); err == nil {
+		t.Error("a run with an unwritable output stored a result")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -128,6 +130,9 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	// Every output path is checked before the work: a run must not measure for an hour and then
+	// fail to write its --json.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkOutputs(cmd) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &target.UsageError{Msg: err.Error() + " (see --help)"}
 	})
@@ -135,6 +140,64 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 	root.PersistentFlags().String("results", "", "results store file (default $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db or ~/.local/share/cairn/results.db)")
 	root.AddCommand(newTPCC(stdout, stderr), newOLTP(stdout, stderr), newTPCB(stdout, stderr), newTPCH(stdout, stderr), newResults(stdout), newReport(stdout, stderr))
 	return root
+}
+
+// outputFlags are the flags that name something cairn writes: a file, or a directory it creates.
+var outputFlags = []struct {
+	name string
+	dir  bool
+}{{"json", false}, {"output", false}, {"png", true}, {"out", true}}
+
+// checkOutputs refuses, before any work, an output path that cannot be written: a missing
+// directory, a directory where a file is wanted, no write access.
+func checkOutputs(cmd *cobra.Command) error {
+	for _, o := range outputFlags {
+		f := cmd.Flags().Lookup(o.name)
+		if f == nil || !f.Changed || f.Value.String() == "" {
+			continue
+		}
+		if err := checkOutput(o.name, f.Value.String(), o.dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkOutput(flag, path string, dir bool) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && dir && !fi.IsDir():
+		return target.Usagef("--%s %s is a file, not a directory", flag, path)
+	case err == nil && !dir && fi.IsDir():
+		return target.Usagef("--%s %s is a directory: give a file name", flag, path)
+	case err == nil:
+		if unix.Access(path, unix.W_OK) != nil {
+			return target.Usagef("--%s %s is not writable", flag, path)
+		}
+		if dir {
+			return nil
+		}
+	}
+	// The file, or the directory to be made, goes into the nearest existing parent.
+	parent := filepath.Dir(path)
+	if dir {
+		for {
+			if _, err := os.Stat(parent); err == nil || parent == filepath.Dir(parent) {
+				break
+			}
+			parent = filepath.Dir(parent)
+		}
+	}
+	pi, err := os.Stat(parent)
+	switch {
+	case err != nil:
+		return target.Usagef("--%s %s: directory %s does not exist", flag, path, parent)
+	case !pi.IsDir():
+		return target.Usagef("--%s %s: %s is not a directory", flag, path, parent)
+	case unix.Access(parent, unix.W_OK) != nil:
+		return target.Usagef("--%s %s: directory %s is not writable", flag, path, parent)
+	}
+	return nil
 }
 
 // usageArgs rejects positional arguments with exit code 2.
