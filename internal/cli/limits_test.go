@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -104,5 +106,66 @@ func TestOutputsCheckedFirst(t *testing.T) {
 	}
 	if _, err := os.Stat(store); err == nil {
 		t.Error("a run with an unwritable output stored a result")
+	}
+}
+
+// Every workload's unknown subcommand lists all the real ones (tpcc's used to leave out profile).
+func TestUnknownSubcommandListsAll(t *testing.T) {
+	root := newRoot(io.Discard, io.Discard)
+	for _, c := range root.Commands() {
+		if !c.HasSubCommands() {
+			continue
+		}
+		code, _, stderr := cairn(t, c.Name(), "nosuch")
+		if code != ExitUsage {
+			t.Errorf("cairn %s nosuch: exit %d", c.Name(), code)
+		}
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() && !strings.Contains(stderr, sub.Name()) {
+				t.Errorf("cairn %s nosuch: %q does not list %s", c.Name(), stderr, sub.Name())
+			}
+		}
+	}
+}
+
+// With --rate, each progress line reports its own interval's schedule lag (it used to print 0).
+func TestProgressLagPerInterval(t *testing.T) {
+	url := testutil.SQLite(t)
+	if code, out, stderr := cairn(t, "tpcb", "prepare", "--db", url); code != 0 {
+		t.Fatalf("prepare: %d %s %s", code, out, stderr)
+	}
+	code, _, stderr := cairn(t, "tpcb", "run", "--db", url, "--rate", "300", "--latency-limit", "50ms", "-P", "1s",
+		"--rampup", "0s", "--duration", "3s", "--no-store", "--vu", "2")
+	if code != 0 {
+		t.Fatalf("run: %d %s", code, stderr)
+	}
+	lags := regexp.MustCompile(`lag ([0-9.]+) ms`).FindAllStringSubmatch(stderr, -1)
+	if len(lags) < 2 {
+		t.Fatalf("no lag on the progress lines:\n%s", stderr)
+	}
+	nonzero := 0
+	for _, m := range lags {
+		if m[1] != "0.000" {
+			nonzero++
+		}
+	}
+	if nonzero == 0 {
+		t.Errorf("every progress line says lag 0.000 ms:\n%s", stderr)
+	}
+}
+
+// A progress line is printed only for an interval in which something was measured: Ctrl-C in the
+// rampup ends without an "end" line.
+func TestNoEndLineAfterCtrlCInRampup(t *testing.T) {
+	url := testutil.SQLite(t)
+	if code, out, stderr := cairn(t, "tpcb", "prepare", "--db", url); code != 0 {
+		t.Fatalf("prepare: %d %s %s", code, out, stderr)
+	}
+	cmd, out := startUntil(t, cairnBinary(t), "(rampup)", "tpcb", "run", "--db", url, "--rampup", "30s", "-P", "1s", "--no-store")
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	time.Sleep(100 * time.Millisecond) // the reader drains the pipe
+	if strings.Contains(out.String(), "(end)") {
+		t.Errorf("a progress line for the interrupted rampup:\n%s", out.String())
 	}
 }

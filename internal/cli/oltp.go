@@ -34,7 +34,7 @@ statement and how the figures relate to sysbench's.
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return target.Usagef("unknown command %q for \"cairn oltp\" (use prepare, run, profile or cleanup)", args[0])
+				return unknownCommand(cmd, args[0])
 			}
 			return cmd.Help()
 		},
@@ -113,20 +113,20 @@ func doOLTPPrepare(ctx context.Context, p *oltpPrepareFlags, stdout, stderr io.W
 	o.Phase = func(ph string) {
 		switch ph {
 		case "schema":
-			fmt.Fprintf(stdout, "preparing sysbench-style OLTP: %s of %d rows on %s (%s), %s, seed %d\n",
-				plural(p.tables, "table"), p.tableSize, t.Name(), t.Address(), plural(loaders, "loader"), p.seed)
+			fmt.Fprintf(stdout, "preparing sysbench-style OLTP: %s of %s on %s (%s), %s, seed %d\n",
+				plural(p.tables, "table"), plural(p.tableSize, "row"), t.Name(), target.Where(t), plural(loaders, "loader"), p.seed)
 		case "load":
 			bar.start(&rows)
 		case "indexes":
 			bar.finish()
-			fmt.Fprintf(stdout, "loaded %d rows in %.1f s; building the indexes on k and gathering statistics\n", rows.Load(), time.Since(start).Seconds())
+			fmt.Fprintf(stdout, "loaded %s in %.1f s; building the indexes on k and gathering statistics\n", plural64(rows.Load(), "row"), time.Since(start).Seconds())
 		}
 	}
 	meta, err := oltp.Prepare(ctx, t, o)
 	bar.finish()
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
-		fmt.Fprintf(stdout, "%s already holds %s of %d rows prepared by cairn (prepared %s, seed %d); nothing to do\n",
-			t.Address(), plural(meta.Tables, "sbtest table"), meta.TableSize, meta.PreparedAt.Format(time.RFC3339), meta.Seed)
+		fmt.Fprintf(stdout, "%s already holds %s of %s prepared by cairn (prepared %s, seed %d); nothing to do\n",
+			target.Where(t), plural(meta.Tables, "sbtest table"), plural(meta.TableSize, "row"), meta.PreparedAt.Format(time.RFC3339), meta.Seed)
 		return nil
 	}
 	if err != nil {
@@ -136,8 +136,8 @@ func doOLTPPrepare(ctx context.Context, p *oltpPrepareFlags, stdout, stderr io.W
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "prepared %s of %d rows in %.1f s (%d rows, %.0f rows/s overall)\n",
-		plural(meta.Tables, "table"), meta.TableSize, meta.LoadSeconds, rows.Load(), float64(rows.Load())/meta.LoadSeconds)
+	fmt.Fprintf(stdout, "prepared %s of %s in %.1f s (%d rows, %.0f rows/s overall)\n",
+		plural(meta.Tables, "table"), plural(meta.TableSize, "row"), meta.LoadSeconds, rows.Load(), float64(rows.Load())/meta.LoadSeconds)
 	return nil
 }
 
@@ -278,8 +278,8 @@ func doOLTPRun(cmd *cobra.Command, r *oltpRunFlags, stdout, stderr io.Writer) er
 	if r.seed == 0 {
 		r.seed = randomSeed()
 	}
-	fmt.Fprintf(stdout, "running oltp %s on %s (%s): %d VUs, rampup %s, window %s, %s statements, seed %d\n",
-		w.Name, t.Name(), t.Address(), r.vu, r.rampup, r.duration, r.opt.Protocol, r.seed)
+	fmt.Fprintf(stdout, "running oltp %s on %s (%s): %s, rampup %s, window %s, %s statements, seed %d\n",
+		w.Name, t.Name(), target.Where(t), plural(r.vu, "VU"), r.rampup, r.duration, r.opt.Protocol, r.seed)
 	doc, err := r.runOnce(ctx, t, w, r.vu, r.seed, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -367,7 +367,7 @@ func doOLTPProfile(cmd *cobra.Command, r *oltpRunFlags, stdout, stderr io.Writer
 	p := newProfileDoc(ctx, t, "oltp", w.Txn, oltp.RunConfig{DB: target.Redact(r.db), Workload: w.Name, Script: w.Script, RampupSec: r.rampup.Seconds(),
 		DurationSec: r.duration.Seconds(), Rate: r.rate, MaxRetries: r.maxRetries, Seed: r.seed, Options: r.opt})
 	fmt.Fprintf(stdout, "profiling oltp %s on %s (%s): VUs %s, %d run(s) each, rampup %s, window %s, pause %s, seed %d\n",
-		w.Name, t.Name(), t.Address(), joinInts(vus), r.profile.repeat, r.rampup, r.duration, r.profile.pause, r.seed)
+		w.Name, t.Name(), target.Where(t), joinInts(vus), r.profile.repeat, r.rampup, r.duration, r.profile.pause, r.seed)
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
 		return r.runOnce(ctx, t, w, vu, seed, stderr)
 	}

@@ -47,6 +47,9 @@ func (p *progress) start(rows *atomic.Int64) {
 			progressbar.OptionShowIts(), progressbar.OptionSetItsString("rows"),
 			progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(200*time.Millisecond),
 			progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish())
+		// The bar's clock starts at its first render: render now, so that its first rate is over a
+		// real interval, not a few microseconds.
+		_ = p.bar.RenderBlank()
 	}
 	p.done.Add(1)
 	go func() {

@@ -92,7 +92,7 @@ func doTPCCProfile(ctx context.Context, r *runFlags, storePath string, stdout, s
 	}
 	p := newProfileDoc(ctx, t, "tpcc", tpcc.TxnNames[tpcc.TxNewOrder], r.tpccConfig(0))
 	fmt.Fprintf(stdout, "profiling TPC-C on %s (%s): VUs %s, %d run(s) each, rampup %s, window %s, pause %s, seed %d\n",
-		t.Name(), t.Address(), joinInts(vus), r.profile.repeat, r.rampup, r.duration, r.profile.pause, r.seed)
+		t.Name(), target.Where(t), joinInts(vus), r.profile.repeat, r.rampup, r.duration, r.profile.pause, r.seed)
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
 		return r.runOnce(ctx, t, vu, seed, stderr)
 	}

@@ -67,7 +67,7 @@ $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db, else ~/.local/share/cairn/
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return target.Usagef("unknown command %q for \"cairn results\" (use list, show, compare, export or rm)", args[0])
+				return unknownCommand(cmd, args[0])
 			}
 			return cmd.Help()
 		},
@@ -214,7 +214,7 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 			printProfile(stdout, l.profile)
 			for _, st := range l.profile.Steps {
 				for _, d := range st.Runs {
-					fmt.Fprintf(stdout, "  step %d VUs: result %s\n", st.VU, d.ID)
+					fmt.Fprintf(stdout, "  step %s: result %s\n", plural(st.VU, "VU"), d.ID)
 				}
 			}
 			printConditions(stdout, l.profile.Target, l.profile.Host)
@@ -293,8 +293,8 @@ steps run with --repeat are tested the same way. See docs/results-store.md.`,
 			for _, g := range groups {
 				for _, l := range g {
 					if l.workload() != first.workload() {
-						return target.Usagef("result %s is a %s %s and result %s a %s %s: compare results of one workload",
-							first.id, first.workload(), first.kind(), l.id, l.workload(), l.kind())
+						return target.Usagef("result %s is %s %s and result %s %s %s: compare results of one workload",
+							first.id, article(first.workload()), first.kind(), l.id, article(l.workload()), l.kind())
 					}
 					if l.kind() != first.kind() {
 						return target.Usagef("result %s is a %s and result %s a %s: compare runs with runs, profiles with profiles",

@@ -123,7 +123,7 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 		Args:          cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return target.Usagef("unknown command %q for \"cairn\" (see cairn --help)", args[0])
+				return unknownCommand(cmd, args[0])
 			}
 			return cmd.Help()
 		},
@@ -198,6 +198,25 @@ func checkOutput(flag, path string, dir bool) error {
 		return target.Usagef("--%s %s: directory %s is not writable", flag, path, parent)
 	}
 	return nil
+}
+
+// unknownCommand is the usage error for a subcommand that does not exist, listing those that do.
+func unknownCommand(cmd *cobra.Command, name string) error {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	return target.Usagef("unknown command %q for %q (use %s)", name, cmd.CommandPath(), joinOr(names))
+}
+
+// joinOr lists words as "a, b or c".
+func joinOr(w []string) string {
+	if len(w) < 2 {
+		return strings.Join(w, "")
+	}
+	return strings.Join(w[:len(w)-1], ", ") + " or " + w[len(w)-1]
 }
 
 // usageArgs rejects positional arguments with exit code 2.

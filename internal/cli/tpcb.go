@@ -30,7 +30,7 @@ balances, clean up. See docs/tpcb.md for the statements and how the figures rela
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return target.Usagef("unknown command %q for \"cairn tpcb\" (use prepare, run, profile, check or cleanup)", args[0])
+				return unknownCommand(cmd, args[0])
 			}
 			return cmd.Help()
 		},
@@ -124,7 +124,7 @@ func doTPCBPrepare(ctx context.Context, p *tpcbPrepareFlags, stdout, stderr io.W
 			switch ph {
 			case "tables":
 				fmt.Fprintf(stdout, "preparing tpcb: scale %d (%d accounts) on %s (%s), %s\n", p.scale,
-					int64(p.scale)*tpcb.AccountsPerScale, t.Name(), t.Address(), plural(loaders, "loader"))
+					int64(p.scale)*tpcb.AccountsPerScale, t.Name(), target.Where(t), plural(loaders, "loader"))
 				fmt.Fprintln(stdout, "creating tables...")
 			case "generate":
 				fmt.Fprintln(stdout, "generating data (client-side)...")
@@ -140,7 +140,7 @@ func doTPCBPrepare(ctx context.Context, p *tpcbPrepareFlags, stdout, stderr io.W
 	bar.finish()
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		fmt.Fprintf(stdout, "%s already holds a complete tpcb schema of scale %d (prepared %s); nothing to do\n",
-			t.Address(), meta.Scale, meta.PreparedAt.Format(time.RFC3339))
+			target.Where(t), meta.Scale, meta.PreparedAt.Format(time.RFC3339))
 		return nil
 	}
 	if err != nil {
@@ -270,7 +270,7 @@ func doTPCBRun(cmd *cobra.Command, r *tpcbRunFlags, stdout, stderr io.Writer) er
 	}
 	sc, _ := tpcb.FindScript(r.script)
 	fmt.Fprintf(stdout, "running tpcb %s on %s (%s): scale %d, %s, %s protocol, rampup %s, window %s, seed %d\n",
-		sc.Name, t.Name(), t.Address(), meta.Scale, plural(r.vu, "VU"), r.protocol, r.rampup, r.duration, r.seed)
+		sc.Name, t.Name(), target.Where(t), meta.Scale, plural(r.vu, "VU"), r.protocol, r.rampup, r.duration, r.seed)
 	doc, err := r.runOnce(ctx, t, r.vu, r.seed, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -429,7 +429,7 @@ func doTPCBProfile(cmd *cobra.Command, r *tpcbRunFlags, stdout, stderr io.Writer
 	cfg.Scale, cfg.Fillfactor = meta.Scale, meta.Fillfactor
 	p := newProfileDoc(ctx, t, "tpcb", sc.Name, cfg)
 	fmt.Fprintf(stdout, "profiling tpcb %s on %s (%s): scale %d, VUs %s, %d run(s) each, rampup %s, window %s, pause %s, seed %d\n",
-		sc.Name, t.Name(), t.Address(), meta.Scale, joinInts(vus), r.profile.repeat, r.rampup, r.duration, r.profile.pause, r.seed)
+		sc.Name, t.Name(), target.Where(t), meta.Scale, joinInts(vus), r.profile.repeat, r.rampup, r.duration, r.profile.pause, r.seed)
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
 		return r.runOnce(ctx, t, vu, seed, stderr)
 	}

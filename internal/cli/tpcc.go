@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -28,7 +29,7 @@ check the TPC-C consistency conditions, clean up. See docs/tpcc.md for what ever
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return target.Usagef("unknown command %q for \"cairn tpcc\" (use prepare, run, check or cleanup)", args[0])
+				return unknownCommand(cmd, args[0])
 			}
 			return cmd.Help()
 		},
@@ -116,21 +117,21 @@ func doPrepare(ctx context.Context, p *prepareFlags, stdout, stderr io.Writer) e
 		Procedures: !p.noProcs && t.Dialect() != "sqlite", Rows: &rows, CairnVersion: Version,
 		Phase: func(ph string) {
 			if ph == "schema" {
-				fmt.Fprintf(stdout, "preparing TPC-C: %s on %s (%s), %d loaders, seed %d\n", plural(p.warehouses, "warehouse"), t.Name(), t.Address(), loaders, p.seed)
+				fmt.Fprintf(stdout, "preparing TPC-C: %s on %s (%s), %s, seed %d\n", plural(p.warehouses, "warehouse"), t.Name(), target.Where(t), plural(loaders, "loader"), p.seed)
 			}
 			if ph == "load" {
 				bar.start(&rows)
 			} else if ph == "indexes" {
 				bar.finish()
-				fmt.Fprintf(stdout, "loaded %d rows in %.1f s; building indexes\n", rows.Load(), time.Since(start).Seconds())
+				fmt.Fprintf(stdout, "loaded %s in %.1f s; building indexes\n", plural64(rows.Load(), "row"), time.Since(start).Seconds())
 			} else if ph != "schema" {
 				fmt.Fprintf(stdout, "%s\n", ph)
 			}
 		}})
 	bar.finish()
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
-		fmt.Fprintf(stdout, "%s already holds a complete TPC-C schema of %d warehouses (prepared %s, seed %d); nothing to do\n",
-			t.Address(), meta.Warehouses, meta.PreparedAt.Format(time.RFC3339), meta.Seed)
+		fmt.Fprintf(stdout, "%s already holds a complete TPC-C schema of %s (prepared %s, seed %d); nothing to do\n",
+			target.Where(t), plural(meta.Warehouses, "warehouse"), meta.PreparedAt.Format(time.RFC3339), meta.Seed)
 		return nil
 	}
 	if err != nil {
@@ -268,8 +269,8 @@ func doRun(ctx context.Context, r *runFlags, storePath string, stdout, stderr io
 	if r.seed == 0 {
 		r.seed = randomSeed()
 	}
-	fmt.Fprintf(stdout, "running TPC-C on %s (%s): %d VUs, rampup %s, window %s, seed %d\n",
-		t.Name(), t.Address(), r.vu, r.rampup, r.duration, r.seed)
+	fmt.Fprintf(stdout, "running TPC-C on %s (%s): %s, rampup %s, window %s, seed %d\n",
+		t.Name(), target.Where(t), plural(r.vu, "VU"), r.rampup, r.duration, r.seed)
 	doc, err := r.runOnce(ctx, t, r.vu, r.seed, stderr)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -378,9 +379,14 @@ func openExisting(ctx context.Context, db string, workload ...string) (target.Ta
 	return target.Open(ctx, db)
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
+func plural(n int, word string) string { return workload.Plural(n, word) }
+
+func plural64(n int64, word string) string { return workload.Plural(int(n), word) }
+
+// article puts "a" or "an" before a word: "an oltp run", "a tpcc run".
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an " + w
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return "a " + w
 }

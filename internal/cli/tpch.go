@@ -27,7 +27,7 @@ test, the throughput test or the validation queries and compares answers. See do
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return target.Usagef("unknown command %q for \"cairn tpch\" (use gen, prepare, run or cleanup)", args[0])
+				return unknownCommand(cmd, args[0])
 			}
 			return cmd.Help()
 		},
@@ -170,7 +170,7 @@ func doTPCHPrepare(ctx context.Context, p *tpchPrepareFlags, stdout, stderr io.W
 		Phase: func(ph string) {
 			switch ph {
 			case "tables":
-				fmt.Fprintf(stdout, "preparing tpch: SF %g on %s (%s), %s\n", sf, t.Name(), t.Address(), plural(loaders, "loader"))
+				fmt.Fprintf(stdout, "preparing tpch: SF %g on %s (%s), %s\n", sf, t.Name(), target.Where(t), plural(loaders, "loader"))
 			case "load":
 				fmt.Fprintln(stdout, "generating and loading (dbgen 2.17.3's data)...")
 				bar.start(&rows)
@@ -182,7 +182,7 @@ func doTPCHPrepare(ctx context.Context, p *tpchPrepareFlags, stdout, stderr io.W
 	bar.finish()
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		fmt.Fprintf(stdout, "%s already holds a complete tpch schema of SF %g (prepared %s); nothing to do\n",
-			t.Address(), meta.SF, meta.PreparedAt.Format(time.RFC3339))
+			target.Where(t), meta.SF, meta.PreparedAt.Format(time.RFC3339))
 		return nil
 	}
 	if err != nil {

@@ -103,7 +103,7 @@ func doTPCHRun(ctx context.Context, p *tpchRunFlags, storePath string, stdout, s
 		return err
 	}
 	if wantSF > 0 && wantSF != meta.SF {
-		return target.Usagef("--sf %g, but %s was prepared at SF %g: prepare it again (cleanup, then prepare --sf %g) or drop --sf", wantSF, t.Address(), meta.SF, wantSF)
+		return target.Usagef("--sf %g, but %s was prepared at SF %g: prepare it again (cleanup, then prepare --sf %g) or drop --sf", wantSF, target.Where(t), meta.SF, wantSF)
 	}
 	rule := "FRACTION = 0.0001/SF (the spec's rule)"
 	if !q11Scaled {
@@ -140,7 +140,7 @@ func doTPCHRun(ctx context.Context, p *tpchRunFlags, storePath string, stdout, s
 		}
 		tests = append(tests, tp+")")
 	}
-	fmt.Fprintf(stdout, "tpch on %s (%s) · SF %g · %s · seed %d · Q11 %s\n", t.Name(), t.Address(), meta.SF, strings.Join(tests, " + "), o.Seed, rule)
+	fmt.Fprintf(stdout, "tpch on %s (%s) · SF %g · %s · seed %d · Q11 %s\n", t.Name(), target.Where(t), meta.SF, strings.Join(tests, " + "), o.Seed, rule)
 	o.Event = func(tm tpch.Timing, end bool) {
 		if !end {
 			return
@@ -152,7 +152,7 @@ func doTPCHRun(ctx context.Context, p *tpchRunFlags, storePath string, stdout, s
 				who = "refresh"
 			}
 		}
-		status := fmt.Sprintf("%d rows", tm.Rows)
+		status := plural(tm.Rows, "row")
 		if tm.Error != "" {
 			status = "ERROR " + oneLine(tm.Error)
 		}
@@ -382,9 +382,9 @@ func doTPCHValidate(ctx context.Context, t target.Target, meta *tpch.Meta, q11Sc
 		return target.Usagef("no reference answers for SF %g: cairn ships them for SF 0.01 and SF 1", meta.SF)
 	}
 	if meta.RefreshSets > 0 {
-		return target.Usagef("%s has had %d refresh sets applied since prepare, so its answers differ from the reference: cleanup and prepare again to validate", t.Address(), meta.RefreshSets)
+		return target.Usagef("%s has had %d refresh sets applied since prepare, so its answers differ from the reference: cleanup and prepare again to validate", target.Where(t), meta.RefreshSets)
 	}
-	fmt.Fprintf(stdout, "validating tpch on %s (%s) · SF %g · validation parameters (clause 2.4.N.4) · Q11 %s\n", t.Name(), t.Address(), meta.SF, rule)
+	fmt.Fprintf(stdout, "validating tpch on %s (%s) · SF %g · validation parameters (clause 2.4.N.4) · Q11 %s\n", t.Name(), target.Where(t), meta.SF, rule)
 	bad := 0
 	checks, err := tpch.Validate(ctx, t, meta.SF, q11Scaled, func(c tpch.Check) {
 		switch {
@@ -393,7 +393,7 @@ func doTPCHValidate(ctx context.Context, t target.Target, meta *tpch.Meta, q11Sc
 			fmt.Fprintf(stdout, "  Q%-2d ERROR %s\n", c.Query, oneLine(c.Error))
 		case len(c.Mismatches) > 0:
 			bad++
-			fmt.Fprintf(stdout, "  Q%-2d FAIL  %d rows, %.3f s, %d differences:\n", c.Query, c.Rows, c.Seconds, len(c.Mismatches))
+			fmt.Fprintf(stdout, "  Q%-2d FAIL  %s, %.3f s, %d differences:\n", c.Query, plural(c.Rows, "row"), c.Seconds, len(c.Mismatches))
 			for i, m := range c.Mismatches {
 				if i == 10 {
 					fmt.Fprintf(stdout, "        … and %d more\n", len(c.Mismatches)-10)
@@ -402,7 +402,7 @@ func doTPCHValidate(ctx context.Context, t target.Target, meta *tpch.Meta, q11Sc
 				fmt.Fprintf(stdout, "        %s\n", m)
 			}
 		default:
-			fmt.Fprintf(stdout, "  Q%-2d ok    %d rows, %.3f s\n", c.Query, c.Rows, c.Seconds)
+			fmt.Fprintf(stdout, "  Q%-2d ok    %s, %.3f s\n", c.Query, plural(c.Rows, "row"), c.Seconds)
 		}
 	})
 	if err != nil {

@@ -47,37 +47,39 @@ func runCharts(d *results.Document, label string) []Chart {
 	return []Chart{tp, p95, percentileAxis(dist)}
 }
 
-// runOverlays draws several runs on shared axes, one series per run.
+// runOverlays draws several runs on shared axes, one series per run: throughput and p95 over
+// time, and the latency distribution of every transaction type.
 func runOverlays(runs []labelled) []Chart {
 	tp := Chart{ID: "runs-throughput", Title: "Throughput over time", XLabel: labelSeconds, YLabel: labelTPM, XAxis: AxisLinear}
 	p95 := Chart{ID: "runs-p95", Title: "p95 latency over time (all transactions)", XLabel: labelSeconds, YLabel: labelMs, XAxis: AxisLinear}
-	dist := Chart{ID: "runs-distribution", XLabel: labelPct, YLabel: labelMs, XAxis: AxisPercentile}
 	var bands [][]Band
-	mains := map[string]bool{}
+	var types []string
+	seen := map[string]bool{}
 	for _, r := range runs {
 		d := r.Run
 		bands = append(bands, windowBands(d.Series))
 		tp.Series = append(tp.Series, Series{Name: r.label, Points: rate(d.Series, allTxns)})
 		p95.Series = append(p95.Series, Series{Name: r.label, Points: p95Points(d.Series)})
-		main := mainTxn(d.MainTxn, d)
-		mains[main] = true
-		dist.Series = append(dist.Series, Series{Name: r.label, Points: distribution(d.Histograms[main])})
-	}
-	dist.Title = "Latency distribution of the main transaction (measured window)"
-	if len(mains) == 1 {
-		for m := range mains {
-			dist.Title = "Latency distribution of " + m + " (measured window)"
-		}
-	} else {
-		// Different workloads: say which transaction each line is.
-		for i, r := range runs {
-			dist.Series[i].Name += " · " + mainTxn(r.Run.MainTxn, r.Run)
+		for _, n := range txnNames(d) {
+			if !seen[n] {
+				seen[n] = true
+				types = append(types, n)
+			}
 		}
 	}
 	if b := sameBands(bands); b != nil {
 		tp.Bands, p95.Bands = b, b
 	}
-	return []Chart{tp, p95, percentileAxis(dist)}
+	out := []Chart{tp, p95}
+	for _, typ := range types {
+		dist := Chart{ID: "runs-distribution-" + slug(typ), Title: "Latency distribution of " + typ + " (measured window)",
+			XLabel: labelPct, YLabel: labelMs, XAxis: AxisPercentile}
+		for _, r := range runs {
+			dist.Series = append(dist.Series, Series{Name: r.label, Points: distribution(r.Run.Histograms[typ])})
+		}
+		out = append(out, percentileAxis(dist))
+	}
+	return out
 }
 
 // profileCharts is the full set for one profile: throughput and latency against the number of
@@ -172,7 +174,56 @@ func profileOverlays(ps []labelled) []Chart {
 		}
 		out = append(out, vuTicks(c))
 	}
-	return append(out, vuTicks(p95))
+	out = append(out, vuTicks(p95))
+	return append(out, peakOverlays(ps)...)
+}
+
+// peakOverlays compares profiles at their peaks: each one's peak step over time (throughput and
+// p95), and the latency distribution of every transaction type there, a series per profile.
+func peakOverlays(ps []labelled) []Chart {
+	tp := Chart{ID: "profiles-peak-throughput", Title: "Throughput over time at each profile's peak", XLabel: "seconds since the step's run started",
+		YLabel: labelTPM, XAxis: AxisLinear}
+	p95 := Chart{ID: "profiles-peak-p95", Title: "p95 latency over time at each profile's peak (all transactions)",
+		XLabel: "seconds since the step's run started", YLabel: labelMs, XAxis: AxisLinear}
+	var types []string
+	seen := map[string]bool{}
+	peaks := make([]*results.Step, len(ps))
+	for i, l := range ps {
+		peaks[i] = l.Profile.StepAt(l.Profile.Marks.Peak)
+		if peaks[i] == nil {
+			continue
+		}
+		name := l.label + " · peak " + vuName(peaks[i].VU)
+		if d := firstMeasured(peaks[i]); d != nil {
+			tp.Series = append(tp.Series, Series{Name: name, Points: rate(d.Series, allTxns)})
+			p95.Series = append(p95.Series, Series{Name: name, Points: p95Points(d.Series)})
+			for _, n := range txnNames(d) {
+				if !seen[n] {
+					seen[n] = true
+					types = append(types, n)
+				}
+			}
+		}
+	}
+	out := []Chart{tp, p95}
+	for _, typ := range types {
+		c := Chart{ID: "profiles-peak-distribution-" + slug(typ), Title: "Latency distribution of " + typ + " at each profile's peak (measured window)",
+			XLabel: labelPct, YLabel: labelMs, XAxis: AxisPercentile}
+		for i, l := range ps {
+			if peaks[i] == nil {
+				continue
+			}
+			var hs []string
+			for _, d := range peaks[i].Runs {
+				if d != nil {
+					hs = append(hs, d.Histograms[typ])
+				}
+			}
+			c.Series = append(c.Series, Series{Name: l.label + " · peak " + vuName(peaks[i].VU), Points: distribution(hs...)})
+		}
+		out = append(out, percentileAxis(c))
+	}
+	return out
 }
 
 // timingCharts draws individually timed queries (TPC-H's): each query's time in the power test,

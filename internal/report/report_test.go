@@ -29,8 +29,19 @@ func chartCases(t *testing.T) []struct {
 	p2 := testProfile(t, "21", maria, 0.8, 1, 4)
 	runIDs := []string{"run-throughput", "run-p95", "run-distribution"}
 	profileIDs := []string{"profile-headline", "profile-tpm", "profile-latency", "profile-throughput-time", "profile-p95-time", "profile-distribution"}
-	runsIDs := []string{"runs-throughput", "runs-p95", "runs-distribution"}
-	profilesIDs := []string{"profiles-headline", "profiles-p95"}
+	var perType []string
+	for _, n := range []string{"new-order", "payment", "order-status", "delivery", "stock-level"} {
+		perType = append(perType, "-distribution-"+n)
+	}
+	with := func(ids []string, prefix string) []string {
+		for _, p := range perType {
+			ids = append(ids, prefix+p)
+		}
+		return ids
+	}
+	// Overlays draw every transaction type's distribution; profiles also their peaks over time.
+	runsIDs := with([]string{"runs-throughput", "runs-p95"}, "runs")
+	profilesIDs := with([]string{"profiles-headline", "profiles-p95", "profiles-peak-throughput", "profiles-peak-p95"}, "profiles-peak")
 	return []struct {
 		name  string
 		items []Item

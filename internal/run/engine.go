@@ -333,8 +333,9 @@ func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
 // monitor ticks every second: time series, progress, and the two window snapshots.
 func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 	cfg := e.Cfg
-	tick := metrics.NewSet(len(e.Types), false)
-	progSet := metrics.NewSet(len(e.Types), false)
+	// With a rate, the sets keep service time too: progress reports each interval's schedule lag.
+	tick := metrics.NewSet(len(e.Types), cfg.Rate > 0)
+	progSet := metrics.NewSet(len(e.Types), cfg.Rate > 0)
 	all := metrics.NewHist()
 	var lastProg Snapshot
 	lastProgAt := time.Duration(0)
@@ -396,7 +397,11 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 			for next <= now {
 				next += time.Second
 			}
-			if e.OnProgress != nil && (now >= nextProg-50*time.Millisecond || interrupted || windowOver) {
+			// The last line is left out when there is nothing to report: the window never started
+			// (Ctrl-C in the rampup), or the interval since the previous line is too short for a rate.
+			last := interrupted || windowOver
+			worthIt := !last || out.WindowStarted && now-lastProgAt >= 250*time.Millisecond
+			if e.OnProgress != nil && (now >= nextProg-50*time.Millisecond || last) && worthIt {
 				for nextProg <= now+50*time.Millisecond {
 					nextProg += cfg.Progress
 				}

@@ -459,6 +459,14 @@ func pluralWord(n int, one, many string) string {
 	return many
 }
 
+// Plural counts a word for messages: "1 warehouse", "4 warehouses".
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
 // PartialError is a schema whose own meta says its prepare did not finish, or whose tables were
 // dropped by hand.
 type PartialError struct{ S *Schema }

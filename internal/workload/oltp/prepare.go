@@ -112,12 +112,12 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	s, err := workload.BeginPrepare(ctx, c, t, Footprint, tableObjects(o.Tables), &existing)
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		if asked.Tables != 0 && asked.Tables != existing.Tables {
-			return &existing, &workload.MismatchError{S: s, Have: plural(existing.Tables, "table"), Asked: plural(asked.Tables, "table"),
+			return &existing, &workload.MismatchError{S: s, Have: workload.Plural(existing.Tables, "table"), Asked: workload.Plural(asked.Tables, "table"),
 				Flag: fmt.Sprintf("--tables %d", asked.Tables)}
 		}
 		if asked.TableSize != 0 && asked.TableSize != existing.TableSize {
-			return &existing, &workload.MismatchError{S: s, Have: plural(existing.TableSize, "row") + " per table",
-				Asked: plural(asked.TableSize, "row") + " per table", Flag: fmt.Sprintf("--table-size %d", asked.TableSize)}
+			return &existing, &workload.MismatchError{S: s, Have: workload.Plural(existing.TableSize, "row") + " per table",
+				Asked: workload.Plural(asked.TableSize, "row") + " per table", Flag: fmt.Sprintf("--table-size %d", asked.TableSize)}
 		}
 		return &existing, err
 	}
@@ -255,11 +255,4 @@ func loaders(t target.Target, o PrepareOptions) int {
 // sbtest tables of sysbench's own prepare. It returns the schema as it was.
 func Cleanup(ctx context.Context, t target.Target) (*workload.Schema, error) {
 	return workload.CleanupSchema(ctx, t, Footprint)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

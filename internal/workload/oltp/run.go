@@ -58,11 +58,11 @@ func Run(ctx context.Context, t target.Target, ecfg run.Config, ro RunOptions) (
 	}
 	if ro.Tables != 0 && ro.Tables != meta.Tables {
 		c.Close()
-		return nil, target.Usagef("--tables %d does not match the prepared data: %s holds %d tables (omit --tables to use them)", ro.Tables, t.Address(), meta.Tables)
+		return nil, target.Usagef("--tables %d does not match the prepared data: %s holds %d tables (omit --tables to use them)", ro.Tables, target.Where(t), meta.Tables)
 	}
 	if ro.TableSize != 0 && ro.TableSize != meta.TableSize {
 		c.Close()
-		return nil, target.Usagef("--table-size %d does not match the prepared data: %s was prepared with %d rows per table (omit --table-size to use it)", ro.TableSize, t.Address(), meta.TableSize)
+		return nil, target.Usagef("--table-size %d does not match the prepared data: %s was prepared with %d rows per table (omit --table-size to use it)", ro.TableSize, target.Where(t), meta.TableSize)
 	}
 	version, _ := t.Version(ctx)
 	settings, _ := t.Settings(ctx, c)

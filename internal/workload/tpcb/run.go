@@ -102,7 +102,7 @@ func Run(ctx context.Context, t target.Target, ecfg run.Config, cfg RunConfig, o
 	}
 	if cfg.Scale != 0 && cfg.Scale != meta.Scale {
 		return nil, target.Usagef("--scale %d does not match the prepared data at %s (scale %d): leave --scale out, or run 'cairn tpcb cleanup' and 'cairn tpcb prepare --scale %d'",
-			cfg.Scale, t.Address(), meta.Scale, cfg.Scale)
+			cfg.Scale, target.Where(t), meta.Scale, cfg.Scale)
 	}
 	cfg.Scale, cfg.Fillfactor = meta.Scale, meta.Fillfactor
 	comp, err := Compile(t.Dialect(), sc)

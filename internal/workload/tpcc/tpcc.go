@@ -123,8 +123,8 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	s, err := workload.BeginPrepare(ctx, c, t, Footprint, planned(o, d, procs), &existing)
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		if asked != 0 && asked != existing.Warehouses {
-			return &existing, &workload.MismatchError{S: s, Have: plural(existing.Warehouses, "warehouse"),
-				Asked: plural(asked, "warehouse"), Flag: fmt.Sprintf("--warehouses %d", asked)}
+			return &existing, &workload.MismatchError{S: s, Have: workload.Plural(existing.Warehouses, "warehouse"),
+				Asked: workload.Plural(asked, "warehouse"), Flag: fmt.Sprintf("--warehouses %d", asked)}
 		}
 		return &existing, err
 	}
@@ -330,11 +330,4 @@ func procedures(dialect string, want bool) ([]sqlfile.Stmt, error) {
 // Cleanup drops everything prepare created, and nothing else; it returns the schema as it was.
 func Cleanup(ctx context.Context, t target.Target) (*workload.Schema, error) {
 	return workload.CleanupSchema(ctx, t, Footprint)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
