@@ -2,6 +2,7 @@ package target_test
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -139,6 +140,22 @@ func TestURLPassword(t *testing.T) {
 		}
 		if strings.Contains(u.String(), "a@b") || (want != "" && strings.Contains(u.String(), "="+want)) {
 			t.Errorf("URL.String() %q shows the password", u.String())
+		}
+	}
+}
+
+// docs/cli.md lists every URL parameter each database accepts.
+func TestURLParametersDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, s := range target.Registered() {
+		for _, p := range s.Params {
+			if !strings.Contains(doc, "`"+p.Name+"`") {
+				t.Errorf("docs/cli.md does not list the %s URL parameter %s", s.Names[0], p.Name)
+			}
 		}
 	}
 }
