@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
@@ -167,5 +169,36 @@ func TestNoEndLineAfterCtrlCInRampup(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the reader drains the pipe
 	if strings.Contains(out.String(), "(end)") {
 		t.Errorf("a progress line for the interrupted rampup:\n%s", out.String())
+	}
+}
+
+// docs/cli.md lists every command the program has, and says what the program does where the two
+// used to disagree.
+func TestDocsAgreeWithTheProgram(t *testing.T) {
+	b, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if !sub.IsAvailableCommand() {
+				continue
+			}
+			if !sub.HasSubCommands() && !strings.Contains(doc, sub.CommandPath()) {
+				t.Errorf("docs/cli.md does not show %q", sub.CommandPath())
+			}
+			walk(sub)
+		}
+	}
+	walk(newRoot(io.Discard, io.Discard))
+	// results list on a store that does not exist: exit 0, and the docs say so.
+	code, out, _ := cairn(t, "results", "list", "--results", filepath.Join(t.TempDir(), "none.db"))
+	if code != 0 || !strings.Contains(out, "no results stored yet") || !strings.Contains(doc, "no results stored yet") {
+		t.Errorf("results list on a missing store: exit %d %q (and docs/cli.md must say so)", code, out)
+	}
+	if strings.Contains(doc, "currently exits with 1") {
+		t.Error("docs/cli.md still says an unknown command exits 1")
 	}
 }
