@@ -43,9 +43,7 @@ psql -h 127.0.0.1 -U cairn -d cairn -tAc "SELECT 1 FROM pg_database WHERE datnam
 mysql -h 127.0.0.1 -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS $MYDB" 2>/dev/null ||
   mysql -u root -e "CREATE DATABASE IF NOT EXISTS $MYDB; GRANT ALL ON $MYDB.* TO 'cairn'@'%'"
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-# cpu_per_txn TIMEFILE TXNS: microseconds of user+system CPU per transaction.
-cpu_per_txn() { awk -v n="$2" '/^cpu/ { if (n > 0) printf "%.1f", ($2 + $3) * 1e6 / n; else print "n/a" }' "$1"; }
+. bench/lib.sh
 # cairn_run NAME ARGS...: runs cairn with --json, sets TPS, TXNS, CPU.
 cairn_run() {
   local name=$1; shift
@@ -73,7 +71,6 @@ line() { # round label clients peer_tps peer_cpu cairn_tps cairn_cpu cairn_windo
 # summary: the median of each comparison's ratios over the rounds. One round on this shared
 # machine can be 10-30% off in either direction; the median of several alternations is the figure
 # to compare with a target.
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 summary() {
   [ "$ROUNDS" -gt 1 ] || return 0
   echo "== medians over $ROUNDS rounds (cairn/peer; throughput wants >= 1, CPU per transaction <= 1)"

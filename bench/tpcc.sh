@@ -54,7 +54,7 @@ source bench/quiesce.sh
 secs() { echo "${1%s}"; }   # "30s" -> 30 (durations are given in seconds)
 R=$(secs "$RAMPUP")
 D=$(secs "$DURATION")
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b; else print "" }'; }
+. bench/lib.sh
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 kv() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }   # kv KEY "K=V K=V…"
 
@@ -205,18 +205,17 @@ ratios() {
   done
   # cairn prepared twice per round: the ratio is against its first load, the second is a check.
   local cl; cl=$({ grep "^$r|$kind|cairn|load_s|" "$FIG" || true; } | head -1 | cut -d'|' -f5)
-  put "$r" "$kind" "load: fastest peer / cairn (>= 2)" x "$(ratio "$fastest" "$cl")"
-  put "$r" "$kind" "procs: cairn / HammerDB NOPM (>= 1.2)" x "$(ratio "$(val "$r" "$kind" cairn-procs nopm)" "$(val "$r" "$kind" hammerdb nopm)")"
+  put "$r" "$kind" "load: fastest peer / cairn (>= 2)" x "$(ratio_or_empty "$fastest" "$cl")"
+  put "$r" "$kind" "procs: cairn / HammerDB NOPM (>= 1.2)" x "$(ratio_or_empty "$(val "$r" "$kind" cairn-procs nopm)" "$(val "$r" "$kind" hammerdb nopm)")"
   for t in gotpc benchbase; do
     v=$(val "$r" "$kind" "$t" nopm)
     if [ -n "$v" ] && { [ -z "$best" ] || [ "$v" -gt "$best" ]; }; then best=$v; bestname=$t; fi
   done
-  put "$r" "$kind" "sql: cairn / best client-SQL peer (>= 1.2)" x "$(ratio "$(val "$r" "$kind" cairn-sql nopm)" "$best")"
+  put "$r" "$kind" "sql: cairn / best client-SQL peer (>= 1.2)" x "$(ratio_or_empty "$(val "$r" "$kind" cairn-sql nopm)" "$best")"
   [ -n "$bestname" ] && put "$r" "$kind" "sql: best client-SQL peer" name "$bestname"
   return 0
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # num V: a figure as it deserves: whole above 100, one decimal below.
 num() { awk -v v="$1" 'BEGIN { if (v >= 100) printf "%d", v + 0.5; else printf "%.1f", v }'; }
 # summary KIND: medians and spreads of every ratio and of every tool's figures.

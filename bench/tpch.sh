@@ -24,7 +24,7 @@ go build -o bench/out/cairn ./cmd/cairn
 C=bench/out/cairn
 export PGPASSWORD=cairn CAIRN_RESULTS=bench/out/results.db
 P="psql -h 127.0.0.1 -U cairn -q"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+. bench/lib.sh
 timed() { # FILE CMD...: runs CMD under GNU time, leaves "wall user sys" in FILE
   local f=$1; shift
   /usr/bin/time -f "%e %U %S" -o "$f" "$@" > /dev/null

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Measures a change of cairn against cairn before it: the working tree's build ("new") and the
+# build of BASE, a git revision (default HEAD), run alternately in one session on the same data,
+# the base first in odd rounds and the new build first in even ones. The cases are those of
+# bench/micro.sh and bench/tpcc.sh, where the speed ratios against the peers are kept:
+#   - tpcb --script select-only (PostgreSQL, scale 10), and oltp --workload point-select
+#     (PostgreSQL and MariaDB, 1 table x 1,000,000 rows), at each VU count in BENCH_CLIENTS
+#     (default "4 16"), BENCH_TIME seconds each (default 20);
+#   - TPC-C with 4 VUs on 4 warehouses, --mode procs and --mode sql, on PostgreSQL and MariaDB,
+#     rampup 10 s and a window of BENCH_TPCC_TIME seconds (default 30);
+#   - a TPC-C load of 4 warehouses on each server.
+# Each figure is cairn's own, read the same way from both builds: TPS or NOPM from the result
+# document, client CPU per transaction over the window from the document, load seconds by wall
+# clock. Ratios are new/base: throughput wants >= 1, CPU per transaction and load time <= 1; on
+# this noisy machine a ratio within about 5% of 1 is noise. BENCH_ROUNDS (default 3) rounds; the
+# medians over the rounds are printed last.
+#
+# Usage: bench/regress.sh [BASE]    Needs .ci/servers.sh to have run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+base=${1:-HEAD}
+CLIENTS=${BENCH_CLIENTS:-4 16}
+T=${BENCH_TIME:-20}
+TT=${BENCH_TPCC_TIME:-30}
+ROUNDS=${BENCH_ROUNDS:-3}
+PG=postgres://cairn:cairn@127.0.0.1:5432/cairn_bench
+MY=mysql://cairn:cairn@127.0.0.1:3306/cairn_bench
+TPG=postgres://cairn:cairn@127.0.0.1:5432/cairn_regress_tpcc
+TMY=mysql://cairn:cairn@127.0.0.1:3306/cairn_regress_tpcc
+out=$PWD/bench/out/regress
+mkdir -p "$out"
+export CAIRN_RESULTS="$out/results.db" PGPASSWORD=cairn
+
+go build -o "$out/new" ./cmd/cairn
+wt=$(mktemp -d)
+git worktree add --detach "$wt" "$base" >/dev/null 2>&1
+(cd "$wt" && go build -o "$out/base" ./cmd/cairn)
+git worktree remove --force "$wt"
+echo "base: $(git rev-parse --short "$base") ($(git log -1 --format=%s "$base" | cut -c1-60)…); new: the working tree"
+
+for db in cairn_bench cairn_regress_tpcc; do
+  psql -h 127.0.0.1 -U cairn -d cairn -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 ||
+    psql -h 127.0.0.1 -U cairn -d cairn -qc "CREATE DATABASE $db"
+  mysql -h 127.0.0.1 -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS $db" 2>/dev/null ||
+    mysql -u root -e "CREATE DATABASE IF NOT EXISTS $db; GRANT ALL ON $db.* TO 'cairn'@'%'"
+done
+"$out/new" tpcb prepare --db "$PG" --scale 10 | tail -1
+"$out/new" oltp prepare --db "$PG" --tables 1 --table-size 1000000 | tail -1
+"$out/new" oltp prepare --db "$MY" --tables 1 --table-size 1000000 | tail -1
+
+FIG="$out/figures.txt"
+: > "$FIG"
+# measure BUILD NAME ARGS...: one run; records NAME|BUILD|throughput|cpu.
+measure() {
+  local build=$1 name=$2; shift 2
+  "$out/$build" "$@" --no-store --progress 0 --json "$out/$name-$build.json" > "$out/$name-$build.txt" 2>&1
+  python3 - "$out/$name-$build.json" "$name" "$build" >> "$FIG" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["result"]
+print("%s|%s|%s|%s" % (sys.argv[2], sys.argv[3], r.get("nopm") or r.get("tps"), d["client"]["cpu_us_per_txn"]))
+PY
+}
+# load BUILD NAME URL: a fresh TPC-C load of 4 warehouses; records NAME|BUILD|seconds|.
+load() {
+  local build=$1 name=$2 url=$3 t0
+  "$out/$build" tpcc cleanup --db "$url" > /dev/null
+  t0=$(date +%s.%N)
+  "$out/$build" tpcc prepare --db "$url" -w 4 --seed 7 > "$out/$name-$build.txt" 2>&1
+  echo "$name|$build|$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')|" >> "$FIG"
+}
+# both ROUND FN ARGS...: FN for the base and the new build, in the round's order.
+both() {
+  local r=$1 fn=$2; shift 2
+  if [ $((r % 2)) -eq 1 ]; then "$fn" base "$@"; "$fn" new "$@"; else "$fn" new "$@"; "$fn" base "$@"; fi
+}
+
+for r in $(seq "$ROUNDS"); do
+  echo "-- round $r"
+  for n in $CLIENTS; do
+    both "$r" measure "pg-select-only-$n" tpcb run --db "$PG" --script select-only --vu "$n" --duration "${T}s" --rampup 0s
+    both "$r" measure "pg-point-select-$n" oltp run --db "$PG" --workload point-select --vu "$n" --duration "${T}s" --rampup 0s
+    both "$r" measure "mariadb-point-select-$n" oltp run --db "$MY" --workload point-select --vu "$n" --duration "${T}s" --rampup 0s
+  done
+  for kind in pg mariadb; do
+    url=$TPG; [ $kind = mariadb ] && url=$TMY
+    both "$r" load "$kind-tpcc-load" "$url"
+    for mode in procs sql; do
+      both "$r" measure "$kind-tpcc-$mode" tpcc run --db "$url" --vu 4 --mode "$mode" --rampup 10s --duration "${TT}s"
+    done
+  done
+done
+for url in "$TPG" "$TMY"; do "$out/new" tpcc cleanup --db "$url" > /dev/null; done
+
+echo
+echo "== new / base, medians over $ROUNDS rounds (throughput wants >= 1; CPU per transaction and load seconds <= 1)"
+printf "%-28s %-16s %-16s  %s\n" case "throughput" "CPU/txn or load" "rounds (throughput; cpu or load)"
+cut -d'|' -f1 "$FIG" | awk '!seen[$0]++' | while IFS= read -r c; do
+  tp=() cp=()
+  for r in $(seq "$ROUNDS"); do
+    b=$(grep "^$c|base|" "$FIG" | sed -n "${r}p") n=$(grep "^$c|new|" "$FIG" | sed -n "${r}p")
+    tp+=("$(ratio "$(cut -d'|' -f3 <<<"$n")" "$(cut -d'|' -f3 <<<"$b")")")
+    cp+=("$(ratio "$(cut -d'|' -f4 <<<"$n")" "$(cut -d'|' -f4 <<<"$b")")")
+  done
+  if [[ $c == *-load ]]; then
+    printf "%-28s %-16s %-16s  %s\n" "$c" "" "×$(printf '%s\n' "${tp[@]}" | median)" "${tp[*]}"
+  else
+    printf "%-28s %-16s %-16s  %s; %s\n" "$c" "×$(printf '%s\n' "${tp[@]}" | median)" "×$(printf '%s\n' "${cp[@]}" | median)" "${tp[*]}" "${cp[*]}"
+  fi
+done
+echo "every figure: $FIG (case|build|throughput or load seconds|client CPU µs per transaction)"
