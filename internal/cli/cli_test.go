@@ -79,12 +79,9 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestBadLogin(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		url  func(testing.TB) string
-	}{{"postgres", testutil.PG}, {"mysql", testutil.MySQL}} {
-		t.Run(tc.name, func(t *testing.T) {
-			u := tc.url(t)
+	for _, tc := range testutil.Servers() {
+		t.Run(tc.Name, func(t *testing.T) {
+			u := tc.URL(t)
 			wrongPass := strings.Replace(u, ":cairn@", ":wrong@", 1)
 			code, _, stderr := cairn(t, "tpcc", "run", "--db", wrongPass)
 			if code != ExitFailed || !strings.Contains(stderr, "login failed") {
@@ -176,7 +173,7 @@ func TestTPCCEndToEnd(t *testing.T) {
 				d := readDoc(t, js)
 				for _, p := range []string{"result.nopm", "result.tpm", "result.tpm_source", "window.seconds", "vu", "mode",
 					"target.kind", "target.version", "client.cpu_us_per_txn", "seed", "cairn.version", "config.vu",
-					"config.mode", "config.warehouses"} {
+					"config.options.mode", "extra.tpcc.warehouses"} {
 					field(t, d, p)
 				}
 				for _, tx := range tpcc.TxnNames {
@@ -231,13 +228,10 @@ func TestTPCCEndToEnd(t *testing.T) {
 // TestRestartDuringRun restarts the server in the middle of the window: the run goes on, VUs
 // reconnect, errors are counted, NOPM is reported, and the data stays consistent.
 func TestRestartDuringRun(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		url  func(testing.TB) string
-	}{{"postgres", testutil.PG}, {"mysql", testutil.MySQL}} {
-		t.Run(tc.name, func(t *testing.T) {
-			url := tc.url(t)
-			restart := testutil.Restart(t, tc.name)
+	for _, tc := range testutil.Servers() {
+		t.Run(tc.Name, func(t *testing.T) {
+			url := tc.URL(t)
+			restart := testutil.Restart(t, tc.Name)
 			prepared(t, url)
 			js := filepath.Join(t.TempDir(), "r.json")
 			done := make(chan error, 1)

@@ -221,18 +221,18 @@ func TestOLTPWorkloads(t *testing.T) {
 					}
 				}
 				rows = after
-				if v := num(t, d, "config.table_size"); v != oltpTableSize {
-					t.Errorf("%s: config.table_size %v", name, v)
+				if v := num(t, d, "config.options.table-size"); v != oltpTableSize {
+					t.Errorf("%s: config.options.table-size %v", name, v)
 				}
 			}
 			// The size recorded by prepare still rules after inserts and deletes changed the tables.
 			code, _, stderr := cairn(t, "oltp", "run", "--db", url, "--workload", "point-select", "--table-size", "999", "--duration", "1s")
-			if code != ExitUsage || !strings.Contains(stderr, "--table-size 999 does not match") {
+			if code != ExitUsage || !strings.Contains(stderr, "--table-size 999: does not match") {
 				t.Errorf("mismatched --table-size: exit %d %q", code, stderr)
 			}
 			oneCleanLine(t, stderr)
 			code, _, stderr = cairn(t, "oltp", "run", "--db", url, "--tables", "3", "--duration", "1s")
-			if code != ExitUsage || !strings.Contains(stderr, "--tables 3 does not match") {
+			if code != ExitUsage || !strings.Contains(stderr, "--tables 3: does not match") {
 				t.Errorf("mismatched --tables: exit %d %q", code, stderr)
 			}
 			if code, out, _ := cairn(t, "oltp", "cleanup", "--db", url); code != 0 || !strings.Contains(out, "dropped") {
@@ -266,12 +266,12 @@ func TestOLTPBadInput(t *testing.T) {
 		{[]string{"oltp", "prepare", "--db", "sqlite://" + dir + "/t.db", "--tables", "0"}, "--tables 0"},
 		{[]string{"oltp", "prepare", "--db", "sqlite://" + dir + "/t.db", "--table-size", "0"}, "--table-size 0"},
 		{[]string{"oltp", "run", "--db", prepared, "--tables", "0"}, "--tables 0"},
-		{[]string{"oltp", "run", "--db", prepared, "--table-size", "1000"}, "--table-size 1000 does not match the prepared data"},
+		{[]string{"oltp", "run", "--db", prepared, "--table-size", "1000"}, "--table-size 1000: does not match the prepared data"},
 		{[]string{"oltp", "run", "--db", "sqlite://" + dir + "/none.db"}, "run 'cairn oltp prepare' first"},
 		{[]string{"oltp", "run", "--db", "sqlite://" + empty}, "holds no sysbench-style OLTP schema"},
 		{[]string{"oltp", "run", "--db", prepared, "--workload", "read-write", "--read-only-trx"}, "--read-only-trx"},
 		{[]string{"oltp", "run", "--db", prepared, "--workload", "read-only", "--read-only-trx", "--skip-trx"}, "exclude"},
-		{[]string{"oltp", "run", "--db", prepared, "--dist", "normal"}, "--dist \"normal\""},
+		{[]string{"oltp", "run", "--db", prepared, "--dist", "normal"}, "--dist normal: use special, uniform"},
 		{[]string{"oltp", "run", "--db", prepared, "--protocol", "binary"}, "--protocol"},
 		{[]string{"oltp", "run", "--db", prepared, "--range-size", "0"}, "--range-size 0"},
 		{[]string{"oltp", "run", "--db", prepared, "--vu", "0"}, "--vu 0"},

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cairn-bench/cairn/internal/report"
-	"github.com/cairn-bench/cairn/internal/target"
 )
 
 func newReport(stdout, stderr io.Writer) *cobra.Command {
@@ -41,7 +40,7 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 			items := make([]report.Item, len(ls))
 			for i, l := range ls {
 				if l.workload() != workload {
-					return target.Usagef("result %s is %s and result %s is %s: a report overlays results of one workload", ls[0].id, workload, l.id, l.workload())
+					return usagef("result %s is %s and result %s is %s: a report overlays results of one workload", ls[0].id, workload, l.id, l.workload())
 				}
 				items[i] = report.Item{Run: l.run, Profile: l.profile}
 			}
@@ -72,7 +71,7 @@ func writeReport(path string, items []report.Item, title string) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, ".report-*.html")
 	if err != nil {
-		return target.Usagef("-o %s: %v", path, err)
+		return usagef("-o %s: %v", path, err)
 	}
 	defer os.Remove(tmp.Name())
 	bw := bufio.NewWriter(tmp)

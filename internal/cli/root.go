@@ -1,11 +1,10 @@
-// Package cli maps commands and flags to configurations and calls the layers below; it holds the
-// only knowledge of cobra, the terminal and exit codes.
+// Package cli is the command line: it builds one command set from the workload registry, turns
+// flags into run specs, and prints, stores and writes what the layers below return. It holds the
+// only knowledge of cobra, the terminal, the wording of usage errors and exit codes.
 package cli
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,18 +12,16 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
-	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/options"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
 	"github.com/cairn-bench/cairn/internal/workload"
+	_ "github.com/cairn-bench/cairn/internal/workload/all"
 )
 
 // Version is set at build time with -ldflags "-X github.com/cairn-bench/cairn/internal/cli.Version=…".
@@ -45,6 +42,18 @@ var errInterrupted = errors.New("interrupted")
 type failed struct{ msg string }
 
 func (f failed) Error() string { return f.msg }
+
+// usageError is bad usage of the command line itself (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+func (e *usageError) BadInput()     {}
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// badInput is implemented by every layer's errors that are the user's to fix: a bad URL, option,
+// spec or schema state, an unknown result, a store cairn cannot use. They exit 2.
+type badInput interface{ BadInput() }
 
 // Main runs the command line and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
@@ -67,30 +76,28 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, errInterrupted) {
 		return ExitInterrupted
 	}
-	code := ExitFailed
-	var ue *target.UsageError
-	var ce *target.ConnectError
-	var se *results.StoreError
-	var nf *results.NotFoundError
+	err = flagged(err)
 	var f failed
+	var cf *workload.CheckFailed
+	var bi badInput
 	switch {
-	case errors.As(err, &se), errors.As(err, &nf):
-		code = ExitUsage
 	case errors.As(err, &f):
 		if f.msg != "" {
 			fmt.Fprintln(stderr, "cairn: "+f.msg)
 		}
 		return ExitFailed
-	case errors.As(err, &ue), workload.IsSchemaError(err):
-		code = ExitUsage
-	case errors.As(err, &ce):
-		code = ExitFailed
+	case errors.As(err, &cf):
+		fmt.Fprintln(stderr, "cairn: "+cf.Msg)
+		return ExitFailed
+	case errors.As(err, &bi):
+		fmt.Fprintln(stderr, "cairn: "+oneLine(err.Error()))
+		return ExitUsage
 	case ctx.Err() != nil:
 		fmt.Fprintln(stderr, "cairn: interrupted")
 		return ExitInterrupted
 	}
 	fmt.Fprintln(stderr, "cairn: "+oneLine(err.Error()))
-	return code
+	return ExitFailed
 }
 
 func oneLine(s string) string {
@@ -113,6 +120,7 @@ file cairn.db, or $CAIRN_DB), build a schema with 'prepare', drive it with 'run'
   cairn tpcc profile --vu 1,2,4,8
   cairn oltp prepare --tables 4 --table-size 100000 && cairn oltp run --workload read-only
   cairn tpcb prepare --scale 10 && cairn tpcb run --script select-only
+  cairn tpcc run --vu 2 --print-spec > s.yaml && cairn run --spec s.yaml
   cairn results list
   cairn report 1 -o report.html
 
@@ -130,15 +138,18 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &usageError{err.Error() + " (see --help)"}
+	})
 	// Every output path is checked before the work: a run must not measure for an hour and then
 	// fail to write its --json.
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkOutputs(cmd) }
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &target.UsageError{Msg: err.Error() + " (see --help)"}
-	})
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().String("results", "", "results store file (default $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db or ~/.local/share/cairn/results.db)")
-	root.AddCommand(newTPCC(stdout, stderr), newOLTP(stdout, stderr), newTPCB(stdout, stderr), newTPCH(stdout, stderr), newResults(stdout), newReport(stdout, stderr))
+	for _, w := range workload.All() {
+		root.AddCommand(newWorkload(w, stdout, stderr))
+	}
+	root.AddCommand(newSpecRun(stdout, stderr), newResults(stdout), newReport(stdout, stderr))
 	return root
 }
 
@@ -167,12 +178,12 @@ func checkOutput(flag, path string, dir bool) error {
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && dir && !fi.IsDir():
-		return target.Usagef("--%s %s is a file, not a directory", flag, path)
+		return usagef("--%s %s is a file, not a directory", flag, path)
 	case err == nil && !dir && fi.IsDir():
-		return target.Usagef("--%s %s is a directory: give a file name", flag, path)
+		return usagef("--%s %s is a directory: give a file name", flag, path)
 	case err == nil:
 		if unix.Access(path, unix.W_OK) != nil {
-			return target.Usagef("--%s %s is not writable", flag, path)
+			return usagef("--%s %s is not writable", flag, path)
 		}
 		if dir {
 			return nil
@@ -191,11 +202,11 @@ func checkOutput(flag, path string, dir bool) error {
 	pi, err := os.Stat(parent)
 	switch {
 	case err != nil:
-		return target.Usagef("--%s %s: directory %s does not exist", flag, path, parent)
+		return usagef("--%s %s: directory %s does not exist", flag, path, parent)
 	case !pi.IsDir():
-		return target.Usagef("--%s %s: %s is not a directory", flag, path, parent)
+		return usagef("--%s %s: %s is not a directory", flag, path, parent)
 	case unix.Access(parent, unix.W_OK) != nil:
-		return target.Usagef("--%s %s: directory %s is not writable", flag, path, parent)
+		return usagef("--%s %s: directory %s is not writable", flag, path, parent)
 	}
 	return nil
 }
@@ -208,54 +219,23 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 			names = append(names, c.Name())
 		}
 	}
-	return target.Usagef("unknown command %q for %q (use %s)", name, cmd.CommandPath(), joinOr(names))
+	return usagef("unknown command %q for %q (use %s)", name, cmd.CommandPath(), options.JoinOr(names))
 }
 
-// joinOr lists words as "a, b or c".
-func joinOr(w []string) string {
-	if len(w) < 2 {
-		return strings.Join(w, "")
-	}
-	return strings.Join(w[:len(w)-1], ", ") + " or " + w[len(w)-1]
-}
-
-// usageArgs rejects positional arguments with exit code 2.
+// noArgs rejects positional arguments with exit code 2.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return target.Usagef("%s takes no arguments, got %q (see --help)", cmd.CommandPath(), strings.Join(args, " "))
+		return usagef("%s takes no arguments, got %q (see --help)", cmd.CommandPath(), strings.Join(args, " "))
 	}
 	return nil
 }
 
-// durationFlag is a time.Duration flag that also takes a bare number of seconds and rejects negatives.
-type durationFlag struct{ d *time.Duration }
+func plural(n int, word string) string { return workload.Plural(n, word) }
 
-func (f durationFlag) String() string {
-	if f.d == nil {
-		return "0s"
+// article puts "a" or "an" before a word: "an oltp run", "a tpcc run".
+func article(w string) string {
+	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
+		return "an " + w
 	}
-	return f.d.String()
-}
-func (f durationFlag) Type() string { return "duration" }
-func (f durationFlag) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		secs, nerr := strconv.ParseFloat(s, 64)
-		if nerr != nil {
-			return fmt.Errorf("%q is not a duration: use a number with a unit, like 30s, 2m or 1h", s)
-		}
-		d = time.Duration(secs * float64(time.Second))
-	}
-	if d < 0 {
-		return fmt.Errorf("%q is negative", s)
-	}
-	*f.d = d
-	return nil
-}
-
-// randomSeed draws a seed for runs that were given none; it is printed and recorded.
-func randomSeed() uint64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:]) >> 1
+	return "a " + w
 }

@@ -28,7 +28,7 @@ func TestTPCBBadInput(t *testing.T) {
 		{[]string{"tpcb", "run", "--db", none}, "prepare"},
 		{[]string{"tpcb", "check", "--db", none}, "prepare"},
 		{[]string{"tpcb", "prepare", "--db", "sqlite://" + dir + "/p.db", "--scale", "0"}, "--scale 0"},
-		{[]string{"tpcb", "prepare", "--db", "sqlite://" + dir + "/p.db", "--fillfactor", "90"}, "only PostgreSQL"},
+		{[]string{"tpcb", "prepare", "--db", "sqlite://" + dir + "/p.db", "--fillfactor", "90"}, "SQLite has no per-table fill factor"},
 		{[]string{"tpcb", "prepare", "--db", "sqlite://" + dir + "/p.db", "--fillfactor", "5"}, "--fillfactor 5"},
 		{[]string{"tpcb", "nosuch"}, "unknown command"},
 		{[]string{"tpcb", "run", "--no-such-flag"}, "unknown flag"},
@@ -128,7 +128,7 @@ func TestTPCBEndToEnd(t *testing.T) {
 					}
 				}
 				for p, want := range map[string]any{"workload": "tpcb", "main_transaction": script, "mode": "prepared",
-					"config.scale": 1.0, "config.script": script, "extra.scale": 1.0} {
+					"config.options.scale": 1.0, "config.options.script": script, "extra.scale": 1.0} {
 					if got := field(t, d, p); got != want {
 						t.Errorf("%s: %s = %v, want %v", script, p, got, want)
 					}

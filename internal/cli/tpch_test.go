@@ -30,7 +30,7 @@ func TestTPCHBadInput(t *testing.T) {
 		{[]string{"tpch", "gen", "--sf", "1.5", "-o", dir}, "whole scale factors"},
 		{[]string{"tpch", "gen", "--sf", "0.0005", "-o", dir}, "smallest"},
 		{[]string{"tpch", "gen", "--sf", "0.01", "--tables", "lineitem,nosuch", "-o", dir}, `unknown table "nosuch"`},
-		{[]string{"tpch", "gen", "--sf", "0.01", "--parts", "4", "--part", "5", "-o", dir}, "--part 5 is outside 1..4"},
+		{[]string{"tpch", "gen", "--sf", "0.01", "--parts", "4", "--part", "5", "-o", dir}, "--part 5: is outside 1..4"},
 		{[]string{"tpch", "gen", "--sf", "0.01", "--parts", "4", "--part", "0", "-o", dir}, "--part 0"},
 		{[]string{"tpch", "gen", "--sf", "0.01", "--parts", "0", "-o", dir}, "--parts 0"},
 		{[]string{"tpch", "prepare", "--db", "sqlite://" + dir + "/p.db", "--sf", "0"}, "must be positive"},

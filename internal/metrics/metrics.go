@@ -353,3 +353,13 @@ func (s *StmtSet) Merge(o *StmtSet) {
 		s.Counts[i] += o.Counts[i]
 	}
 }
+
+// Second is one point of the per-second time series of the window and rampup.
+type Second struct {
+	T        float64 `json:"t"` // seconds since the start of the run
+	Window   bool    `json:"window"`
+	Txns     int64   `json:"txns"`
+	Headline int64   `json:"headline_txns"` // transactions of the headline type (TPC-C: New-Order)
+	Errors   int64   `json:"errors"`
+	P95ms    float64 `json:"p95_ms"` // over all types
+}

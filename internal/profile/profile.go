@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sort"
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/results"
@@ -30,50 +29,6 @@ type Hooks struct {
 	Begin     func(p *results.Profile) error                             // before the first step
 	StepStart func(i, n, vu, repeat int)                                 // before each run
 	StepDone  func(p *results.Profile, d *results.Document, i int) error // after each run (store it)
-}
-
-// ParseVUs reads a list like "1,2,4,8" and returns it sorted, or an error for a malformed, empty,
-// non-positive or repeated entry.
-func ParseVUs(s string) ([]int, error) {
-	var vus []int
-	seen := map[int]bool{}
-	cur, have := 0, false
-	flush := func() error {
-		if !have {
-			return fmt.Errorf("%q: empty entry; give VU counts separated by commas, like 1,2,4,8", s)
-		}
-		if cur < 1 {
-			return fmt.Errorf("%q: VU counts must be at least 1", s)
-		}
-		if seen[cur] {
-			return fmt.Errorf("%q: %d appears twice", s, cur)
-		}
-		seen[cur] = true
-		vus = append(vus, cur)
-		cur, have = 0, false
-		return nil
-	}
-	for _, r := range s {
-		switch {
-		case r >= '0' && r <= '9':
-			if cur > 100000 {
-				return nil, fmt.Errorf("%q: VU count too large", s)
-			}
-			cur, have = cur*10+int(r-'0'), true
-		case r == ',':
-			if err := flush(); err != nil {
-				return nil, err
-			}
-		case r == ' ':
-		default:
-			return nil, fmt.Errorf("%q: %q is not a digit; give VU counts separated by commas, like 1,2,4,8", s, r)
-		}
-	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
-	sort.Ints(vus)
-	return vus, nil
 }
 
 // StepSeed derives the run seed of run number i (0-based, in execution order) from the profile's

@@ -10,21 +10,6 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
-func TestParseVUs(t *testing.T) {
-	good := map[string][]int{"1,2,4": {1, 2, 4}, "8, 1 ,2": {1, 2, 8}, "16": {16}}
-	for in, want := range good {
-		got, err := ParseVUs(in)
-		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("%q: %v %v, want %v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "1,,2", "1,2,", "0,1", "2,2", "a", "1;2", "-1", "9999999"} {
-		if _, err := ParseVUs(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-}
-
 func TestStepSeed(t *testing.T) {
 	seen := map[uint64]bool{}
 	for i := 0; i < 100; i++ {

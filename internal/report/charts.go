@@ -9,8 +9,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/run"
 )
 
 // Axis labels shared by several charts.
@@ -334,12 +334,12 @@ func timingCategories(runs []labelled) []string {
 
 // Per-second figures.
 
-func allTxns(s run.Second) int64      { return s.Txns }
-func headlineTxns(s run.Second) int64 { return s.Headline }
+func allTxns(s metrics.Second) int64      { return s.Txns }
+func headlineTxns(s metrics.Second) int64 { return s.Headline }
 
 // rate turns each tick's count into a per-minute rate over the tick's actual length: ticks are
 // about a second apart, but the last one of a run is usually shorter.
-func rate(ss []run.Second, count func(run.Second) int64) [][2]float64 {
+func rate(ss []metrics.Second, count func(metrics.Second) int64) [][2]float64 {
 	var pts [][2]float64
 	prev := 0.0
 	for _, s := range ss {
@@ -357,7 +357,7 @@ func rate(ss []run.Second, count func(run.Second) int64) [][2]float64 {
 
 // p95Points leaves out ticks without transactions (their p95 is 0, which is not a latency) and,
 // as rate does, ticks too short to hold a meaningful sample.
-func p95Points(ss []run.Second) [][2]float64 {
+func p95Points(ss []metrics.Second) [][2]float64 {
 	var pts [][2]float64
 	prev := 0.0
 	for _, s := range ss {
@@ -373,7 +373,7 @@ func p95Points(ss []run.Second) [][2]float64 {
 // windowBands shades the ticks outside the measured window: the rampup before it and whatever
 // ran after it. A tick covers (previous T, T], so a band runs from the end of the last tick
 // before it to the end of its own last tick.
-func windowBands(ss []run.Second) []Band {
+func windowBands(ss []metrics.Second) []Band {
 	var bands []Band
 	prev, seenWindow := 0.0, false
 	for _, s := range ss {

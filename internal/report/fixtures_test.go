@@ -10,7 +10,6 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/run"
 )
 
 // The fixtures are real result documents: HDR histograms recorded and encoded the way the engine
@@ -89,11 +88,11 @@ func testRun(t testing.TB, id string, tg results.Target, vu int, speed float64, 
 	for s := 1; s <= 30; s++ {
 		ramp := math.Min(1, float64(s)/5)
 		txns := int64(tps * ramp * (0.95 + 0.1*rng.Float64()))
-		d.Series = append(d.Series, run.Second{T: float64(s) + 0.002*float64(rng.IntN(3)), Window: s > 5, Txns: txns,
+		d.Series = append(d.Series, metrics.Second{T: float64(s) + 0.002*float64(rng.IntN(3)), Window: s > 5, Txns: txns,
 			Headline: txns * 45 / 100, P95ms: lat / 1000 * 1.8 * (0.9 + 0.2*rng.Float64())})
 	}
 	// The engine's last tick is cut short when the window ends.
-	d.Series = append(d.Series, run.Second{T: 30.04, Window: true, Txns: 3, Headline: 1, P95ms: 2})
+	d.Series = append(d.Series, metrics.Second{T: 30.04, Window: true, Txns: 3, Headline: 1, P95ms: 2})
 	return d
 }
 

@@ -3,6 +3,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"time"
@@ -10,12 +11,10 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
-	"github.com/cairn-bench/cairn/internal/run"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // FormatVersion is the version of the document's shape (docs/result-format.md).
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Document is one run's result. docs/result-format.md defines every field.
 type Document struct {
@@ -43,7 +42,7 @@ type Document struct {
 	Errors      map[string]int64  `json:"errors"`
 	Client      Client            `json:"client"`
 	Config      any               `json:"config"`
-	Series      []run.Second      `json:"timeseries"`
+	Series      []metrics.Second  `json:"timeseries"`
 	Histograms  map[string]string `json:"histograms"`
 	// Timings are individually timed executions, for workloads that time each query of a stream
 	// (TPC-H's power and throughput tests).
@@ -202,39 +201,6 @@ type Queries struct {
 	PerSec float64 `json:"per_second"`
 }
 
-// AddStatements fills the per-statement figures and the query counts from what the engine's
-// statement sinks measured; it sets result.qps.
-func (d *Document) AddStatements(set *metrics.StmtSet, stmts []workload.Statement) {
-	if set == nil || len(stmts) == 0 {
-		return
-	}
-	set.Flush()
-	d.Statements = map[string]*Stmt{}
-	q := &Queries{}
-	for i, st := range stmts {
-		s := &Stmt{Class: st.Class, Count: set.Counts[i], LatencyMs: metrics.Summarize(set.Lat[i])}
-		if d.Window.ClientSeconds > 0 {
-			s.PerSecond = float64(s.Count) / d.Window.ClientSeconds
-		}
-		d.Statements[st.Name] = s
-		d.StmtOrder = append(d.StmtOrder, st.Name)
-		switch st.Class {
-		case workload.ClassRead:
-			q.Reads += s.Count
-		case workload.ClassWrite:
-			q.Writes += s.Count
-		default:
-			q.Other += s.Count
-		}
-	}
-	q.Total = q.Reads + q.Writes + q.Other
-	if d.Window.ClientSeconds > 0 {
-		q.PerSec = float64(q.Total) / d.Window.ClientSeconds
-		d.Result.QPS = &q.PerSec
-	}
-	d.Queries = q
-}
-
 // Client is what the driver itself cost.
 type Client struct {
 	CPUSeconds      float64  `json:"cpu_seconds"`
@@ -245,66 +211,9 @@ type Client struct {
 	Cores           int      `json:"host_cores"`
 }
 
-// FromOutcome fills the workload-independent part of a document.
-func FromOutcome(o *run.Outcome, types []string, cores int) *Document {
-	d := &Document{Format: FormatVersion, Kind: KindRun, Txns: map[string]*Txn{}, TxnOrder: types, Errors: map[string]int64{},
-		Histograms: map[string]string{}, Series: o.Series, StartedAt: o.StartedAt.UTC()}
-	d.Window.PlannedSeconds = o.PlannedWindow.Seconds()
-	d.Window.ClientSeconds = o.ClientWindow.Seconds()
-	d.Window.Start = o.WindowStartsAt.UTC()
-	if o.Start.OK && o.End.OK {
-		d.Window.Seconds = o.End.At.Sub(o.Start.At).Seconds()
-		d.Window.Start, d.Window.End = o.Start.At.UTC(), o.End.At.UTC()
-	} else if o.WindowStarted {
-		d.Window.Seconds = o.End.At.Sub(o.WindowStartsAt).Seconds()
-		d.Window.End = o.End.At.UTC()
-	}
-	d.Interrupted = o.Interrupted
-	w := o.Window
-	var total int64
-	for i, name := range types {
-		c := w.Counts[i]
-		t := &Txn{Count: c.Count, Rollbacks: c.Rollbacks, Errors: c.Errors, Retries: c.Retries,
-			LatencyMs: metrics.Summarize(w.Lat[i]), Late: c.Late, Skipped: c.Skipped}
-		if w.Svc != nil {
-			s := metrics.Summarize(w.Svc[i])
-			t.ServiceMs = &s
-		}
-		if d.Window.ClientSeconds > 0 {
-			t.PerMinute = float64(c.Count) / (d.Window.ClientSeconds / 60)
-		}
-		d.Txns[name] = t
-		total += c.Count
-		d.Histograms[name] = encodeHist(w.Lat[i])
-	}
-	for _, name := range types {
-		if total > 0 {
-			d.Txns[name].Percentage = 100 * float64(d.Txns[name].Count) / float64(total)
-		}
-	}
-	for k, v := range w.ErrMsg {
-		d.Errors[k] = v
-	}
-	d.Client.CPUSeconds = o.ClientCPU.Seconds()
-	d.Client.Reconnects = o.Reconnects
-	d.Client.Cores = cores
-	if total > 0 && o.ClientCPU > 0 {
-		d.Client.CPUusPerTxn = float64(o.ClientCPU.Microseconds()) / float64(total)
-		if o.HostCPUOK && o.HostCPU > 0 {
-			h := float64(o.HostCPU.Microseconds()) / float64(total)
-			d.Client.HostCPUusPerTxn = &h
-			if rest := o.HostCPU - o.ClientCPU; rest > 0 {
-				s := float64(o.ClientCPU) / float64(rest)
-				d.Client.ShareOfOthers = &s
-			}
-		}
-	}
-	return d
-}
-
-// encodeHist serializes a histogram in HdrHistogram's compressed V2 format, which the library
+// EncodeHist serializes a histogram in HdrHistogram's compressed V2 format, which the library
 // already returns as base64 text ("HISTF…"), so that percentiles can be recomputed and runs merged.
-func encodeHist(h *hdrhistogram.Histogram) string {
+func EncodeHist(h *hdrhistogram.Histogram) string {
 	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return ""
@@ -319,4 +228,34 @@ func (d *Document) WriteJSON(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// decodeConfig reads a stored config keeping its numbers exact: a run's seed is a 63-bit integer,
+// which a float64 would round.
+func decodeConfig(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return v
+}
+
+// UnmarshalJSON reads a document, its config with exact numbers.
+func (d *Document) UnmarshalJSON(b []byte) error {
+	type plain Document
+	var aux struct {
+		*plain
+		Config json.RawMessage `json:"config"`
+	}
+	aux.plain = (*plain)(d)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	d.Config = decodeConfig(aux.Config)
+	return nil
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
 	"time"
 )
@@ -212,4 +213,27 @@ func (p *Profile) Prev(vu int) *Step {
 		}
 	}
 	return prev
+}
+
+// GetConfig is the profile's config, or nil for no profile.
+func (p *Profile) GetConfig() any {
+	if p == nil {
+		return nil
+	}
+	return p.Config
+}
+
+// UnmarshalJSON reads a profile, its config with exact numbers.
+func (p *Profile) UnmarshalJSON(b []byte) error {
+	type plain Profile
+	var aux struct {
+		*plain
+		Config json.RawMessage `json:"config"`
+	}
+	aux.plain = (*plain)(p)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	p.Config = decodeConfig(aux.Config)
+	return nil
 }

@@ -90,11 +90,17 @@ type StoreError struct{ Msg string }
 
 func (e *StoreError) Error() string { return e.Msg }
 
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *StoreError) BadInput() {}
+
 // NotFoundError is an unknown result id.
 type NotFoundError struct {
 	ID   string
 	Path string
 }
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *NotFoundError) BadInput() {}
 
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("no result %s in %s (see 'cairn results list')", e.ID, e.Path)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/metrics"
 )
 
 // TestMain lets the concurrent-writer test start this binary as a second process that writes.
@@ -51,7 +51,7 @@ func storedRun(vu int, nopm int64) *Document {
 	d.Target = Target{Kind: "postgres", Name: "PostgreSQL", Version: "15.18", Address: "127.0.0.1:5432", Settings: map[string]string{"shared_buffers": "262144"}}
 	d.Host = &Host{CPUModel: "test cpu", Threads: 2}
 	d.Window = Window{Seconds: 60}
-	d.Series = []run.Second{{T: 1, Txns: 10, Headline: 4, P95ms: 3}, {T: 2, Window: true, Txns: 12, Headline: 5, P95ms: 3.2}}
+	d.Series = []metrics.Second{{T: 1, Txns: 10, Headline: 4, P95ms: 3}, {T: 2, Window: true, Txns: 12, Headline: 5, P95ms: 3.2}}
 	d.Histograms = map[string]string{"new_order": "HISTFAKE"}
 	d.Config = map[string]any{"mode": "procs"}
 	return d

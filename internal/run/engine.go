@@ -58,16 +58,6 @@ type Progress struct {
 	Set        *metrics.Set
 }
 
-// Second is one point of the per-second time series of the window and rampup.
-type Second struct {
-	T        float64 `json:"t"` // seconds since the start of the run
-	Window   bool    `json:"window"`
-	Txns     int64   `json:"txns"`
-	Headline int64   `json:"headline_txns"` // transactions of the headline type (TPC-C: New-Order)
-	Errors   int64   `json:"errors"`
-	P95ms    float64 `json:"p95_ms"` // over all types
-}
-
 // Outcome is what a run measured.
 type Outcome struct {
 	Start, End     Snapshot
@@ -80,7 +70,7 @@ type Outcome struct {
 	HostCPUOK      bool
 	Reconnects     int64
 	Restarted      bool // the server's start time changed during the window
-	Series         []Second
+	Series         []metrics.Second
 	StartedAt      time.Time
 	WindowStartsAt time.Time
 	Statements     *metrics.StmtSet // per statement type, in the window; nil if the workload times none
@@ -140,11 +130,24 @@ func CheckCapacity(ctx context.Context, t target.Target, vus int) error {
 		return nil // a limit that cannot be read is the server's to enforce
 	}
 	if need := vus + 1; need > free {
-		return target.Usagef("--vu %d: %s accepts %d more connections (%s), and cairn needs one per VU and one for the snapshots: use --vu %d or fewer",
-			vus, target.Where(t), free, desc, max(free-1, 0))
+		return &CapacityError{VUs: vus, Where: target.Where(t), Free: free, Desc: desc}
 	}
 	return nil
 }
+
+// CapacityError is a run of more VUs than the database accepts connections.
+type CapacityError struct {
+	VUs, Free   int
+	Where, Desc string
+}
+
+func (e *CapacityError) Error() string {
+	return fmt.Sprintf("--vu %d: %s accepts %d more connections (%s), and cairn needs one per VU and one for the snapshots: use --vu %d or fewer",
+		e.VUs, e.Where, e.Free, e.Desc, max(e.Free-1, 0))
+}
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *CapacityError) BadInput() {}
 
 // Run blocks until the window has been measured or ctx is cancelled (Ctrl-C), and returns what
 // was measured either way.
@@ -379,7 +382,7 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 		}
 		if now >= next || interrupted || windowOver {
 			e.rec.DrainTick(tick)
-			sec := Second{T: math.Round(now.Seconds()*1000) / 1000, Window: lastTick >= e.ws && now <= e.we+50*time.Millisecond}
+			sec := metrics.Second{T: math.Round(now.Seconds()*1000) / 1000, Window: lastTick >= e.ws && now <= e.we+50*time.Millisecond}
 			lastTick = now
 			all.Reset()
 			for i := range tick.Lat {

@@ -6,6 +6,7 @@ package sqlfile
 
 import (
 	"fmt"
+	"io/fs"
 	"strings"
 )
 
@@ -57,4 +58,45 @@ func Map(stmts []Stmt) map[string]string {
 		m[s.Name] = s.SQL
 	}
 	return m
+}
+
+// Files are a workload's embedded SQL files, one folder per dialect (sql/<dialect>/<file>).
+type Files struct {
+	FS    fs.FS
+	Owner string // the workload, for messages
+}
+
+// Find reads file from the first folder of chain that has it: a dialect close to another
+// (mariadb, then mysql) overrides only the files that differ.
+func (f Files) Find(chain []string, file string) (string, error) {
+	for _, d := range chain {
+		if b, err := fs.ReadFile(f.FS, "sql/"+d+"/"+file); err == nil {
+			return string(b), nil
+		}
+	}
+	return "", fmt.Errorf("%s has no %s for %s", f.Owner, file, strings.Join(chain, " or "))
+}
+
+// Has reports whether some folder of chain has file.
+func (f Files) Has(chain []string, file string) bool {
+	_, err := f.Find(chain, file)
+	return err == nil
+}
+
+// Stmts parses file from the first folder of chain that has it.
+func (f Files) Stmts(chain []string, file string) ([]Stmt, error) {
+	text, err := f.Find(chain, file)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(text)
+}
+
+// Map is Stmts by name.
+func (f Files) Map(chain []string, file string) (map[string]string, error) {
+	s, err := f.Stmts(chain, file)
+	if err != nil {
+		return nil, err
+	}
+	return Map(s), nil
 }

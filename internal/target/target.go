@@ -42,10 +42,10 @@ const RollbackMarker = "cairn: expected rollback"
 
 // Target is one database to benchmark.
 type Target interface {
-	Kind() string    // "sqlite", "postgres", "mysql", "mariadb"
-	Name() string    // for people: "PostgreSQL", "MariaDB", …
-	Dialect() string // which SQL files to use: "sqlite", "postgres", "mysql"
-	Address() string // host:port or file path, for messages
+	Kind() string     // "sqlite", "postgres", "mysql", "mariadb"
+	Name() string     // for people: "PostgreSQL", "MariaDB", …
+	Dialect() Dialect // its SQL and what it can do
+	Address() string  // host:port or file path, for messages
 	Database() string
 	Version(ctx context.Context) (string, error)
 	Conn(ctx context.Context) (Conn, error)
@@ -120,6 +120,22 @@ type Capacity interface {
 	FreeConnections(ctx context.Context, c Conn) (int, string, error)
 }
 
+// Cells is implemented by connections whose driver reads statement arguments through values it
+// keeps a pointer to (pgx), so that a VU setting an argument allocates nothing: argument lists
+// built once from cells stay valid while the values they point to change. Without it, a VU passes
+// plain values, which database/sql drivers convert on every call anyway.
+type Cells interface {
+	// IntCell is an argument whose value is *p when the statement runs.
+	IntCell(p *int64) any
+	// BytesDest is a scan destination that copies a column into *b, reusing its capacity.
+	BytesDest(b *[]byte) any
+	// NullIntDest is a scan destination for a nullable integer: *v, and *valid false for NULL.
+	NullIntDest(v *int64, valid *bool) any
+	// SimpleArgs, passed where a query text's arguments go, send the text as one simple-protocol
+	// message instead of a prepare-and-describe round trip first.
+	SimpleArgs() []any
+}
+
 // Row is the result of QueryRow.
 type Row interface{ Scan(dest ...any) error }
 
@@ -129,6 +145,8 @@ type Rows interface {
 	Scan(dest ...any) error
 	Err() error
 	Close()
+	// NumColumns is the number of result columns, known before the first Next.
+	NumColumns() int
 }
 
 // RowWriter receives generated rows column by column. Money is in cents, Fixed4 in ten-thousandths;
@@ -149,7 +167,7 @@ var ErrNoRows = errors.New("no rows in result set")
 
 // Where names a target's database for messages: host:port/dbname, or the file of an embedded one.
 func Where(t Target) string {
-	if t.Address() == t.Database() {
+	if t.Dialect().Embedded || t.Address() == t.Database() {
 		return t.Address()
 	}
 	return t.Address() + "/" + t.Database()
@@ -194,7 +212,9 @@ func IsConnLoss(err error) bool {
 type concurrencyKey struct{}
 
 // WithConcurrency tells the targets that connections opened with ctx will be busy n at a time
-// (the run's virtual users). A target may choose its transport by it: see target/blockconn.
+// (the run's virtual users). Given to Open, it is the most a session will run at once, for what
+// a target decides once for the whole process (target/blockconn reserves its Ps); given to a
+// dial, it lets the target choose that connection's transport.
 func WithConcurrency(ctx context.Context, n int) context.Context {
 	return context.WithValue(ctx, concurrencyKey{}, n)
 }

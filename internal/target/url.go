@@ -12,13 +12,18 @@ import (
 	"time"
 )
 
-// UsageError marks bad input from the user; the CLI exits 2 on it.
-type UsageError struct{ Msg string }
+// URLError is a --db value that cannot be used as given (the command line exits 2 on it).
+type URLError struct{ Msg string }
 
-func (e *UsageError) Error() string { return e.Msg }
+func (e *URLError) Error() string { return e.Msg }
 
-// Usagef builds a UsageError.
-func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+// BadInput marks the error as the user's to fix.
+func (e *URLError) BadInput() {}
+
+func urlErrorf(format string, a ...any) error { return &URLError{Msg: fmt.Sprintf(format, a...)} }
+
+// URLErrorf builds a URLError, for the targets' own checks of a URL.
+func URLErrorf(format string, a ...any) error { return urlErrorf(format, a...) }
 
 // Param is one URL query parameter a database accepts. Every other parameter is refused: the
 // drivers pass unknown ones on to the server (go-sql-driver/mysql as SET statements, pgx as startup
@@ -39,6 +44,10 @@ type Scheme struct {
 	File   bool     // the URL names a file (sqlite://FILE), not a server
 	Params []Param
 	Open   Opener
+	// TestEnv names the environment variable that gives the tests a server of this kind, and
+	// TestURL is the one they try without it; a File scheme gets a new file instead. Every test
+	// over all databases, the conformance suite first, takes its list from the registrations.
+	TestEnv, TestURL string
 }
 
 // Opener connects to a database given its parsed URL.
@@ -120,12 +129,12 @@ func ParseURL(raw string) (URL, error) {
 	i := strings.Index(raw, "://")
 	if i <= 0 {
 		// Not echoed: a value without a scheme may be a password pasted in the wrong place.
-		return URL{}, Usagef("--db is not a URL (no scheme://): use sqlite://FILE, postgres://user:pass@host:port/db or mysql://user:pass@host:port/db")
+		return URL{}, urlErrorf("--db is not a URL (no scheme://): use sqlite://FILE, postgres://user:pass@host:port/db or mysql://user:pass@host:port/db")
 	}
 	name := strings.ToLower(raw[:i])
 	s := lookup(name)
 	if s == nil {
-		return URL{}, Usagef("--db %q: unknown scheme %q (use %s)", shown, name, strings.Join(Schemes(), ", "))
+		return URL{}, urlErrorf("--db %q: unknown scheme %q (use %s)", shown, name, strings.Join(Schemes(), ", "))
 	}
 	u := URL{Scheme: s.Names[0], raw: raw}
 	var query string
@@ -133,24 +142,24 @@ func ParseURL(raw string) (URL, error) {
 		p := raw[i+3:]
 		p, query, _ = strings.Cut(p, "?")
 		if p == "" {
-			return URL{}, Usagef("--db %q names no file: use %s://cairn.db or %s:///abs/path.db", shown, name, name)
+			return URL{}, urlErrorf("--db %q names no file: use %s://cairn.db or %s:///abs/path.db", shown, name, name)
 		}
 		u.Path = filepath.Clean(p)
 	} else {
 		p, err := url.Parse(raw)
 		if err != nil {
-			return URL{}, Usagef("--db %q is malformed: %s", shown, parseProblem(err))
+			return URL{}, urlErrorf("--db %q is malformed: %s", shown, parseProblem(err))
 		}
 		if p.Host == "" {
-			return URL{}, Usagef("--db %q names no host: use %s://user:pass@host:port/db", shown, name)
+			return URL{}, urlErrorf("--db %q names no host: use %s://user:pass@host:port/db", shown, name)
 		}
 		if port := p.Port(); port != "" {
 			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-				return URL{}, Usagef("--db %q has a bad port %q: use a number from 1 to 65535", shown, port)
+				return URL{}, urlErrorf("--db %q has a bad port %q: use a number from 1 to 65535", shown, port)
 			}
 		}
 		if strings.Trim(p.Path, "/") == "" {
-			return URL{}, Usagef("--db %q names no database: add /DBNAME to the URL", shown)
+			return URL{}, urlErrorf("--db %q names no database: add /DBNAME to the URL", shown)
 		}
 		u.Parsed = p
 		u.Password, _ = p.User.Password()
@@ -163,7 +172,7 @@ func ParseURL(raw string) (URL, error) {
 	u.Params = params
 	if pw, ok := params["password"]; ok {
 		if u.Password != "" {
-			return URL{}, Usagef("--db %q gives a password twice, in the userinfo and as ?password=: give it once", shown)
+			return URL{}, urlErrorf("--db %q gives a password twice, in the userinfo and as ?password=: give it once", shown)
 		}
 		u.Password = pw
 	}
@@ -178,7 +187,7 @@ func checkParams(s *Scheme, name, query string) (map[string]string, error) {
 	}
 	vals, err := url.ParseQuery(query)
 	if err != nil {
-		return nil, Usagef("--db: the URL's parameters are malformed: %s", scrub(err.Error(), query))
+		return nil, urlErrorf("--db: the URL's parameters are malformed: %s", scrub(err.Error(), query))
 	}
 	keys := make([]string, 0, len(vals))
 	for k := range vals {
@@ -194,13 +203,13 @@ func checkParams(s *Scheme, name, query string) (map[string]string, error) {
 		}
 		if p == nil {
 			if len(s.Params) == 0 {
-				return nil, Usagef("--db: %s URLs take no parameters, got %q", name, k)
+				return nil, urlErrorf("--db: %s URLs take no parameters, got %q", name, k)
 			}
-			return nil, Usagef("--db: URL parameter %q is not accepted for %s (accepted: %s; see docs/cli.md)", k, name, paramNames(s))
+			return nil, urlErrorf("--db: URL parameter %q is not accepted for %s (accepted: %s; see docs/cli.md)", k, name, paramNames(s))
 		}
 		v := vals[k]
 		if len(v) > 1 {
-			return nil, Usagef("--db: URL parameter %q is given %d times; give it once", k, len(v))
+			return nil, urlErrorf("--db: URL parameter %q is given %d times; give it once", k, len(v))
 		}
 		if p.Check != nil {
 			if err := p.Check(v[0]); err != nil {
@@ -208,7 +217,7 @@ func checkParams(s *Scheme, name, query string) (map[string]string, error) {
 				if p.Secret {
 					shown = mask
 				}
-				return nil, Usagef("--db: URL parameter %s=%q: %v", k, shown, err)
+				return nil, urlErrorf("--db: URL parameter %s=%q: %v", k, shown, err)
 			}
 		}
 		out[k] = v[0]

@@ -38,7 +38,7 @@ func TestParseURL(t *testing.T) {
 	for _, raw := range []string{"foo", "redis://h/db", "postgres://u:p@/db", "postgres://u:p@h:54x2/db",
 		"mysql://u:p@h:3306", "sqlite://", "postgres://u:p@h:5432/%zz", "postgres://u:p@h:99999/db"} {
 		_, err := target.ParseURL(raw)
-		var ue *target.UsageError
+		var ue *target.URLError
 		if !errors.As(err, &ue) {
 			t.Errorf("ParseURL(%q): want a usage error, got %v", raw, err)
 		}
@@ -121,7 +121,7 @@ func TestURLParameterAllowList(t *testing.T) {
 	}
 	for raw, name := range bad {
 		_, err := target.ParseURL(raw)
-		var ue *target.UsageError
+		var ue *target.URLError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), name) {
 			t.Errorf("ParseURL(%q) = %v; want a usage error naming %q", raw, err, name)
 		}

@@ -14,13 +14,8 @@ import (
 	_ "github.com/cairn-bench/cairn/internal/target/all"
 )
 
-// Default URLs; CAIRN_TEST_PG and CAIRN_TEST_MYSQL override them.
-const (
-	DefaultPG    = "postgres://cairn:cairn@127.0.0.1:5432/cairn_test"
-	DefaultMySQL = "mysql://cairn:cairn@127.0.0.1:3306/cairn_test"
-)
-
-// Required reports whether CAIRN_TEST_REQUIRE names kind ("postgres", "mysql" or "chromium").
+// Required reports whether CAIRN_TEST_REQUIRE names kind (a scheme, "postgres" or "mysql", or
+// "chromium").
 func Required(kind string) bool {
 	for _, k := range strings.Split(os.Getenv("CAIRN_TEST_REQUIRE"), ",") {
 		if strings.TrimSpace(k) == kind {
@@ -49,31 +44,72 @@ func reach(t testing.TB, kind, env, def string) string {
 	return u
 }
 
+// URL returns a test database of the registered scheme: a new file for a file scheme, else the
+// server its TestEnv names (or its TestURL), or it skips (fails when CAIRN_TEST_REQUIRE names it).
+func URL(t testing.TB, scheme string) string {
+	t.Helper()
+	for _, s := range target.Registered() {
+		if s.Names[0] != scheme {
+			continue
+		}
+		if s.File {
+			return scheme + "://" + t.TempDir() + "/cairn.db"
+		}
+		return reach(t, scheme, s.TestEnv, s.TestURL)
+	}
+	t.Fatalf("no registered database %q", scheme)
+	return ""
+}
+
 // PG returns the PostgreSQL test URL, or skips/fails.
-func PG(t testing.TB) string { return reach(t, "postgres", "CAIRN_TEST_PG", DefaultPG) }
+func PG(t testing.TB) string { return URL(t, "postgres") }
 
 // MySQL returns the MySQL/MariaDB test URL, or skips/fails.
-func MySQL(t testing.TB) string { return reach(t, "mysql", "CAIRN_TEST_MYSQL", DefaultMySQL) }
+func MySQL(t testing.TB) string { return URL(t, "mysql") }
 
 // SQLite returns a URL of a new database file in the test's temporary directory.
-func SQLite(t testing.TB) string { return "sqlite://" + t.TempDir() + "/cairn.db" }
+func SQLite(t testing.TB) string { return URL(t, "sqlite") }
 
-// Targets lists the three targets by name, for table-driven tests.
-func Targets() []struct {
-	Name string
+// Target is one registered database, for tests that run on every one.
+type Target struct {
+	Name string // the canonical scheme
 	URL  func(testing.TB) string
-} {
-	return []struct {
-		Name string
-		URL  func(testing.TB) string
-	}{{"sqlite", SQLite}, {"postgres", PG}, {"mysql", MySQL}}
+}
+
+// Targets lists every registered database, for table-driven tests: a new one is tested by
+// everything that ranges over this list as soon as it registers.
+func Targets() []Target {
+	var out []Target
+	for _, s := range target.Registered() {
+		name := s.Names[0]
+		out = append(out, Target{Name: name, URL: func(t testing.TB) string { return URL(t, name) }})
+	}
+	return out
+}
+
+// Servers lists the registered databases that are servers (not files), for tests of logins,
+// restarts and server-side code.
+func Servers() []Target {
+	var out []Target
+	for _, s := range target.Registered() {
+		if !s.File {
+			name := s.Names[0]
+			out = append(out, Target{Name: name, URL: func(t testing.TB) string { return URL(t, name) }})
+		}
+	}
+	return out
 }
 
 // Restart returns the command that restarts the server of kind (CAIRN_TEST_PG_RESTART,
 // CAIRN_TEST_MYSQL_RESTART), or skips/fails when none is configured.
 func Restart(t testing.TB, kind string) string {
 	t.Helper()
-	env := map[string]string{"postgres": "CAIRN_TEST_PG_RESTART", "mysql": "CAIRN_TEST_MYSQL_RESTART"}[kind]
+	env := ""
+	for _, s := range target.Registered() {
+		if s.Names[0] == kind && s.TestEnv != "" {
+			env = s.TestEnv + "_RESTART"
+		}
+	}
 	cmd := os.Getenv(env)
 	if cmd == "" {
 		if Required(kind) {
@@ -155,4 +191,14 @@ func HoldLock(t testing.TB, tg target.Target, stmt string, hold time.Duration) <
 		released <- c.Rollback(ctx)
 	}()
 	return released
+}
+
+// Dialect returns a registered dialect by name (postgres, mysql, mariadb, sqlite).
+func Dialect(t testing.TB, name string) target.Dialect {
+	t.Helper()
+	d, ok := target.DialectNamed(name)
+	if !ok {
+		t.Fatalf("no dialect %q (have %v)", name, target.Dialects())
+	}
+	return d
 }

@@ -130,7 +130,7 @@ type Schema struct {
 	// Others are the objects with the workload's names that are not its own, by owner.
 	Others []Owned
 
-	dialect string
+	dialect target.Dialect
 	records map[string]string
 	present map[string]bool // tables and routines of the database, by kind:name
 	legacy  bool
@@ -142,18 +142,16 @@ var schemaFS embed.FS
 
 var ident = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
+var schemaFiles = sqlfile.Files{FS: schemaFS, Owner: "the schema bookkeeping"}
+
 // schemaSQL returns the dialect's bookkeeping statement name, with META and NAME replaced by the
 // given identifiers (checked, since they are written into the SQL text).
-func schemaSQL(dialect, name, meta, obj string) (string, error) {
-	b, err := schemaFS.ReadFile("sql/" + dialect + "/schema.sql")
-	if err != nil {
-		return "", fmt.Errorf("no schema bookkeeping for %s", dialect)
-	}
-	stmts, err := sqlfile.Parse(string(b))
+func schemaSQL(dialect target.Dialect, name, meta, obj string) (string, error) {
+	m, err := schemaFiles.Map(dialect.Chain(), "schema.sql")
 	if err != nil {
 		return "", err
 	}
-	q, ok := sqlfile.Map(stmts)[name]
+	q, ok := m[name]
 	if !ok {
 		return "", nil
 	}
@@ -165,6 +163,11 @@ func schemaSQL(dialect, name, meta, obj string) (string, error) {
 	q = strings.ReplaceAll(q, "META", meta)
 	return strings.ReplaceAll(q, "NAME", obj), nil
 }
+
+// LoadSession is the statement every loading connection runs first, whatever the workload: the
+// dialect's session settings for a bulk load (no synchronous commit, no unique or foreign-key
+// checks), or "" where it has none.
+func LoadSession(d target.Dialect) (string, error) { return schemaSQL(d, "load_session", "", "") }
 
 func listNames(ctx context.Context, c target.Conn, q string) ([]string, error) {
 	if q == "" {
@@ -186,7 +189,7 @@ func listNames(ctx context.Context, c target.Conn, q string) ([]string, error) {
 	return out, rows.Err()
 }
 
-func readRecords(ctx context.Context, c target.Conn, dialect, meta string) (map[string]string, error) {
+func readRecords(ctx context.Context, c target.Conn, dialect target.Dialect, meta string) (map[string]string, error) {
 	q, err := schemaSQL(dialect, "meta_all", meta, "")
 	if err != nil {
 		return nil, err
@@ -341,7 +344,10 @@ func Inspect(ctx context.Context, c target.Conn, t target.Target, f Footprint) (
 		byOwner[w].Objects = append(byOwner[w].Objects, o)
 	}
 	for _, w := range order {
-		s.Others = append(s.Others, *byOwner[w])
+		g := *byOwner[w]
+		// Messages name them in a stable order, whatever order the catalog listed them in.
+		sort.Slice(g.Objects, func(i, j int) bool { return g.Objects[i].Name < g.Objects[j].Name })
+		s.Others = append(s.Others, g)
 	}
 	return s, nil
 }
@@ -412,6 +418,9 @@ type InTheWayError struct {
 	Blocked []Owned
 }
 
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *InTheWayError) BadInput() {}
+
 func (e *InTheWayError) Error() string {
 	var parts []string
 	for _, g := range e.Blocked {
@@ -471,6 +480,9 @@ func Plural(n int, word string) string {
 // dropped by hand.
 type PartialError struct{ S *Schema }
 
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *PartialError) BadInput() {}
+
 func (e *PartialError) Error() string {
 	s := e.S
 	if len(s.Missing) > 0 && s.State == StateComplete {
@@ -487,6 +499,9 @@ func (e *PartialError) Error() string {
 
 // NoneError is a database without the workload's schema.
 type NoneError struct{ S *Schema }
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *NoneError) BadInput() {}
 
 func (e *NoneError) Error() string {
 	s := e.S
@@ -712,6 +727,9 @@ type MismatchError struct {
 	Flag  string // the option that asked: "--warehouses 2"
 }
 
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *MismatchError) BadInput() {}
+
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("%s already holds a %s schema of %s, not %s as %s asks: run 'cairn %s cleanup' first to prepare %s, or leave out %s",
 		e.S.Where, e.S.Title, e.Have, e.Asked, e.Flag, e.S.Name, e.Asked, e.Flag)
@@ -733,4 +751,35 @@ func CleanupSchema(ctx context.Context, t target.Target, f Footprint) (*Schema, 
 	before.Objects = append([]Object(nil), s.Objects...)
 	_, err = s.Cleanup(ctx, c)
 	return &before, err
+}
+
+// CleanupReport says what a cleanup of s (the schema as it was before, from CleanupSchema) did:
+// what it dropped, or that there was nothing, and what it left alone.
+func (s *Schema) CleanupReport(f Footprint) []string {
+	var out []string
+	if s.State == StateNone {
+		out = append(out, fmt.Sprintf("%s holds no %s schema: nothing to drop", s.Where, f.Title))
+	} else {
+		var tables, routines int
+		for _, o := range s.Objects {
+			if o.Kind == KindRoutine {
+				routines++
+			} else {
+				tables++
+			}
+		}
+		what := Plural(tables, "table")
+		if routines > 0 {
+			what += " and " + Plural(routines, "routine")
+		}
+		out = append(out, fmt.Sprintf("dropped the %s schema at %s: %s and its meta table %s", f.Title, s.Where, what, f.MetaTable()))
+	}
+	for _, g := range s.Others {
+		if g.Owner != nil {
+			out = append(out, fmt.Sprintf("left alone: %s's %s", g.Owner.Title, Words(g.Objects)))
+		} else {
+			out = append(out, fmt.Sprintf("left alone: %s, which cairn did not create", Words(g.Objects)))
+		}
+	}
+	return out
 }

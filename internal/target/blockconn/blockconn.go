@@ -8,8 +8,8 @@
 // empty, a park of the goroutine, an epoll wake-up and often a futex wake-up of another thread
 // (measured in docs/benchmarks.md). A blocking read costs one system call, and the kernel wakes the
 // one thread waiting on the socket. The price is one OS thread per connection while it waits, which
-// is what the C tools pay too; GOMAXPROCS is raised so that a thread returning from a blocked read
-// finds a free P instead of queueing for one (see reserve), and the run engine yields every few
+// is what the C tools pay too; GOMAXPROCS is raised, once, when a target opens, so that a thread
+// returning from a blocked read finds a free P instead of queueing for one (see Reserve), and the run engine yields every few
 // milliseconds so that the runtime does not take its VUs for CPU hogs (see run.Engine.loop).
 package blockconn
 
@@ -34,14 +34,25 @@ const MaxBlocking = 64
 
 var (
 	open   atomic.Int32 // blocking connections currently open
+	slots  atomic.Int32 // blocking connections the Ps reserved so far allow (see Reserve)
 	procMu sync.Mutex
 	// baseProcs is GOMAXPROCS as the runtime chose it (the CPUs this process may use).
 	baseProcs = runtime.GOMAXPROCS(0)
 )
 
-// Dialer returns a dial function that gives a connection a blocking socket when the connections
-// expected to be busy at once (target.Concurrency of the dial's context; unknown counts as few)
-// are at most perCPU per CPU, and leaves it on Go's network poller otherwise.
+// Transport is one opened target's choice of sockets. Everything process-wide about it is
+// decided in New, when the target opens: CAIRN_SOCKETS is read there, and the Ps that blocking
+// connections need are reserved there; a dial only chooses, by its context, between a blocking
+// socket and the poller.
+type Transport struct {
+	perCPU int
+	force  string // "blocking" or "poller" from CAIRN_SOCKETS; "" lets concurrency decide
+}
+
+// New returns the transport of a target opened for connections busy at most concurrency at a
+// time (0: not known; see target.WithConcurrency). It uses blocking sockets while the
+// connections busy at once (target.Concurrency of each dial's context; unknown counts as few)
+// are at most perCPU per CPU, and Go's network poller otherwise.
 //
 // Which is cheaper depends on the server. With one or two connections per CPU a blocking read wins
 // on every server: one system call and one thread wake-up per round trip. With many connections per
@@ -53,17 +64,38 @@ var (
 //
 // CAIRN_SOCKETS=blocking or CAIRN_SOCKETS=poller overrides the choice, to measure one against the
 // other.
-func Dialer(perCPU int) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		blocking := target.Concurrency(ctx) <= perCPU*baseProcs
-		switch os.Getenv("CAIRN_SOCKETS") {
-		case "blocking":
-			blocking = true
-		case "poller":
-			blocking = false
-		}
-		return dial(ctx, network, addr, blocking)
+func New(perCPU, concurrency int) *Transport {
+	tr := &Transport{perCPU: perCPU}
+	switch os.Getenv("CAIRN_SOCKETS") {
+	case "blocking", "poller":
+		tr.force = os.Getenv("CAIRN_SOCKETS")
 	}
+	if tr.force == "poller" {
+		return tr
+	}
+	n := concurrency
+	if limit := perCPU * baseProcs; tr.force == "" && (n == 0 || n > limit) {
+		n = limit // more than that run on the poller
+	}
+	if n == 0 {
+		n = perCPU * baseProcs
+	}
+	// Two more for the connections a run opens besides its VUs' (the headline's, a monitor's).
+	Reserve(n + 2)
+	return tr
+}
+
+// Dial opens a connection, with a blocking socket when the dial's context expects few busy
+// connections and the reserved Ps allow one more.
+func (tr *Transport) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	blocking := target.Concurrency(ctx) <= tr.perCPU*baseProcs
+	switch tr.force {
+	case "blocking":
+		blocking = true
+	case "poller":
+		blocking = false
+	}
+	return dial(ctx, network, addr, blocking)
 }
 
 func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, error) {
@@ -73,7 +105,7 @@ func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, e
 		return nil, err
 	}
 	sc, ok := c.(syscall.Conn)
-	if !ok || !blocking || open.Load() >= MaxBlocking {
+	if !ok || !blocking || open.Load() >= slots.Load() {
 		return c, nil
 	}
 	rc, err := sc.SyscallConn()
@@ -102,21 +134,26 @@ func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, e
 	}
 	conn := &Conn{fd: fd, local: local, remote: remote, network: network}
 	conn.refs.Store(1)
-	reserve(open.Add(1))
+	open.Add(1)
 	return conn, nil
 }
 
-// reserve keeps a P free for every blocking connection. A goroutine returning from a blocking read
-// needs a P to go on; if none is idle it queues and a thread is woken to run it later, which is the
-// very cost this package avoids. And while no P is idle, the runtime's monitor takes the P of every
-// thread blocked in a system call and hands it to another thread, polling every 20 µs to do so.
-// Spare Ps cost nothing while nobody runs on them; GOMAXPROCS only grows, since lowering it stops
-// the world and the connections of a run come and go together.
-func reserve(n int32) {
-	want := baseProcs + int(n) + 1
+// Reserve makes room for n blocking connections (at most MaxBlocking in all) by keeping a P free
+// for each. A goroutine returning from a blocking read needs a P to go on; if none is idle it
+// queues and a thread is woken to run it later, which is the very cost this package avoids. And
+// while no P is idle, the runtime's monitor takes the P of every thread blocked in a system call
+// and hands it to another thread, polling every 20 µs to do so. Spare Ps cost nothing while
+// nobody runs on them; GOMAXPROCS only grows, since lowering it stops the world. It is called
+// when a target opens (New), never on a dial.
+func Reserve(n int) {
+	n = min(n, MaxBlocking)
 	procMu.Lock()
 	defer procMu.Unlock()
-	if runtime.GOMAXPROCS(0) < want {
+	if int(slots.Load()) >= n {
+		return
+	}
+	slots.Store(int32(n))
+	if want := baseProcs + n + 1; runtime.GOMAXPROCS(0) < want {
 		runtime.GOMAXPROCS(want)
 	}
 }

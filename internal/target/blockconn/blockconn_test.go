@@ -36,7 +36,7 @@ func echoServer(t *testing.T) string {
 
 func TestRoundTripAndClose(t *testing.T) {
 	addr := echoServer(t)
-	c, err := Dialer(1)(context.Background(), "tcp", addr)
+	c, err := New(1, 0).Dial(context.Background(), "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestRoundTripAndClose(t *testing.T) {
 		t.Fatalf("with no concurrency hint the connection should be blocking, got %T", c)
 	}
 	if runtime.GOMAXPROCS(0) < baseProcs+2 {
-		t.Errorf("GOMAXPROCS %d: a blocking connection should reserve a P (base %d)", runtime.GOMAXPROCS(0), baseProcs)
+		t.Errorf("GOMAXPROCS %d: a transport for blocking connections should reserve Ps (base %d)", runtime.GOMAXPROCS(0), baseProcs)
 	}
 	msg := []byte("select 1")
 	for i := 0; i < 100; i++ {
@@ -93,7 +93,7 @@ func TestRoundTripAndClose(t *testing.T) {
 // read at once, in the future when it comes, and the zero time must disarm it.
 func TestDeadlines(t *testing.T) {
 	addr := echoServer(t)
-	dial := Dialer(1)
+	dial := New(1, 0).Dial
 	c, err := dial(context.Background(), "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func TestDeadlines(t *testing.T) {
 
 func TestConcurrencyChoosesTransport(t *testing.T) {
 	addr := echoServer(t)
-	dial := Dialer(2)
+	dial := New(2, 0).Dial
 	few := target.WithConcurrency(context.Background(), 2*baseProcs)
 	many := target.WithConcurrency(context.Background(), 2*baseProcs+1)
 	c, err := dial(few, "tcp", addr)
@@ -149,14 +149,60 @@ func TestConcurrencyChoosesTransport(t *testing.T) {
 	if _, ok := c2.(*net.TCPConn); !ok {
 		t.Errorf("%d busy connections at 2 per CPU: got %T, want the poller's *net.TCPConn", 2*baseProcs+1, c2)
 	}
+	// CAIRN_SOCKETS is read when a target opens, not on every dial.
 	t.Setenv("CAIRN_SOCKETS", "poller")
 	c3, err := dial(few, "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c3.Close()
-	if _, ok := c3.(*net.TCPConn); !ok {
-		t.Errorf("CAIRN_SOCKETS=poller: got %T", c3)
+	if _, ok := c3.(*Conn); !ok {
+		t.Errorf("CAIRN_SOCKETS set after the transport was made changed a dial: got %T", c3)
+	}
+	c4, err := New(2, 0).Dial(few, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c4.Close()
+	if _, ok := c4.(*net.TCPConn); !ok {
+		t.Errorf("CAIRN_SOCKETS=poller: got %T", c4)
+	}
+}
+
+// TestNoDialChangesGOMAXPROCS: the Ps are reserved when the transport is made; dials beyond
+// what was reserved go to the poller rather than raise GOMAXPROCS.
+func TestNoDialChangesGOMAXPROCS(t *testing.T) {
+	addr := echoServer(t)
+	tr := New(1, 1)
+	procs := runtime.GOMAXPROCS(0)
+	if procs < baseProcs+int(slots.Load())+1 {
+		t.Fatalf("GOMAXPROCS %d for %d slots (base %d)", procs, slots.Load(), baseProcs)
+	}
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	blocking := 0
+	for i := 0; i < int(slots.Load())+3; i++ {
+		c, err := tr.Dial(context.Background(), "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		if _, ok := c.(*Conn); ok {
+			blocking++
+		}
+	}
+	if runtime.GOMAXPROCS(0) != procs {
+		t.Errorf("dials changed GOMAXPROCS from %d to %d", procs, runtime.GOMAXPROCS(0))
+	}
+	if open.Load() > slots.Load() {
+		t.Errorf("%d blocking connections open for %d reserved slots", open.Load(), slots.Load())
+	}
+	if blocking == 0 {
+		t.Error("no dial got a blocking socket")
 	}
 }
 
@@ -167,7 +213,7 @@ func TestDialError(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	_, err = Dialer(1)(context.Background(), "tcp", addr)
+	_, err = New(1, 0).Dial(context.Background(), "tcp", addr)
 	var oe *net.OpError
 	if !errors.As(err, &oe) {
 		t.Fatalf("dial to a closed port: %v, want the dialer's *net.OpError (the targets name host:port from it)", err)

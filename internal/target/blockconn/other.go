@@ -7,10 +7,14 @@ import (
 	"net"
 )
 
-// Dialer returns the standard dialer: blocking sockets are used on Linux only.
-func Dialer(perCPU int) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, network, addr)
-	}
+// Transport is the standard dialer: blocking sockets are used on Linux only.
+type Transport struct{}
+
+// New returns the standard dialer's transport.
+func New(perCPU, concurrency int) *Transport { return &Transport{} }
+
+// Dial dials with Go's standard dialer.
+func (*Transport) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
 }

@@ -3,6 +3,7 @@
 package mysql
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -22,8 +23,17 @@ import (
 	"github.com/cairn-bench/cairn/internal/target/sqlconn"
 )
 
+// MySQL's dialect, and MariaDB's, which reads MySQL's SQL files where it has none of its own.
+var (
+	mysqlDialect   = target.Dialect{Name: "mysql", Procedures: true, Partitions: "clause"}
+	mariadbDialect = target.Dialect{Name: "mariadb", Base: "mysql", Procedures: true, Partitions: "clause"}
+)
+
 func init() {
-	target.Register(target.Scheme{Names: []string{"mysql", "mariadb"}, Params: params, Open: Open})
+	target.RegisterDialect(mysqlDialect)
+	target.RegisterDialect(mariadbDialect)
+	target.Register(target.Scheme{Names: []string{"mysql", "mariadb"}, Params: params, Open: Open,
+		TestEnv: "CAIRN_TEST_MYSQL", TestURL: "mysql://cairn:cairn@127.0.0.1:3306/cairn_test"})
 	// The driver logs every dropped connection to stderr; the engine counts and reports them instead.
 	_ = my.SetLogger(log.New(io.Discard, "", 0))
 }
@@ -73,7 +83,7 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	}
 	if cs, ok := u.Params["charset"]; ok {
 		if err := cfg.Apply(my.Charset(cs, u.Params["collation"])); err != nil {
-			return nil, target.Usagef("--db: charset %q: %v", cs, err)
+			return nil, target.URLErrorf("--db: charset %q: %v", cs, err)
 		}
 	} else if co, ok := u.Params["collation"]; ok {
 		cfg.Collation = co
@@ -81,11 +91,11 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	if v, ok := u.Params["allowCleartextPasswords"]; ok {
 		cfg.AllowCleartextPasswords = v == "true" || v == "1"
 	}
-	// Blocking sockets up to 8 busy connections per CPU: see blockconn.Dialer.
-	cfg.DialFunc = blockconn.Dialer(8)
+	// Blocking sockets up to 8 busy connections per CPU: see blockconn.New.
+	cfg.DialFunc = blockconn.New(8, target.Concurrency(ctx)).Dial
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
-		return nil, target.Usagef("--db %q is not a valid MySQL URL: %v", u, target.Scrub(err.Error(), u.Raw()))
+		return nil, target.URLErrorf("--db %q is not a valid MySQL URL: %v", u, target.Scrub(err.Error(), u.Raw()))
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxIdleConns(1024)
@@ -145,8 +155,13 @@ func (t *mysqlTarget) connErr(err error) error {
 	return &target.ConnectError{Kind: kind, Addr: t.addr, Msg: msg, Err: err}
 }
 
-func (t *mysqlTarget) Kind() string    { return t.kind }
-func (t *mysqlTarget) Dialect() string { return "mysql" }
+func (t *mysqlTarget) Kind() string { return t.kind }
+func (t *mysqlTarget) Dialect() target.Dialect {
+	if t.kind == "mariadb" {
+		return mariadbDialect
+	}
+	return mysqlDialect
+}
 func (t *mysqlTarget) Name() string {
 	if t.kind == "mariadb" {
 		return "MariaDB"
@@ -267,15 +282,58 @@ func (c *conn) SetImplicitTx(on bool) { c.Conn.ImplicitTx = on }
 // LoadDelimited streams r through LOAD DATA LOCAL INFILE with FIELDS TERMINATED BY delim.
 func (c *conn) LoadDelimited(ctx context.Context, table string, columns []string, delim byte, r io.Reader) (int64, error) {
 	name := fmt.Sprintf("cairn-%d", readerSeq.Add(1))
-	my.RegisterReaderHandler(name, func() io.Reader { return r })
+	lines := &lineCounter{r: r}
+	my.RegisterReaderHandler(name, func() io.Reader { return lines })
 	defer my.DeregisterReaderHandler(name)
 	q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET binary FIELDS TERMINATED BY '%c' ESCAPED BY '' LINES TERMINATED BY '\\n' (%s)",
 		name, table, delim, strings.Join(columns, ", "))
-	res, err := c.C.ExecContext(ctx, q)
+	return allOrNothing(ctx, c.Conn, table, func() (int64, int64, error) {
+		res, err := c.C.ExecContext(ctx, q)
+		if err != nil {
+			return 0, lines.n, err
+		}
+		n, _ := res.RowsAffected()
+		return n, lines.n, nil
+	})
+}
+
+// lineCounter counts the lines read through it.
+type lineCounter struct {
+	r io.Reader
+	n int64
+}
+
+func (l *lineCounter) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	l.n += int64(bytes.Count(p[:n], []byte{'\n'}))
+	return n, err
+}
+
+// allOrNothing runs a LOAD DATA LOCAL, which returns the rows it loaded and the rows sent, so that
+// none of them stays unless all went in. The server cannot stop a client's stream, so with LOCAL
+// it skips the rows it refuses (a duplicate key, a value it cannot store) with a warning instead
+// of failing; target.Conn promises a bulk load that is whole or absent. The load therefore runs in
+// a transaction of its own (a savepoint inside the caller's) that is undone when fewer rows went in
+// than were sent.
+func allOrNothing(ctx context.Context, c *sqlconn.Conn, table string, load func() (loaded, sent int64, err error)) (int64, error) {
+	begin, commit, undo := "BEGIN", "COMMIT", "ROLLBACK"
+	if c.InTx() {
+		begin, commit, undo = "SAVEPOINT cairn_load", "RELEASE SAVEPOINT cairn_load", "ROLLBACK TO SAVEPOINT cairn_load"
+	}
+	if _, err := c.C.ExecContext(ctx, begin); err != nil {
+		return 0, err
+	}
+	n, sent, err := load()
+	if err == nil && n != sent {
+		err = fmt.Errorf("the server refused %d of %d rows (duplicate keys or values it cannot store); none were kept", sent-n, sent)
+	}
 	if err != nil {
+		_, _ = c.C.ExecContext(context.WithoutCancel(ctx), undo)
 		return 0, fmt.Errorf("LOAD DATA %s: %w", table, err)
 	}
-	n, _ := res.RowsAffected()
+	if _, err := c.C.ExecContext(ctx, commit); err != nil {
+		return 0, fmt.Errorf("LOAD DATA %s: %w", table, err)
+	}
 	return n, nil
 }
 
@@ -291,29 +349,33 @@ func loadData(ctx context.Context, c *sqlconn.Conn, table string, columns []stri
 	name := fmt.Sprintf("cairn-%d", readerSeq.Add(1))
 	my.RegisterReaderHandler(name, func() io.Reader { return pr })
 	defer my.DeregisterReaderHandler(name)
-	done := make(chan error, 1)
-	var n int64
-	go func() {
-		q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET binary (%s)", name, table, strings.Join(columns, ", "))
-		res, err := c.C.ExecContext(ctx, q)
-		if err == nil {
-			n, _ = res.RowsAffected()
-		}
-		pr.CloseWithError(err)
-		done <- err
-	}()
 	w := target.NewTextRowWriter(pw)
-	err := fill(w)
-	if err == nil {
-		err = w.FlushBuf()
+	var fillErr error
+	n, err := allOrNothing(ctx, c, table, func() (int64, int64, error) {
+		done := make(chan error, 1)
+		var n int64
+		go func() {
+			q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET binary (%s)", name, table, strings.Join(columns, ", "))
+			res, err := c.C.ExecContext(ctx, q)
+			if err == nil {
+				n, _ = res.RowsAffected()
+			}
+			pr.CloseWithError(err)
+			done <- err
+		}()
+		fillErr = fill(w)
+		if fillErr == nil {
+			fillErr = w.FlushBuf()
+		}
+		pw.CloseWithError(fillErr)
+		lerr := <-done
+		if fillErr != nil && !errors.Is(fillErr, io.ErrClosedPipe) {
+			return n, w.Rows, fillErr
+		}
+		return n, w.Rows, lerr
+	})
+	if fillErr != nil && !errors.Is(fillErr, io.ErrClosedPipe) {
+		return 0, fillErr // the generator's own error, as it gave it
 	}
-	pw.CloseWithError(err)
-	lerr := <-done
-	if err != nil && !errors.Is(err, io.ErrClosedPipe) {
-		return n, err
-	}
-	if lerr != nil {
-		return n, fmt.Errorf("LOAD DATA %s: %w", table, lerr)
-	}
-	return n, nil
+	return n, err
 }

@@ -42,7 +42,7 @@ func TestURLParametersRunNoSQL(t *testing.T) {
 		if err == nil {
 			tg.Close()
 		}
-		var ue *target.UsageError
+		var ue *target.URLError
 		if !errors.As(err, &ue) {
 			t.Errorf("?%s: want a usage error, got %v", q, err)
 		}

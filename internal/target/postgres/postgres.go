@@ -13,13 +13,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/target/blockconn"
 )
 
+// dialect is PostgreSQL's: $n parameters, functions, partitions as tables, fill factors.
+var dialect = target.Dialect{Name: "postgres", Dollar: true, Procedures: true, Partitions: "tables", FillFactor: true}
+
 func init() {
-	target.Register(target.Scheme{Names: []string{"postgres", "postgresql"}, Params: params, Open: Open})
+	target.RegisterDialect(dialect)
+	target.Register(target.Scheme{Names: []string{"postgres", "postgresql"}, Params: params, Open: Open,
+		TestEnv: "CAIRN_TEST_PG", TestURL: "postgres://cairn:cairn@127.0.0.1:5432/cairn_test"})
 }
 
 // params are the URL parameters a PostgreSQL URL may carry (docs/cli.md, "Safety"); pgx would send
@@ -60,7 +66,7 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	}
 	cfg, err := pgx.ParseConfig(raw)
 	if err != nil {
-		return nil, target.Usagef("--db %q is not a valid PostgreSQL URL: %v", u, target.Scrub(err.Error(), u.Raw()))
+		return nil, target.URLErrorf("--db %q is not a valid PostgreSQL URL: %v", u, target.Scrub(err.Error(), u.Raw()))
 	}
 	cfg.ConnectTimeout = 10 * time.Second
 	if cfg.RuntimeParams == nil {
@@ -74,8 +80,8 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	// Benchmark statements are prepared explicitly by name; pgx's automatic statement cache would
 	// otherwise prepare every ad-hoc statement (DDL, checks) too.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
-	// Blocking sockets up to 2 busy connections per CPU: see blockconn.Dialer.
-	cfg.DialFunc = blockconn.Dialer(2)
+	// Blocking sockets up to 2 busy connections per CPU: see blockconn.New.
+	cfg.DialFunc = blockconn.New(2, target.Concurrency(ctx)).Dial
 	t := &pg{cfg: cfg, addr: fmt.Sprintf("%s:%d", cfg.Host, cfg.Port), db: cfg.Database, sslmode: "prefer"}
 	if raw != u.Raw() {
 		t.sslmode = "disable"
@@ -134,12 +140,12 @@ func (t *pg) connErr(err error) error {
 	return &target.ConnectError{Kind: "PostgreSQL", Addr: t.addr, Msg: msg, Err: err}
 }
 
-func (t *pg) Kind() string     { return "postgres" }
-func (t *pg) Name() string     { return "PostgreSQL" }
-func (t *pg) Dialect() string  { return "postgres" }
-func (t *pg) Address() string  { return t.addr }
-func (t *pg) Database() string { return t.db }
-func (t *pg) Close() error     { return nil }
+func (t *pg) Kind() string            { return "postgres" }
+func (t *pg) Name() string            { return "PostgreSQL" }
+func (t *pg) Dialect() target.Dialect { return dialect }
+func (t *pg) Address() string         { return t.addr }
+func (t *pg) Database() string        { return t.db }
+func (t *pg) Close() error            { return nil }
 
 func (t *pg) Version(ctx context.Context) (string, error) {
 	c, err := t.connect(ctx)
@@ -339,6 +345,8 @@ func (r batchRow) Scan(dest ...any) error {
 
 type rows struct{ pgx.Rows }
 
+func (r rows) NumColumns() int { return len(r.FieldDescriptions()) }
+
 func (r rows) Close() { r.Rows.Close() }
 
 // batchRows are rows read from a batch, which is closed with them.
@@ -347,6 +355,8 @@ type batchRows struct {
 	br  pgx.BatchResults
 	err error
 }
+
+func (r *batchRows) NumColumns() int { return len(r.FieldDescriptions()) }
 
 func (r *batchRows) Close() {
 	r.Rows.Close()
@@ -414,6 +424,41 @@ func (c *conn) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	return c.c.Close(ctx)
+}
+
+// IntCell implements target.Cells: pgx encodes an Int64Valuer through its pointer.
+func (c *conn) IntCell(p *int64) any { return intCell{p} }
+
+// BytesDest implements target.Cells: pgx hands a BytesScanner the bytes it received.
+func (c *conn) BytesDest(b *[]byte) any { return bytesDest{b} }
+
+// NullIntDest implements target.Cells.
+func (c *conn) NullIntDest(v *int64, valid *bool) any { return &nullIntDest{v, valid} }
+
+// SimpleArgs implements target.Cells: pgx describes a query text it has not prepared (an extra
+// round trip) before sending it with the extended protocol; this option, passed where the
+// arguments go, makes it send the text as one simple-protocol Query message.
+func (c *conn) SimpleArgs() []any { return []any{pgx.QueryExecModeSimpleProtocol} }
+
+type intCell struct{ p *int64 }
+
+func (c intCell) Int64Value() (pgtype.Int8, error) { return pgtype.Int8{Int64: *c.p, Valid: true}, nil }
+
+type bytesDest struct{ b *[]byte }
+
+func (d bytesDest) ScanBytes(src []byte) error {
+	*d.b = append((*d.b)[:0], src...)
+	return nil
+}
+
+type nullIntDest struct {
+	v     *int64
+	valid *bool
+}
+
+func (d *nullIntDest) ScanInt64(v pgtype.Int8) error {
+	*d.v, *d.valid = v.Int64, v.Valid
+	return nil
 }
 
 // LoadDelimited is COPY … FROM STDIN in text format with the given delimiter.

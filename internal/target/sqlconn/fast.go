@@ -199,6 +199,8 @@ type bufRows struct {
 	err   error
 }
 
+func (r *bufRows) NumColumns() int { return r.cols }
+
 // box is a []byte value already converted to an interface. Converting a slice to an interface
 // allocates; a cell that lies where it lay in the previous result (a point select's column, at the
 // same place in an arena that has not moved) reuses it, since the bytes are read through it anyway.

@@ -147,6 +147,11 @@ type rows struct{ *sql.Rows }
 
 func (r rows) Close() { r.Rows.Close() }
 
+func (r rows) NumColumns() int {
+	c, _ := r.Columns() // fails only on closed rows, which have no columns to count
+	return len(c)
+}
+
 func (c *Conn) Query(ctx context.Context, q string, args ...any) (target.Rows, error) {
 	if c.acOff && !c.inTx {
 		if err := c.autocommit(ctx); err != nil {
@@ -204,6 +209,9 @@ func (c *Conn) Rollback(ctx context.Context) error {
 	c.inTx = false
 	return err
 }
+
+// InTx reports whether a transaction begun with Begin is open.
+func (c *Conn) InTx() bool { return c.inTx }
 
 func (c *Conn) BulkLoad(ctx context.Context, table string, columns []string, fill func(target.RowWriter) error) (int64, error) {
 	return c.BulkLoader(ctx, c, table, columns, fill)

@@ -18,7 +18,11 @@ import (
 	"github.com/cairn-bench/cairn/internal/target/sqlconn"
 )
 
+// dialect is SQLite's: one writer at a time, inside cairn, no procedures or partitions.
+var dialect = target.Dialect{Name: "sqlite", SingleWriter: true, Embedded: true, BytesAsBlob: true}
+
 func init() {
+	target.RegisterDialect(dialect)
 	target.Register(target.Scheme{Names: []string{"sqlite", "sqlite3"}, File: true, Open: Open})
 }
 
@@ -47,15 +51,15 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	return &lite{db: db, path: u.Path}, nil
 }
 
-func (t *lite) Kind() string           { return "sqlite" }
-func (t *lite) Name() string           { return "SQLite" }
-func (t *lite) Dialect() string        { return "sqlite" }
-func (t *lite) Address() string        { return t.path }
-func (t *lite) Database() string       { return t.path }
-func (t *lite) Close() error           { return t.db.Close() }
-func (t *lite) TxnCounterSQL() string  { return "" }
-func (t *lite) UptimeSQL() string      { return "" }
-func (t *lite) TxnCounterName() string { return "" }
+func (t *lite) Kind() string            { return "sqlite" }
+func (t *lite) Name() string            { return "SQLite" }
+func (t *lite) Dialect() target.Dialect { return dialect }
+func (t *lite) Address() string         { return t.path }
+func (t *lite) Database() string        { return t.path }
+func (t *lite) Close() error            { return t.db.Close() }
+func (t *lite) TxnCounterSQL() string   { return "" }
+func (t *lite) UptimeSQL() string       { return "" }
+func (t *lite) TxnCounterName() string  { return "" }
 
 func (t *lite) Version(ctx context.Context) (string, error) {
 	var v string

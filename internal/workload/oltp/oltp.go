@@ -7,10 +7,10 @@ package oltp
 
 import (
 	"embed"
-	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
 )
@@ -20,12 +20,8 @@ var sqlFS embed.FS
 
 // stmts returns the named statements of one file of a dialect. Comment lines are dropped: the
 // files explain each statement next to it, and the text sent must be the statement alone.
-func stmts(dialect, file string) ([]sqlfile.Stmt, error) {
-	b, err := sqlFS.ReadFile("sql/" + dialect + "/" + file)
-	if err != nil {
-		return nil, fmt.Errorf("oltp has no %s for %s", file, dialect)
-	}
-	list, err := sqlfile.Parse(string(b))
+func stmts(d target.Dialect, file string) ([]sqlfile.Stmt, error) {
+	list, err := sqlFiles.Stmts(d.Chain(), file)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +37,9 @@ func stmts(dialect, file string) ([]sqlfile.Stmt, error) {
 	return list, nil
 }
 
-func stmtMap(dialect, file string) (map[string]string, error) {
+var sqlFiles = sqlfile.Files{FS: sqlFS, Owner: "oltp"}
+
+func stmtMap(dialect target.Dialect, file string) (map[string]string, error) {
 	s, err := stmts(dialect, file)
 	if err != nil {
 		return nil, err
@@ -127,7 +125,7 @@ func Lookup(name string) (*Workload, error) {
 			return w, nil
 		}
 	}
-	return nil, target.Usagef("--workload %q: unknown; use one of %s", name, strings.Join(WorkloadNames(), ", "))
+	return nil, options.Errorf("workload", name, "unknown; use one of %s", strings.Join(WorkloadNames(), ", "))
 }
 
 // DefaultPointSelects is --point-selects when not given: oltp_point_select.lua sets it to 1
@@ -151,59 +149,49 @@ const (
 // Options are the run options of oltp_common.lua (sysbench.cmdline.options) that shape an event,
 // with sysbench's defaults from DefaultOptions, plus cairn's --read-only-trx and --protocol.
 type Options struct {
-	PointSelects    int         `json:"point_selects"`
-	RangeSize       int         `json:"range_size"`
-	SimpleRanges    int         `json:"simple_ranges"`
-	SumRanges       int         `json:"sum_ranges"`
-	OrderRanges     int         `json:"order_ranges"`
-	DistinctRanges  int         `json:"distinct_ranges"`
-	IndexUpdates    int         `json:"index_updates"`
-	NonIndexUpdates int         `json:"non_index_updates"`
-	DeleteInserts   int         `json:"delete_inserts"`
-	RangeSelects    bool        `json:"range_selects"`
-	SkipTrx         bool        `json:"skip_trx"`
-	ReadOnlyTrx     bool        `json:"read_only_trx"`
-	Protocol        string      `json:"protocol"`
+	PointSelects    int         `json:"point_selects" opt:"point-selects" min:"0" max:"100000" unset:"-1" default:"10" help:"point SELECTs per event (default 10; 1 for point-select, as oltp_point_select.lua)"`
+	RangeSize       int         `json:"range_size" opt:"range-size" min:"1" help:"rows per range SELECT"`
+	SimpleRanges    int         `json:"simple_ranges" opt:"simple-ranges" min:"0" max:"100000" help:"simple range SELECTs per event"`
+	SumRanges       int         `json:"sum_ranges" opt:"sum-ranges" min:"0" max:"100000" help:"SELECT SUM() ranges per event"`
+	OrderRanges     int         `json:"order_ranges" opt:"order-ranges" min:"0" max:"100000" help:"SELECT … ORDER BY ranges per event"`
+	DistinctRanges  int         `json:"distinct_ranges" opt:"distinct-ranges" min:"0" max:"100000" help:"SELECT DISTINCT ranges per event"`
+	IndexUpdates    int         `json:"index_updates" opt:"index-updates" min:"0" max:"100000" help:"UPDATEs of the indexed column k per event"`
+	NonIndexUpdates int         `json:"non_index_updates" opt:"non-index-updates" min:"0" max:"100000" help:"UPDATEs of the non-indexed column c per event"`
+	DeleteInserts   int         `json:"delete_inserts" opt:"delete-inserts" min:"0" max:"100000" help:"DELETE/INSERT pairs per event"`
+	RangeSelects    bool        `json:"range_selects" opt:"range-selects" help:"run the range SELECTs of read-only and read-write"`
+	SkipTrx         bool        `json:"skip_trx" opt:"skip-trx" help:"no BEGIN/COMMIT: every statement in autocommit (read-only, read-write, write-only)"`
+	ReadOnlyTrx     bool        `json:"read_only_trx" opt:"read-only-trx" help:"read-only: START TRANSACTION READ ONLY instead of BEGIN"`
+	Protocol        string      `json:"protocol" opt:"protocol" enum:"prepared,simple" help:"prepared (statements prepared once per connection and table) or simple (plain SQL text)"`
 	Dist            DistOptions `json:"distribution"`
 }
 
 // DefaultOptions are oltp_common.lua's defaults (point_selects 10, every range count 1,
 // range_size 100, one of each update, one delete/insert pair, range_selects on, skip_trx off).
 func DefaultOptions() Options {
-	return Options{PointSelects: 10, RangeSize: 100, SimpleRanges: 1, SumRanges: 1, OrderRanges: 1, DistinctRanges: 1,
+	return Options{PointSelects: -1, RangeSize: 100, SimpleRanges: 1, SumRanges: 1, OrderRanges: 1, DistinctRanges: 1,
 		IndexUpdates: 1, NonIndexUpdates: 1, DeleteInserts: 1, RangeSelects: true, Protocol: ProtocolPrepared, Dist: DefaultDist()}
 }
 
-// Validate checks the options against the workload; errors are usage errors.
+// Resolve gives the options that were not given the workload's own defaults: one point select
+// per event for point-select (oltp_point_select.lua), ten for the others (oltp_common.lua).
+func (o *Options) Resolve(w *Workload) {
+	if o.PointSelects < 0 {
+		o.PointSelects = w.DefaultPointSelects()
+	}
+}
+
+// Validate checks the options against the workload.
 func (o Options) Validate(w *Workload) error {
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"--point-selects", o.PointSelects}, {"--simple-ranges", o.SimpleRanges}, {"--sum-ranges", o.SumRanges},
-		{"--order-ranges", o.OrderRanges}, {"--distinct-ranges", o.DistinctRanges}, {"--index-updates", o.IndexUpdates},
-		{"--non-index-updates", o.NonIndexUpdates}, {"--delete-inserts", o.DeleteInserts}} {
-		if c.v < 0 || c.v > 100000 {
-			return target.Usagef("%s %d: must be between 0 and 100000", c.name, c.v)
-		}
-	}
-	if o.RangeSize < 1 {
-		return target.Usagef("--range-size %d: need at least 1", o.RangeSize)
-	}
-	switch o.Protocol {
-	case ProtocolPrepared, ProtocolSimple:
-	default:
-		return target.Usagef("--protocol %q: use prepared or simple", o.Protocol)
-	}
 	if o.ReadOnlyTrx {
 		if w.Name != "read-only" {
-			return target.Usagef("--read-only-trx applies to --workload read-only only (%s has no read-only transaction)", w.Name)
+			return options.Errorf("read-only-trx", "", "applies to --workload read-only only (%s has no read-only transaction)", w.Name)
 		}
 		if o.SkipTrx {
-			return target.Usagef("--read-only-trx and --skip-trx exclude each other: one opens a read-only transaction, the other none")
+			return options.Errorf("read-only-trx", "", "--read-only-trx and --skip-trx exclude each other: one opens a read-only transaction, the other none")
 		}
 	}
 	if _, err := NewDist(o.Dist); err != nil {
-		return target.Usagef("%v", err)
+		return options.Errorf("dist", o.Dist.Type, "%v", err)
 	}
 	return nil
 }

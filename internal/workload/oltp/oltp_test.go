@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 func TestLookup(t *testing.T) {
@@ -21,7 +23,7 @@ func TestLookup(t *testing.T) {
 		}
 	}
 	_, err := Lookup("read-mostly")
-	var ue *target.UsageError
+	var ue *options.Error
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "point-select") {
 		t.Errorf("unknown workload: %v", err)
 	}
@@ -46,18 +48,23 @@ func TestOptionsValidate(t *testing.T) {
 	}{
 		{rw, func(o *Options) { o.ReadOnlyTrx = true }, "read-only only"},
 		{ro, func(o *Options) { o.ReadOnlyTrx, o.SkipTrx = true, true }, "exclude"},
-		{rw, func(o *Options) { o.RangeSize = 0 }, "--range-size"},
-		{rw, func(o *Options) { o.PointSelects = -1 }, "--point-selects"},
-		{rw, func(o *Options) { o.Protocol = "binary" }, "--protocol"},
-		{rw, func(o *Options) { o.Dist.Type = "normal" }, "--dist"},
+		{rw, func(o *Options) { o.RangeSize = 0 }, "range-size"},
+		{rw, func(o *Options) { o.PointSelects = -2 }, "point-selects"},
+		{rw, func(o *Options) { o.Protocol = "binary" }, "protocol"},
+		{rw, func(o *Options) { o.Dist.Type = "normal" }, "dist"},
 	}
 	for _, b := range bad {
-		o := DefaultOptions()
-		b.mod(&o)
-		err := o.Validate(b.w)
-		var ue *target.UsageError
+		rs := &RunSpec{Workload: b.w.Name, Options: DefaultOptions()}
+		b.mod(&rs.Options)
+		// The declared ranges and values first (as flags and specs check them), then the rules
+		// between options.
+		err := options.Check(rs, nil)
+		if err == nil {
+			err = rs.Validate(nil)
+		}
+		var ue *options.Error
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), b.msg) {
-			t.Errorf("%+v: got %v, want a usage error about %s", o, err, b.msg)
+			t.Errorf("%+v: got %v, want an option error about %s", rs.Options, err, b.msg)
 		}
 	}
 	o := DefaultOptions()
@@ -140,7 +147,7 @@ func TestStatementText(t *testing.T) {
 		"sqlite":   {"BEGIN IMMEDIATE", "BEGIN", "BEGIN", "COMMIT"},
 	}
 	for _, d := range []string{"postgres", "mysql", "sqlite"} {
-		q, err := stmtMap(d, "txn.sql")
+		q, err := stmtMap(testutil.Dialect(t, d), "txn.sql")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,16 +170,16 @@ func TestStatementText(t *testing.T) {
 				t.Errorf("%s %s: %q, want %q", d, name, q[name], control[d][i])
 			}
 		}
-		for _, f := range []string{"schema.sql", "admin.sql"} {
-			m, err := stmtMap(d, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, n := range map[string][]string{"schema.sql": {"create_table", "create_index", "analyze"},
-				"admin.sql": {"load_session"}}[f] {
-				if m[n] == "" {
-					t.Errorf("%s/%s has no %s", d, f, n)
-				}
+		if s, err := workload.LoadSession(testutil.Dialect(t, d)); err != nil || s == "" {
+			t.Errorf("%s: no load session (%v)", d, err)
+		}
+		m, err := stmtMap(testutil.Dialect(t, d), "schema.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []string{"create_table", "create_index", "analyze"} {
+			if m[n] == "" {
+				t.Errorf("%s/schema.sql has no %s", d, n)
 			}
 		}
 	}
@@ -183,7 +190,7 @@ func TestLiteral(t *testing.T) {
 	for _, d := range []string{"postgres", "mysql", "sqlite"} {
 		o := DefaultOptions()
 		o.Protocol = ProtocolSimple
-		v, err := NewVU(0, d, VUOptions{Workload: mustLookup(t, "read-write"), Options: o, Tables: 12, TableSize: 1000, Seed: 1})
+		v, err := NewVU(0, testutil.Dialect(t, d), VUOptions{Workload: mustLookup(t, "read-write"), Options: o, Tables: 12, TableSize: 1000, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +217,7 @@ func TestDraw(t *testing.T) {
 	o := DefaultOptions()
 	o.PointSelects, o.DeleteInserts = 7, 2
 	mk := func() *VU {
-		v, err := NewVU(3, "postgres", VUOptions{Workload: mustLookup(t, "read-write"), Options: o, Tables: 4, TableSize: 500, Seed: 9})
+		v, err := NewVU(3, testutil.Dialect(t, "postgres"), VUOptions{Workload: mustLookup(t, "read-write"), Options: o, Tables: 4, TableSize: 500, Seed: 9})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
@@ -75,13 +76,13 @@ const MaxTableSize = 1<<31 - 1 - 1<<20
 // Validate checks the options; errors are usage errors.
 func (o PrepareOptions) Validate() error {
 	if o.Tables < 0 || o.Tables > 10000 {
-		return target.Usagef("--tables %d: need between 1 and 10000", o.Tables)
+		return options.Errorf("tables", fmt.Sprint(o.Tables), "need between 1 and 10000")
 	}
 	if o.TableSize < 0 || o.TableSize > MaxTableSize {
-		return target.Usagef("--table-size %d: need between 1 and %d", o.TableSize, MaxTableSize)
+		return options.Errorf("table-size", fmt.Sprint(o.TableSize), "need between 1 and %d", MaxTableSize)
 	}
 	if o.Loaders < 1 {
-		return target.Usagef("--loaders %d: need at least 1", o.Loaders)
+		return options.Errorf("loaders", fmt.Sprint(o.Loaders), "need at least 1")
 	}
 	return nil
 }
@@ -132,7 +133,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		o.Rows = new(atomic.Int64)
 	}
 	d := t.Dialect()
-	admin, err := stmtMap(d, "admin.sql")
+	session, err := workload.LoadSession(d)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +153,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	}
 
 	phase("load")
-	if err := load(ctx, t, o, admin["load_session"]); err != nil {
+	if err := load(ctx, t, o, session); err != nil {
 		return nil, err
 	}
 
@@ -245,7 +246,7 @@ func GenRows(w target.RowWriter, seed uint64, n, size, from, to int) error {
 
 // loaders is the number of load connections: one writer at a time is all SQLite allows.
 func loaders(t target.Target, o PrepareOptions) int {
-	if t.Dialect() == "sqlite" {
+	if t.Dialect().SingleWriter {
 		return 1
 	}
 	return o.Loaders

@@ -64,12 +64,12 @@ var Dists = []string{DistSpecial, DistUniform, DistGaussian, DistPareto, DistZip
 
 // DistOptions are sysbench's --rand-* options. The defaults are sysbench's (src/sb_rand.c).
 type DistOptions struct {
-	Type     string  `json:"type"`
-	SpecIter int     `json:"rand_spec_iter"` // gaussian and special: uniform draws summed
-	SpecPct  int     `json:"rand_spec_pct"`  // special: percentage of the keys that are "special"
-	SpecRes  int     `json:"rand_spec_res"`  // special: percentage of draws that hit them
-	ParetoH  float64 `json:"rand_pareto_h"`
-	ZipfExp  float64 `json:"rand_zipfian_exp"` // from sysbench 1.1 (master): 1.0.20 has no zipfian
+	Type     string  `json:"type" opt:"dist" alias:"rand-type" enum:"special,uniform,gaussian,pareto,zipfian" help:"key distribution: special, uniform, gaussian, pareto or zipfian (sysbench's --rand-type)"`
+	SpecIter int     `json:"rand_spec_iter" opt:"rand-spec-iter" min:"1" help:"gaussian and special: uniform draws averaged"`
+	SpecPct  int     `json:"rand_spec_pct" opt:"rand-spec-pct" min:"0" max:"100" help:"special: percentage of the keys that are hot"`
+	SpecRes  int     `json:"rand_spec_res" opt:"rand-spec-res" min:"0" max:"100" help:"special: percentage of the draws that go to the hot keys"`
+	ParetoH  float64 `json:"rand_pareto_h" opt:"rand-pareto-h" help:"pareto: the parameter h"`
+	ZipfExp  float64 `json:"rand_zipfian_exp" opt:"rand-zipfian-exp" help:"zipfian: the exponent (theta)"` // from sysbench 1.1 (master): 1.0.20 has no zipfian
 }
 
 // DefaultDist is sysbench 1.0.20's default: --rand-type=special --rand-spec-iter=12

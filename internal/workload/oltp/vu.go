@@ -9,9 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
-
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
@@ -103,6 +100,7 @@ var layouts = [nSQL][]cell{
 // Statements returns the statement types a workload can run under o (the engine's list) and, for
 // each St constant, its index in that list (-1 when the workload never runs it).
 func (w *Workload) Statements(o Options) ([]workload.Statement, [nStmt]int) {
+	o.Resolve(w)
 	var use [nStmt]bool
 	for _, p := range w.ops {
 		if !o.active(w, p) {
@@ -184,8 +182,8 @@ const maxRestarts = 100
 type VU struct {
 	w        *Workload
 	o        Options
-	dialect  string
-	pg       bool
+	dialect  target.Dialect
+	cells    target.Cells // the driver's allocation-free arguments, when it has them
 	simple   bool
 	trx      bool
 	beginSQL string
@@ -206,7 +204,6 @@ type VU struct {
 	q     map[string]string
 
 	// Parameter cells and the argument lists built on them.
-	pi      [2]pgInt
 	ci      [2]int64
 	cbuf    []byte
 	padbuf  []byte
@@ -226,7 +223,8 @@ type VU struct {
 }
 
 // NewVU makes VU id; its random stream depends on the run seed and id only.
-func NewVU(id int, dialect string, vo VUOptions) (*VU, error) {
+func NewVU(id int, dialect target.Dialect, vo VUOptions) (*VU, error) {
+	vo.Options.Resolve(vo.Workload)
 	q, err := stmtMap(dialect, "txn.sql")
 	if err != nil {
 		return nil, err
@@ -236,7 +234,7 @@ func NewVU(id int, dialect string, vo VUOptions) (*VU, error) {
 		return nil, err
 	}
 	w, o := vo.Workload, vo.Options
-	v := &VU{w: w, o: o, dialect: dialect, pg: dialect == "postgres", simple: o.Protocol == ProtocolSimple,
+	v := &VU{w: w, o: o, dialect: dialect, simple: o.Protocol == ProtocolSimple,
 		trx: w.UsesTrx(o), tables: vo.Tables, size: uint32(vo.TableSize), r: NewRand(vo.Seed, uint64(id)+1<<40),
 		dist: *d, cnt: vo.Counters, q: q}
 	if v.cnt == nil {
@@ -292,7 +290,7 @@ func NewVU(id int, dialect string, vo VUOptions) (*VU, error) {
 		}
 		base, ok := q[sqlNames[k]]
 		if !ok {
-			return nil, fmt.Errorf("oltp: txn.sql for %s has no statement %s", dialect, sqlNames[k])
+			return nil, fmt.Errorf("oltp: txn.sql for %s has no statement %s", dialect.Name, sqlNames[k])
 		}
 		for n := 1; n <= v.tables; n++ {
 			text := forTable(base, n, 0)
@@ -307,22 +305,9 @@ func NewVU(id int, dialect string, vo VUOptions) (*VU, error) {
 	v.cbuf = make([]byte, len(CTemplate))
 	v.padbuf = make([]byte, len(PadTemplate))
 	v.cBox, v.padBox = v.cbuf, v.padbuf
-	v.textArg = []any{&v.textDst}
-	v.sumArg = []any{&v.sumDst}
 	v.textDst.b = make([]byte, 0, 128)
-	if v.simple && v.pg {
-		// pgx describes a query text it has not prepared (an extra round trip) before sending it
-		// with the extended protocol; this option, passed where the arguments go, makes it send
-		// the text as one simple-protocol Query message. (Exec without arguments already does.)
-		v.noArgs = []any{pgx.QueryExecModeSimpleProtocol}
-	}
 	for k := sqlKind(0); k < nSQL; k++ {
 		v.args[k] = make([]any, len(layouts[k]))
-		if v.pg {
-			for i, c := range layouts[k] {
-				v.args[k][i] = v.pgCell(c)
-			}
-		}
 	}
 	return v, nil
 }
@@ -336,14 +321,15 @@ func strs(n, l int) [][]byte {
 	return s
 }
 
-// pgCell is what pgx is given for a cell: pointers to the integer cells, and the string buffers
-// boxed once. Their contents change; the interface values do not, so setting them allocates nothing.
-func (v *VU) pgCell(c cell) any {
+// cellArg is what a Cells driver is given for a cell: the integer cells through the target's
+// cells, and the string buffers boxed once. Their contents change; the interface values do not, so
+// setting them allocates nothing.
+func (v *VU) cellArg(c cell) any {
 	switch c {
 	case cellI0:
-		return &v.pi[0]
+		return v.cells.IntCell(&v.ci[0])
 	case cellI1:
-		return &v.pi[1]
+		return v.cells.IntCell(&v.ci[1])
 	case cellC:
 		return v.cBox
 	}
@@ -354,6 +340,20 @@ func (v *VU) pgCell(c cell) any {
 // prepare_for_each_table does. With --protocol simple nothing is prepared.
 func (v *VU) Bind(ctx context.Context, c target.Conn) error {
 	v.c = c
+	v.cells, _ = c.(target.Cells)
+	v.textArg, v.sumArg, v.noArgs = []any{&v.textDst}, []any{&v.sumDst}, nil
+	if v.cells != nil {
+		v.textArg = []any{v.cells.BytesDest(&v.textDst.b)}
+		v.sumArg = []any{v.cells.NullIntDest(&v.sumDst.v, &v.sumDst.valid)}
+		if v.simple {
+			v.noArgs = v.cells.SimpleArgs() // (Exec without arguments already sends one message)
+		}
+		for k := sqlKind(0); k < nSQL; k++ {
+			for i, cl := range layouts[k] {
+				v.args[k][i] = v.cellArg(cl)
+			}
+		}
+	}
 	if v.simple {
 		return nil
 	}
@@ -531,15 +531,15 @@ func (v *VU) run(ctx context.Context, p *phase) error {
 
 // set fills the two integer cells.
 func (v *VU) set(i0, i1 int64) {
-	v.pi[0].v, v.pi[1].v = i0, i1
 	v.ci[0], v.ci[1] = i0, i1
 }
 
-// argsFor returns the prepared statement's arguments. For pgx they are fixed (see pgCell); for
-// database/sql drivers, which convert every argument anyway, the values are boxed on each call.
+// argsFor returns the prepared statement's arguments. With the driver's cells they are fixed (see
+// cellArg); for database/sql drivers, which convert every argument anyway, the values are boxed on
+// each call.
 func (v *VU) argsFor(k sqlKind) []any {
 	a := v.args[k]
-	if v.pg {
+	if v.cells != nil {
 		return a
 	}
 	for i, c := range layouts[k] {
@@ -560,7 +560,7 @@ func (v *VU) argsFor(k sqlKind) []any {
 // strArg is a CHAR parameter: the reused buffer for MySQL, a string for SQLite, whose driver
 // would store a []byte as a BLOB.
 func (v *VU) strArg(b []byte, box any) any {
-	if v.dialect == "sqlite" {
+	if v.dialect.BytesAsBlob {
 		return string(b)
 	}
 	return box
@@ -708,22 +708,9 @@ func isDuplicateKey(err error) bool {
 	return strings.Contains(m, "Error 1062") || strings.Contains(m, "UNIQUE constraint failed")
 }
 
-// pgInt is an integer parameter that pgx encodes through its pointer (pgtype.Int64Valuer): an
-// int64 stored in an interface would allocate on every statement.
-type pgInt struct{ v int64 }
-
-// Int64Value implements pgtype.Int64Valuer.
-func (p *pgInt) Int64Value() (pgtype.Int8, error) { return pgtype.Int8{Int64: p.v, Valid: true}, nil }
-
-// textBuf receives a text column into a buffer it reuses: pgx hands it the bytes it received
-// (pgtype.BytesScanner), database/sql the driver's value (sql.Scanner).
+// textBuf receives a text column into a buffer it reuses: a Cells driver through its BytesDest,
+// database/sql through Scan.
 type textBuf struct{ b []byte }
-
-// ScanBytes implements pgtype.BytesScanner.
-func (t *textBuf) ScanBytes(src []byte) error {
-	t.b = append(t.b[:0], src...)
-	return nil
-}
 
 // Scan implements sql.Scanner.
 func (t *textBuf) Scan(src any) error {
@@ -744,12 +731,6 @@ func (t *textBuf) Scan(src any) error {
 type intBuf struct {
 	v     int64
 	valid bool
-}
-
-// ScanInt64 implements pgtype.Int64Scanner.
-func (n *intBuf) ScanInt64(v pgtype.Int8) error {
-	n.v, n.valid = v.Int64, v.Valid
-	return nil
 }
 
 // Scan implements sql.Scanner.

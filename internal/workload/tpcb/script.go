@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cairn-bench/cairn/internal/sqlfile"
+	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -118,7 +118,7 @@ func (s *Stmt) AppendSimple(b []byte, vars *[numVars]int64) []byte {
 
 // compile turns a statement of txn.sql into its prepared form: each :variable becomes the next
 // parameter, numbered in order of appearance as pgbench's parseQuery numbers them.
-func compile(dialect, name, text string) (*Stmt, error) {
+func compile(dialect target.Dialect, name, text string) (*Stmt, error) {
 	s := &Stmt{Name: name, Text: text}
 	var prep strings.Builder
 	lit := 0
@@ -141,11 +141,7 @@ func compile(dialect, name, text string) (*Stmt, error) {
 		}
 		prep.WriteString(text[lit:i])
 		s.Args = append(s.Args, v)
-		if dialect == "postgres" {
-			prep.WriteString("$" + strconv.Itoa(len(s.Args)))
-		} else {
-			prep.WriteByte('?')
-		}
+		prep.WriteString(dialect.Placeholder(len(s.Args)))
 		s.pieces = append(s.pieces, piece{lit: text[lit:i], v: v})
 		lit = j
 		i = j - 1
@@ -175,21 +171,16 @@ type Compiled struct {
 }
 
 // Compile reads the dialect's txn.sql and compiles the script's statements.
-func Compile(dialect string, sc *Script) (*Compiled, error) {
-	b, err := sqlFS.ReadFile("sql/" + dialect + "/txn.sql")
-	if err != nil {
-		return nil, fmt.Errorf("tpcb has no statements for %s", dialect)
-	}
-	all, err := sqlfile.Parse(string(b))
+func Compile(dialect target.Dialect, sc *Script) (*Compiled, error) {
+	m, err := stmtMap(dialect, "txn.sql")
 	if err != nil {
 		return nil, err
 	}
-	m := sqlfile.Map(all)
 	c := &Compiled{Script: sc, Txn: len(sc.Stmts) > 0 && sc.Stmts[0] == "begin"}
 	for _, n := range sc.Stmts {
 		text, ok := m[n]
 		if !ok {
-			return nil, fmt.Errorf("tpcb: %s/txn.sql lacks statement %s", dialect, n)
+			return nil, fmt.Errorf("tpcb: %s/txn.sql lacks statement %s", dialect.Name, n)
 		}
 		s, err := compile(dialect, n, text)
 		if err != nil {

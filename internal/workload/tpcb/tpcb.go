@@ -23,21 +23,15 @@ import (
 //go:embed sql
 var sqlFS embed.FS
 
+var sqlFiles = sqlfile.Files{FS: sqlFS, Owner: "tpcb"}
+
 // stmts returns the named statements of one file of a dialect.
-func stmts(dialect, file string) ([]sqlfile.Stmt, error) {
-	b, err := sqlFS.ReadFile("sql/" + dialect + "/" + file)
-	if err != nil {
-		return nil, fmt.Errorf("tpcb has no %s for %s", file, dialect)
-	}
-	return sqlfile.Parse(string(b))
+func stmts(d target.Dialect, file string) ([]sqlfile.Stmt, error) {
+	return sqlFiles.Stmts(d.Chain(), file)
 }
 
-func stmtMap(dialect, file string) (map[string]string, error) {
-	s, err := stmts(dialect, file)
-	if err != nil {
-		return nil, err
-	}
-	return sqlfile.Map(s), nil
+func stmtMap(d target.Dialect, file string) (map[string]string, error) {
+	return sqlFiles.Map(d.Chain(), file)
 }
 
 // tables are pgbench's tables; they are all that prepare creates, with the meta table.
@@ -124,7 +118,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		o.Fillfactor = 100
 	}
 	d := t.Dialect()
-	admin, err := stmtMap(d, "admin.sql")
+	session, err := workload.LoadSession(d)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +143,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	}
 
 	phase("generate")
-	if err := load(ctx, t, o, admin["load_session"]); err != nil {
+	if err := load(ctx, t, o, session); err != nil {
 		return nil, err
 	}
 	all, err := stmts(d, "admin.sql")
@@ -177,7 +171,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		// In parallel: pgbench_accounts' key is nearly all the work, but the small ones need not
 		// wait for it. SQLite has one writer at a time.
 		k := o.Loaders
-		if d == "sqlite" {
+		if d.SingleWriter {
 			k = 1
 		}
 		if err := workload.Parallel(ctx, t, k, len(keys), nil, func(ctx context.Context, c target.Conn, i int) error {
@@ -189,7 +183,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 			return nil, err
 		}
 	}
-	if q := admin["analyze"]; q != "" {
+	if q := sqlfile.Map(all)["analyze"]; q != "" {
 		phase("analyze")
 		if err := workload.ExecAll(ctx, c, q); err != nil {
 			return nil, fmt.Errorf("analyze: %w", err)
@@ -280,7 +274,7 @@ type loadJob struct {
 func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL string) error {
 	g := Gen{}
 	loaders := o.Loaders
-	if t.Dialect() == "sqlite" {
+	if t.Dialect().SingleWriter {
 		g.Filler = strings.Repeat(" ", 84)
 		loaders = 1 // one writer at a time is all SQLite allows
 	}

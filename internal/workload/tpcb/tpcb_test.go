@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -93,7 +94,7 @@ func TestCompile(t *testing.T) {
 		{"sqlite", "begin", "BEGIN IMMEDIATE", nil, workload.ClassOther},
 	} {
 		sc := &Script{Name: "t", Stmts: []string{tc.name}}
-		c, err := Compile(tc.dialect, sc)
+		c, err := Compile(testutil.Dialect(t, tc.dialect), sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestCompile(t *testing.T) {
 // TestSimpleText checks --protocol simple's statements: the values written where pgbench's
 // variables were, the rest of the text as in txn.sql.
 func TestSimpleText(t *testing.T) {
-	c, err := Compile("postgres", &Scripts[0])
+	c, err := Compile(testutil.Dialect(t, "postgres"), &Scripts[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestSimpleText(t *testing.T) {
 func TestScriptsPerDialect(t *testing.T) {
 	for _, d := range []string{"postgres", "mysql", "sqlite"} {
 		for i := range Scripts {
-			c, err := Compile(d, &Scripts[i])
+			c, err := Compile(testutil.Dialect(t, d), &Scripts[i])
 			if err != nil {
 				t.Fatalf("%s %s: %v", d, Scripts[i].Name, err)
 			}
@@ -163,7 +164,7 @@ func TestScriptsPerDialect(t *testing.T) {
 			}
 		}
 	}
-	sel, _ := Compile("postgres", &Scripts[2])
+	sel, _ := Compile(testutil.Dialect(t, "postgres"), &Scripts[2])
 	if len(sel.Stmts) != 1 || sel.Txn || !sel.Stmts[0].Row {
 		t.Errorf("select-only: %d statements, txn %v", len(sel.Stmts), sel.Txn)
 	}

@@ -3,8 +3,6 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,40 +13,6 @@ import (
 	"github.com/cairn-bench/cairn/internal/testutil"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
-
-// checkTarget opens the database for an integration test: SQLite in a temporary directory, the
-// servers from CAIRN_TEST_PG / CAIRN_TEST_MYSQL. An unreachable server skips the test, unless
-// CAIRN_TEST_REQUIRE names it (CI), which fails it.
-func checkTarget(t *testing.T, kind string) target.Target {
-	t.Helper()
-	var url string
-	switch kind {
-	case "sqlite":
-		url = "sqlite://" + filepath.Join(t.TempDir(), "check.db")
-	case "postgres":
-		url = envOr("CAIRN_TEST_PG", "postgres://cairn:cairn@127.0.0.1:5432/cairn_check")
-	case "mysql":
-		url = envOr("CAIRN_TEST_MYSQL", "mysql://cairn:cairn@127.0.0.1:3306/cairn_check")
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	tg, err := target.Open(ctx, url)
-	if err != nil {
-		if kind == "sqlite" || testutil.Required(kind) {
-			t.Fatalf("open %s: %v", target.Redact(url), err)
-		}
-		t.Skipf("%s not reachable (set CAIRN_TEST_REQUIRE=%s to fail instead): %v", kind, kind, err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
 
 func TestCheckSelected(t *testing.T) {
 	for _, tc := range []struct {
@@ -75,7 +39,7 @@ func TestCheckSelected(t *testing.T) {
 // TestCheckStatementsPresent makes sure every dialect has every statement the conditions name.
 func TestCheckStatementsPresent(t *testing.T) {
 	for _, d := range []string{"postgres", "mysql", "sqlite"} {
-		m, err := stmtMap(d, "check.sql")
+		m, err := stmtMap(testutil.Dialect(t, d), "check.sql")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,9 +58,15 @@ func TestCheckStatementsPresent(t *testing.T) {
 	}
 }
 
-func TestCheckSQLite(t *testing.T)   { testCheck(t, "sqlite") }
-func TestCheckPostgres(t *testing.T) { testCheck(t, "postgres") }
-func TestCheckMySQL(t *testing.T)    { testCheck(t, "mysql") }
+// TestCheck runs the checks on every registered database.
+func TestCheck(t *testing.T) {
+	for _, tg := range testutil.Targets() {
+		t.Run(tg.Name, func(t *testing.T) {
+			db, _ := testutil.Open(t, tg.URL(t))
+			testCheck(t, db)
+		})
+	}
+}
 
 // corruption is one deliberate inconsistency: statements that make it, the offending keys each
 // condition must then report (in key order; every other condition must pass), and statements that
@@ -183,8 +153,7 @@ func customerKeys(w, d, from, to int) []string {
 	return s
 }
 
-func testCheck(t *testing.T, kind string) {
-	tg := checkTarget(t, kind)
+func testCheck(t *testing.T, tg target.Target) {
 	ctx := t.Context()
 	if _, err := Cleanup(ctx, tg); err != nil { // a previous run that died may have left tables
 		t.Fatalf("cleanup before: %v", err)
@@ -205,7 +174,7 @@ func testCheck(t *testing.T, kind string) {
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	t.Logf("%s: prepared 1 warehouse in %.1fs", kind, time.Since(start).Seconds())
+	t.Logf("%s: prepared 1 warehouse in %.1fs", tg.Name(), time.Since(start).Seconds())
 
 	// Freshly loaded: every condition holds, 11 included.
 	conds, err := Check(ctx, tg, true, true)
@@ -217,12 +186,12 @@ func testCheck(t *testing.T, kind string) {
 	for _, c := range conds {
 		nums = append(nums, c.Number)
 		total += c.Seconds
-		t.Logf("%s: condition %2d %-62s %-6v %.3fs", kind, c.Number, c.Title, c.Passed, c.Seconds)
+		t.Logf("%s: condition %2d %-62s %-6v %.3fs", tg.Name(), c.Number, c.Title, c.Passed, c.Seconds)
 		if !c.Passed || c.Violations != 0 || len(c.Examples) != 0 {
 			t.Errorf("fresh load: condition %d (%s) failed: %d violations, e.g. %v", c.Number, c.Title, c.Violations, c.Examples)
 		}
 	}
-	t.Logf("%s: all 12 conditions in %.2fs", kind, total)
+	t.Logf("%s: all 12 conditions in %.2fs", tg.Name(), total)
 	if want := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}; !slices.Equal(nums, want) {
 		t.Fatalf("conditions checked %v, want %v", nums, want)
 	}

@@ -16,7 +16,7 @@ import (
 func (v *VU) bindProcs(ctx context.Context) error {
 	calls, err := stmtMap(v.dialect, "calls.sql")
 	if err != nil {
-		return fmt.Errorf("--mode procs is not available for %s: %w", v.dialect, err)
+		return fmt.Errorf("--mode procs is not available for %s: %w", v.dialect.Name, err)
 	}
 	for name, q := range calls {
 		if err := v.c.Prepare(ctx, name, q); err != nil {

@@ -30,11 +30,8 @@ func TestProcsEquivalence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test: needs PostgreSQL and MariaDB/MySQL servers")
 	}
-	for _, s := range []struct {
-		name string
-		url  func(testing.TB) string // skips, or fails when CAIRN_TEST_REQUIRE names the server
-	}{{"postgres", testutil.PG}, {"mysql", testutil.MySQL}} {
-		t.Run(s.name, func(t *testing.T) { testProcsEquivalence(t, s.url(t)) })
+	for _, s := range testutil.Servers() { // a server skips, or fails when CAIRN_TEST_REQUIRE names it
+		t.Run(s.Name, func(t *testing.T) { testProcsEquivalence(t, s.URL(t)) })
 	}
 }
 
@@ -59,11 +56,11 @@ func procsWarehouses(t *testing.T) int {
 // pickRunSeed returns the first run seed from procsRunSeed on whose transactions (drawn without a
 // database: inputs never depend on results) include a requested New-Order rollback and, with
 // more than one warehouse, a remote order line and a remote payment, so those paths are compared.
-func pickRunSeed(t *testing.T, dialect string, meta *Meta) (uint64, Constants) {
+func pickRunSeed(t *testing.T, dialect target.Dialect, meta *Meta) (uint64, Constants) {
 	t.Helper()
 	for seed := uint64(procsRunSeed); seed < procsRunSeed+1000; seed++ {
 		rc := RunConstants(newRand(seed, 1<<40), meta.Load)
-		vu, err := NewVU(0, dialect, RunOptions{Mode: ModeSQL, Seed: seed, Meta: *meta, Run: rc})
+		vu, err := NewVU(0, dialect, VUConfig{Mode: ModeSQL, Seed: seed, Meta: *meta, Run: rc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,6 +105,9 @@ type modeRun struct {
 func testProcsEquivalence(t *testing.T, url string) {
 	tg := openTestTarget(t, url)
 	t.Cleanup(func() { tg.Close() }) // runs after the schema cleanup below (cleanups run last first)
+	if !tg.Dialect().Procedures {
+		t.Skipf("%s has no stored procedures to compare", tg.Name())
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if _, err := Cleanup(ctx, tg); err != nil {
@@ -170,7 +170,7 @@ func runMode(ctx context.Context, t *testing.T, tg target.Target, mode string) m
 
 	seed, rc := pickRunSeed(t, tg.Dialect(), meta)
 	r.seed = seed
-	vu, err := NewVU(0, tg.Dialect(), RunOptions{Mode: mode, Seed: seed, Meta: *meta, Run: rc})
+	vu, err := NewVU(0, tg.Dialect(), VUConfig{Mode: mode, Seed: seed, Meta: *meta, Run: rc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func runMode(ctx context.Context, t *testing.T, tg target.Target, mode string) m
 	if errs := consistency(ctx, t, c, tg.Dialect()); len(errs) > 0 {
 		t.Errorf("%s: database inconsistent after the run: %s", mode, strings.Join(errs, "; "))
 	}
-	if mode == ModeProcs && tg.Dialect() == "postgres" {
+	if mode == ModeProcs && tg.Dialect().Name == "postgres" {
 		procsAllocs(ctx, t, vu)
 	}
 	c.Close()
@@ -247,15 +247,15 @@ func compareFingerprints(t *testing.T, what string, a, b map[string]string) {
 }
 
 // txt renders a SQL expression as text, NULL as "~", so every dialect scans it into a string.
-func txt(dialect, expr string) string {
-	if dialect == "postgres" {
+func txt(dialect target.Dialect, expr string) string {
+	if dialect.Name == "postgres" {
 		return "COALESCE((" + expr + ")::text, '~')"
 	}
 	return "COALESCE(CAST(" + expr + " AS CHAR), '~')"
 }
 
 // selectText builds "SELECT txt(e1), txt(e2), … FROM rest".
-func selectText(dialect string, exprs []string, rest string) string {
+func selectText(dialect target.Dialect, exprs []string, rest string) string {
 	cols := make([]string, len(exprs))
 	for i, e := range exprs {
 		cols[i] = txt(dialect, e)
@@ -298,7 +298,7 @@ func aggs(cols ...string) []string {
 
 // fingerprint describes every table, timestamps aside: aggregates over all rows, and a hash of
 // the rows a run can write (compared exactly between the modes).
-func fingerprint(ctx context.Context, t *testing.T, c target.Conn, d string) map[string]string {
+func fingerprint(ctx context.Context, t *testing.T, c target.Conn, d target.Dialect) map[string]string {
 	t.Helper()
 	isNull := func(col string) string { return "SUM(CASE WHEN " + col + " IS NULL THEN 1 ELSE 0 END)" }
 	digitFirst := "SUM(CASE WHEN SUBSTR(c_data, 1, 1) BETWEEN '0' AND '9' THEN 1 ELSE 0 END)"
@@ -368,7 +368,7 @@ func fingerprint(ctx context.Context, t *testing.T, c target.Conn, d string) map
 
 // consistency runs the consistency conditions that hold after any run (clause 3.3.2.1–4, 8–10,
 // 12; 11 holds only until the first Delivery) and returns the violated ones.
-func consistency(ctx context.Context, t *testing.T, c target.Conn, d string) []string {
+func consistency(ctx context.Context, t *testing.T, c target.Conn, d target.Dialect) []string {
 	t.Helper()
 	delivered := `(SELECT o_w_id AS w, o_d_id AS d, o_c_id AS cid, SUM(ol_amount) AS s FROM orders
 		JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id

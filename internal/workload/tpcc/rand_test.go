@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"github.com/cairn-bench/cairn/internal/testutil"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -137,23 +138,23 @@ func TestChooseExactlyAndPermutation(t *testing.T) {
 
 func TestExpandRows(t *testing.T) {
 	q := "SELECT x FROM t WHERE a = $1 AND (b, c) IN ({{row (?, ?)}}) FOR UPDATE"
-	got, _ := ExpandRows("postgres", q, 3)
+	got, _ := ExpandRows(testutil.Dialect(t, "postgres"), q, 3)
 	want := "SELECT x FROM t WHERE a = $1 AND (b, c) IN (($2, $3), ($4, $5), ($6, $7)) FOR UPDATE"
 	if got != want {
 		t.Fatalf("postgres:\n got %s\nwant %s", got, want)
 	}
-	got, _ = ExpandRows("mysql", "SELECT 1 WHERE a IN ({{row ?}})", 2)
+	got, _ = ExpandRows(testutil.Dialect(t, "mysql"), "SELECT 1 WHERE a IN ({{row ?}})", 2)
 	if got != "SELECT 1 WHERE a IN (?, ?)" {
 		t.Fatalf("mysql: got %s", got)
 	}
 	// Several sections, {{each}} joined by spaces, and a ? between sections numbered in text order.
 	q = "UPDATE t SET a = CASE k {{each WHEN ? THEN ?}} END, b = b + ? WHERE k IN ({{row ?}}) AND z = $1"
-	got, _ = ExpandRows("postgres", q, 2)
+	got, _ = ExpandRows(testutil.Dialect(t, "postgres"), q, 2)
 	want = "UPDATE t SET a = CASE k WHEN $2 THEN $3 WHEN $4 THEN $5 END, b = b + $6 WHERE k IN ($7, $8) AND z = $1"
 	if got != want {
 		t.Fatalf("postgres, sections:\n got %s\nwant %s", got, want)
 	}
-	if _, err := ExpandRows("mysql", "SELECT {{row ?", 2); err == nil {
+	if _, err := ExpandRows(testutil.Dialect(t, "mysql"), "SELECT {{row ?", 2); err == nil {
 		t.Fatal("an unterminated template expanded without error")
 	}
 }

@@ -21,21 +21,15 @@ import (
 //go:embed sql
 var sqlFS embed.FS
 
+var sqlFiles = sqlfile.Files{FS: sqlFS, Owner: "tpcc"}
+
 // stmts returns the named statements of one file of a dialect.
-func stmts(dialect, file string) ([]sqlfile.Stmt, error) {
-	b, err := sqlFS.ReadFile("sql/" + dialect + "/" + file)
-	if err != nil {
-		return nil, fmt.Errorf("tpcc has no %s for %s", file, dialect)
-	}
-	return sqlfile.Parse(string(b))
+func stmts(d target.Dialect, file string) ([]sqlfile.Stmt, error) {
+	return sqlFiles.Stmts(d.Chain(), file)
 }
 
-func stmtMap(dialect, file string) (map[string]string, error) {
-	s, err := stmts(dialect, file)
-	if err != nil {
-		return nil, err
-	}
-	return sqlfile.Map(s), nil
+func stmtMap(d target.Dialect, file string) (map[string]string, error) {
+	return sqlFiles.Map(d.Chain(), file)
 }
 
 // Meta is what prepare records in cairn_tpcc_meta; run and check read it back.
@@ -108,7 +102,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	}
 	defer c.Close()
 	d := t.Dialect()
-	if o.Partition && d == "sqlite" {
+	if o.Partition && d.Partitions == "" {
 		o.Partition = false
 	}
 	procs, err := procedures(d, o.Procedures)
@@ -138,7 +132,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	if o.Rows == nil {
 		o.Rows = new(atomic.Int64)
 	}
-	admin, err := stmtMap(d, "admin.sql")
+	session, err := workload.LoadSession(d)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +155,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	}
 
 	phase("load")
-	if err := load(ctx, t, o, m, admin["load_session"]); err != nil {
+	if err := load(ctx, t, o, m, session); err != nil {
 		return nil, err
 	}
 	phase("indexes")
@@ -187,6 +181,10 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		m.Procedures = true
 	}
 	phase("analyze")
+	admin, err := stmtMap(d, "admin.sql")
+	if err != nil {
+		return nil, err
+	}
 	if err := workload.ExecAll(ctx, c, admin["analyze"]); err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
 	}
@@ -199,15 +197,15 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 
 func partitions(o PrepareOptions) int { return min(o.Warehouses, 32) }
 
-func partitionClause(dialect, q string, o PrepareOptions) string {
+func partitionClause(d target.Dialect, q string, o PrepareOptions) string {
 	clause := func(col string) string {
 		if !o.Partition {
 			return ""
 		}
-		switch dialect {
-		case "postgres":
+		switch d.Partitions {
+		case "tables":
 			return "PARTITION BY HASH (" + col + ")"
-		case "mysql":
+		case "clause":
 			return fmt.Sprintf("PARTITION BY HASH (%s) PARTITIONS %d", col, partitions(o))
 		}
 		return ""
@@ -218,7 +216,7 @@ func partitionClause(dialect, q string, o PrepareOptions) string {
 }
 
 // planned lists what prepare will create, to refuse objects of those names that are not its own.
-func planned(o PrepareOptions, dialect string, procs []sqlfile.Stmt) []workload.Object {
+func planned(o PrepareOptions, dialect target.Dialect, procs []sqlfile.Stmt) []workload.Object {
 	var out []workload.Object
 	for _, n := range tableNames {
 		out = append(out, workload.Table(n))
@@ -232,10 +230,10 @@ func planned(o PrepareOptions, dialect string, procs []sqlfile.Stmt) []workload.
 	return out
 }
 
-// partitionNames are PostgreSQL's partitions of orders and order_line, tables of their own:
-// TABLE_pI is the partition of remainder I.
-func partitionNames(o PrepareOptions, dialect string) []string {
-	if !o.Partition || dialect != "postgres" {
+// partitionNames are the partitions of orders and order_line where they are tables of their own
+// (PostgreSQL): TABLE_pI is the partition of remainder I.
+func partitionNames(o PrepareOptions, d target.Dialect) []string {
+	if !o.Partition || d.Partitions != "tables" {
 		return nil
 	}
 	var out []string
@@ -247,7 +245,7 @@ func partitionNames(o PrepareOptions, dialect string) []string {
 	return out
 }
 
-func createPartitions(ctx context.Context, s *workload.Schema, c target.Conn, dialect string, o PrepareOptions) error {
+func createPartitions(ctx context.Context, s *workload.Schema, c target.Conn, dialect target.Dialect, o PrepareOptions) error {
 	n := partitions(o)
 	for _, name := range partitionNames(o, dialect) {
 		i := strings.LastIndex(name, "_p")
@@ -290,8 +288,8 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessi
 			loadJob{"district", wid, func(rw target.RowWriter) error { return g.Districts(rw, wid) }})
 	}
 	loaders := o.Loaders
-	if t.Dialect() == "sqlite" {
-		loaders = 1 // one writer at a time is all SQLite allows
+	if t.Dialect().SingleWriter {
+		loaders = 1
 	}
 	setup := func(ctx context.Context, c target.Conn) error {
 		if sessionSQL == "" {
@@ -317,14 +315,11 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessi
 
 // procedures returns the server-side transactions to create: none where the dialect has none or
 // they were not asked for.
-func procedures(dialect string, want bool) ([]sqlfile.Stmt, error) {
-	if !want {
+func procedures(d target.Dialect, want bool) ([]sqlfile.Stmt, error) {
+	if !want || !d.Procedures || !sqlFiles.Has(d.Chain(), "procs.sql") {
 		return nil, nil
 	}
-	if _, err := sqlFS.ReadFile("sql/" + dialect + "/procs.sql"); err != nil {
-		return nil, nil
-	}
-	return stmts(dialect, "procs.sql")
+	return stmts(d, "procs.sql")
 }
 
 // Cleanup drops everything prepare created, and nothing else; it returns the schema as it was.

@@ -35,8 +35,8 @@ var (
 	thinkSec  = [5]float64{12, 12, 10, 5, 5}
 )
 
-// RunOptions configure the VUs.
-type RunOptions struct {
+// VUConfig configures the VUs.
+type VUConfig struct {
 	Mode          string // "sql" or "procs"
 	AllWarehouses bool
 	Seed          uint64
@@ -88,8 +88,8 @@ type line struct {
 
 // VU is one TPC-C terminal.
 type VU struct {
-	opt        RunOptions
-	dialect    string
+	opt        VUConfig
+	dialect    target.Dialect
 	q          map[string]string
 	c          target.Conn
 	r          *rand.Rand
@@ -123,7 +123,7 @@ type VU struct {
 }
 
 // NewVU makes terminal id: home warehouse and district spread evenly over the VUs.
-func NewVU(id int, dialect string, opt RunOptions) (*VU, error) {
+func NewVU(id int, dialect target.Dialect, opt VUConfig) (*VU, error) {
 	q, err := stmtMap(dialect, "txn.sql")
 	if err != nil {
 		return nil, err
@@ -181,12 +181,12 @@ func (v *VU) stmt(ctx context.Context, name string, n int) (string, error) {
 // ExpandRows repeats each "{{row …}}" part of q n times joined by commas, and each "{{each …}}"
 // part n times joined by spaces (for CASE … WHEN arms). On PostgreSQL every ? becomes $k, numbered
 // on from the statement's highest $n, in textual order: the arguments follow the text.
-func ExpandRows(dialect, q string, n int) (string, error) {
+func ExpandRows(d target.Dialect, q string, n int) (string, error) {
 	if !strings.Contains(q, "{{") {
 		return q, nil
 	}
 	next := 1
-	if dialect == "postgres" {
+	if d.Dollar {
 		for k := 1; k < 100; k++ {
 			if strings.Contains(q, "$"+strconv.Itoa(k)) {
 				next = k + 1
@@ -196,7 +196,7 @@ func ExpandRows(dialect, q string, n int) (string, error) {
 	var b strings.Builder
 	emit := func(s string) {
 		for _, ch := range s {
-			if ch == '?' && dialect == "postgres" {
+			if ch == '?' && d.Dollar {
 				b.WriteString("$" + strconv.Itoa(next))
 				next++
 				continue

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/workload/tpch/dbgen"
 )
 
@@ -24,24 +24,24 @@ import (
 func ParseSF(s string) (float64, error) {
 	sf, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(sf) || math.IsInf(sf, 0) {
-		return 0, target.Usagef("--sf %q is not a number: give a scale factor such as 1, 10 or 0.01", s)
+		return 0, options.Errorf("sf", strconv.Quote(s), "is not a number: give a scale factor such as 1, 10 or 0.01")
 	}
 	if sf <= 0 {
-		return 0, target.Usagef("--sf %s: the scale factor must be positive (1 is about 1 GB; 0.01 is the smallest usual one)", s)
+		return 0, options.Errorf("sf", s, "the scale factor must be positive (1 is about 1 GB; 0.01 is the smallest usual one)")
 	}
 	// dbgen scales by whole thousandths below 1 and by integers from 1 on; it silently truncates
 	// anything finer (1.5 gives SF 1's data), so such values are refused rather than relabelled.
 	if sf < 0.001 {
-		return 0, target.Usagef("--sf %s is too small: dbgen's smallest scale factor is 0.001", s)
+		return 0, options.Errorf("sf", s, "too small: dbgen's smallest scale factor is 0.001")
 	}
 	if sf < 1 && math.Abs(sf*1000-math.Round(sf*1000)) > 1e-6 {
-		return 0, target.Usagef("--sf %s: below 1, dbgen scales in steps of 0.001 (use e.g. 0.01 or 0.125)", s)
+		return 0, options.Errorf("sf", s, "below 1, dbgen scales in steps of 0.001 (use e.g. 0.01 or 0.125)")
 	}
 	if sf > 1 && sf != math.Trunc(sf) {
-		return 0, target.Usagef("--sf %s: from 1 on, dbgen takes whole scale factors only (use e.g. 1, 10 or 30)", s)
+		return 0, options.Errorf("sf", s, "from 1 on, dbgen takes whole scale factors only (use e.g. 1, 10 or 30)")
 	}
 	if sf > 100000 {
-		return 0, target.Usagef("--sf %s: the largest scale factor the TPC defines is 100000", s)
+		return 0, options.Errorf("sf", s, "the largest scale factor the TPC defines is 100000")
 	}
 	return sf, nil
 }
@@ -55,7 +55,7 @@ func ParseTables(list string) ([]string, error) {
 	for _, n := range strings.Split(list, ",") {
 		n = strings.ToLower(strings.TrimSpace(n))
 		if !dbgen.Known(n) {
-			return nil, target.Usagef("--tables: unknown table %q (the tables are %s)", n, strings.Join(dbgen.Tables, ", "))
+			return nil, options.Errorf("tables", "", "unknown table %q (the tables are %s)", n, strings.Join(dbgen.Tables, ", "))
 		}
 		want[n] = true
 	}
@@ -71,10 +71,10 @@ func ParseTables(list string) ([]string, error) {
 // CheckParts validates --parts and --part.
 func CheckParts(part, parts int) error {
 	if parts < 1 {
-		return target.Usagef("--parts %d: need at least 1", parts)
+		return options.Errorf("parts", strconv.Itoa(parts), "need at least 1")
 	}
 	if part < 1 || part > parts {
-		return target.Usagef("--part %d is outside 1..%d (--parts %d)", part, parts, parts)
+		return options.Errorf("part", strconv.Itoa(part), "is outside 1..%d (--parts %d)", parts, parts)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package tpch
 import (
 	"bytes"
 	"context"
-	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -19,21 +18,6 @@ import (
 	"github.com/cairn-bench/cairn/internal/workload/tpch/dbgen"
 	"github.com/cairn-bench/cairn/internal/workload/tpch/queries"
 )
-
-//go:embed sql
-var sqlFS embed.FS
-
-func admin(dialect string) (map[string]string, error) {
-	b, err := sqlFS.ReadFile("sql/" + dialect + "/admin.sql")
-	if err != nil {
-		return nil, fmt.Errorf("tpch has no admin.sql for %s", dialect)
-	}
-	s, err := sqlfile.Parse(string(b))
-	if err != nil {
-		return nil, err
-	}
-	return sqlfile.Map(s), nil
-}
 
 // Footprint is what tpch creates: dbgen's eight tables. TPC-C has a customer and an orders table
 // too; each workload's record says whose they are.
@@ -121,7 +105,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		o.Rows = new(atomic.Int64)
 	}
 	d := t.Dialect()
-	a, err := admin(d)
+	session, err := workload.LoadSession(d)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +125,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 
 	phase("load")
 	dbgen.Warm()
-	rows, err := load(ctx, t, o, a["load_session"])
+	rows, err := load(ctx, t, o, session)
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +174,8 @@ func jobs(sf float64, k int) []loadJob {
 
 func load(ctx context.Context, t target.Target, o PrepareOptions, session string) (map[string]int64, error) {
 	k := max(o.Loaders, 1)
-	if t.Dialect() == "sqlite" {
-		k = 1 // one writer at a time
+	if t.Dialect().SingleWriter {
+		k = 1
 	}
 	js := jobs(o.SF, k)
 	var mu sync.Mutex
@@ -319,7 +303,7 @@ func buildIndexes(ctx context.Context, t target.Target, c target.Conn, k int) er
 			build = append(build, s)
 		}
 	}
-	if t.Dialect() == "sqlite" {
+	if t.Dialect().SingleWriter {
 		k = 1
 	}
 	// Longest first: lineitem's, then orders', then the rest in file order.

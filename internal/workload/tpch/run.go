@@ -39,10 +39,12 @@ type Outcome struct {
 	Streams           int      `json:"streams,omitempty"`
 	RefreshStream     bool     `json:"refresh_stream"`
 	RefreshSets       []int    `json:"refresh_sets,omitempty"`
-	PowerAtSize       *float64 `json:"power_at_size,omitempty"`
-	ThroughputAtSize  *float64 `json:"throughput_at_size,omitempty"`
-	QphH              *float64 `json:"qphh_at_size,omitempty"`
-	GeomeanSeconds    *float64 `json:"geomean_s,omitempty"`
+	// Q11Scaled: Q11's FRACTION was 0.0001/SF (clause 2.4.11.3), not the fixed 0.0001.
+	Q11Scaled        bool     `json:"q11_scaled"`
+	PowerAtSize      *float64 `json:"power_at_size,omitempty"`
+	ThroughputAtSize *float64 `json:"throughput_at_size,omitempty"`
+	QphH             *float64 `json:"qphh_at_size,omitempty"`
+	GeomeanSeconds   *float64 `json:"geomean_s,omitempty"`
 	// Adjusted lists the power-test intervals raised to max/1000 (clause 5.4.1.4).
 	Adjusted    []string `json:"adjusted,omitempty"`
 	Interrupted bool     `json:"interrupted"`
@@ -71,7 +73,7 @@ func MinStreams(sf float64) int {
 // A refresh pair that an earlier run left half applied is finished or undone first (Repaired).
 // meta.RefreshSets is advanced, and saved, as each pair completes (refresh.go).
 func Run(ctx context.Context, t target.Target, meta *Meta, o RunOptions) (*Outcome, error) {
-	out := &Outcome{SF: meta.SF, Streams: o.Streams, RefreshStream: o.Refresh}
+	out := &Outcome{SF: meta.SF, Streams: o.Streams, RefreshStream: o.Refresh, Q11Scaled: o.Q11Scaled}
 	j, err := openJournal(ctx, t, meta)
 	if err != nil {
 		return nil, err
@@ -229,7 +231,7 @@ func timedThen(stream int, name string, set int, event func(Timing, bool), f fun
 	return tm
 }
 
-func timedQuery(ctx context.Context, c *streamConn, dialect string, stream, q int, p queries.Params, event func(Timing, bool)) Timing {
+func timedQuery(ctx context.Context, c *streamConn, dialect target.Dialect, stream, q int, p queries.Params, event func(Timing, bool)) Timing {
 	tm := timed(stream, "Q"+strconv.Itoa(q), 0, func(tm Timing, end bool) {
 		tm.Params = p.String()
 		event(tm, end)

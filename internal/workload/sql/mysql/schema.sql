@@ -17,3 +17,6 @@ DELETE FROM META WHERE k = ?
 DROP TABLE IF EXISTS NAME
 -- name: drop_routine
 DROP PROCEDURE IF EXISTS NAME
+-- The session settings of every loading connection, whatever the workload (LoadSession).
+-- name: load_session
+SET unique_checks = 0, foreign_key_checks = 0

@@ -17,3 +17,6 @@ DELETE FROM META WHERE k = $1
 DROP TABLE IF EXISTS NAME
 -- name: drop_routine
 DROP FUNCTION IF EXISTS NAME
+-- The session settings of every loading connection, whatever the workload (LoadSession).
+-- name: load_session
+SET synchronous_commit = off

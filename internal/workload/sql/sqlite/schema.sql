@@ -15,3 +15,6 @@ DELETE FROM META WHERE k = ?
 DROP TABLE IF EXISTS NAME
 -- name: after_cleanup
 VACUUM
+-- The session settings of every loading connection, whatever the workload (LoadSession).
+-- name: load_session
+PRAGMA synchronous = OFF

@@ -54,24 +54,22 @@ func Columns(table string) []string {
 	return append([]string(nil), c...)
 }
 
-func stmts(dialect, file string) ([]sqlfile.Stmt, error) {
-	b, err := sqlFS.ReadFile("sql/" + dialect + "/" + file)
-	if err != nil {
-		return nil, fmt.Errorf("tpch has no %s for dialect %q", file, dialect)
-	}
-	return sqlfile.Parse(string(b))
-}
+var sqlFiles = sqlfile.Files{FS: sqlFS, Owner: "tpch"}
 
 // Schema returns the CREATE TABLE statements, one per table, named after the table. The tables
 // have no keys, so that loading is fast; Indexes adds them afterwards.
-func Schema(dialect string) ([]sqlfile.Stmt, error) { return stmts(dialect, "schema.sql") }
+func Schema(d target.Dialect) ([]sqlfile.Stmt, error) { return sqlFiles.Stmts(d.Chain(), "schema.sql") }
 
 // Indexes returns the statements that add the primary keys and the foreign-key indexes after the
 // load (and update the planner's statistics where a dialect needs it).
-func Indexes(dialect string) ([]sqlfile.Stmt, error) { return stmts(dialect, "indexes.sql") }
+func Indexes(d target.Dialect) ([]sqlfile.Stmt, error) {
+	return sqlFiles.Stmts(d.Chain(), "indexes.sql")
+}
 
 // Cleanup returns the statements that drop the tables (and anything the queries may leave).
-func Cleanup(dialect string) ([]sqlfile.Stmt, error) { return stmts(dialect, "cleanup.sql") }
+func Cleanup(d target.Dialect) ([]sqlfile.Stmt, error) {
+	return sqlFiles.Stmts(d.Chain(), "cleanup.sql")
+}
 
 // query is one query of one dialect: statements before the answer, the answer, statements after.
 type query struct {
@@ -84,26 +82,22 @@ var (
 )
 
 // load returns the parsed queries of a dialect, indexed 1..22.
-func load(dialect string) (*[Count + 1]query, error) {
+func load(d target.Dialect) (*[Count + 1]query, error) {
 	cacheMu.Lock()
 	defer cacheMu.Unlock()
-	if qs := cache[dialect]; qs != nil {
+	if qs := cache[d.Name]; qs != nil {
 		return qs, nil
 	}
-	qs, err := parseQueries(dialect)
+	list, err := sqlFiles.Stmts(d.Chain(), "queries.sql")
 	if err != nil {
 		return nil, err
 	}
-	cache[dialect] = qs
+	qs, err := parseQueryList(d.Name, list)
+	if err != nil {
+		return nil, err
+	}
+	cache[d.Name] = qs
 	return qs, nil
-}
-
-func parseQueries(dialect string) (*[Count + 1]query, error) {
-	list, err := stmts(dialect, "queries.sql")
-	if err != nil {
-		return nil, err
-	}
-	return parseQueryList(dialect, list)
 }
 
 // parseQueryList sorts the statements of a queries.sql: qN is the answer of query N, qN_before and
@@ -135,11 +129,11 @@ func parseQueryList(dialect string, list []sqlfile.Stmt) (*[Count + 1]query, err
 	return qs, nil
 }
 
-func get(dialect string, q int) (query, error) {
+func get(d target.Dialect, q int) (query, error) {
 	if q < 1 || q > Count {
 		return query{}, fmt.Errorf("tpch has no query %d (1..%d)", q, Count)
 	}
-	qs, err := load(dialect)
+	qs, err := load(d)
 	if err != nil {
 		return query{}, err
 	}
@@ -151,8 +145,8 @@ func get(dialect string, q int) (query, error) {
 // AnswerIndex(dialect, q); the others (a view created before it and dropped after it, say) return
 // none. With the current SQL every query is a single statement (Q15 is written with a common
 // table expression rather than a view).
-func Render(dialect string, q int, p Params) ([]string, error) {
-	qq, err := get(dialect, q)
+func Render(d target.Dialect, q int, p Params) ([]string, error) {
+	qq, err := get(d, q)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +168,8 @@ func Render(dialect string, q int, p Params) ([]string, error) {
 }
 
 // AnswerIndex returns which statement of Render(dialect, q, …) returns the answer rows.
-func AnswerIndex(dialect string, q int) (int, error) {
-	qq, err := get(dialect, q)
+func AnswerIndex(d target.Dialect, q int) (int, error) {
+	qq, err := get(d, q)
 	if err != nil {
 		return 0, err
 	}
@@ -227,12 +221,12 @@ func isWord(c byte) bool {
 // Execute renders query q with p, runs its statements on c in order and returns the answer rows
 // as strings (see ScanStrings). Statements after the answer (dropping a view) run even when the
 // answer fails, so that a failed query leaves nothing behind.
-func Execute(ctx context.Context, c target.Conn, dialect string, q int, p Params) ([][]string, error) {
-	stmts, err := Render(dialect, q, p)
+func Execute(ctx context.Context, c target.Conn, d target.Dialect, q int, p Params) ([][]string, error) {
+	stmts, err := Render(d, q, p)
 	if err != nil {
 		return nil, err
 	}
-	ai, err := AnswerIndex(dialect, q)
+	ai, err := AnswerIndex(d, q)
 	if err != nil {
 		return nil, err
 	}

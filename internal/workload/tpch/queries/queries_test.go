@@ -25,7 +25,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
-var dialects = []string{"postgres", "mysql", "sqlite"}
+var dialects = []string{"postgres", "mysql", "mariadb", "sqlite"}
 
 // officialDir holds the SF 0.01 data written by the official dbgen 2.17.3 (see its README).
 var officialDir = filepath.Join("..", "testdata", "official_sf0.01")
@@ -33,9 +33,10 @@ var officialDir = filepath.Join("..", "testdata", "official_sf0.01")
 var leftover = regexp.MustCompile(`:[0-9]|:s\b`)
 
 func TestRenderEveryQueryEveryDialect(t *testing.T) {
-	for _, d := range dialects {
+	for _, name := range dialects {
+		d := testutil.Dialect(t, name)
 		for _, name := range []string{"schema", "indexes", "cleanup"} {
-			f := map[string]func(string) ([]sqlfile.Stmt, error){"schema": Schema, "indexes": Indexes, "cleanup": Cleanup}[name]
+			f := map[string]func(target.Dialect) ([]sqlfile.Stmt, error){"schema": Schema, "indexes": Indexes, "cleanup": Cleanup}[name]
 			s, err := f(d)
 			if err != nil || len(s) == 0 {
 				t.Fatalf("%s %s: %d statements, %v", d, name, len(s), err)
@@ -77,13 +78,13 @@ func TestRenderEveryQueryEveryDialect(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Render("oracle", 1, ValidationParams(1, 1, true)); err == nil {
+	if _, err := Render(target.Dialect{Name: "oracle"}, 1, ValidationParams(1, 1, true)); err == nil {
 		t.Error("unknown dialect rendered")
 	}
-	if _, err := Render("sqlite", 23, Params{}); err == nil {
+	if _, err := Render(testutil.Dialect(t, "sqlite"), 23, Params{}); err == nil {
 		t.Error("Q23 rendered")
 	}
-	if _, err := Render("sqlite", 2, ValidationParams(3, 1, true)); err == nil {
+	if _, err := Render(testutil.Dialect(t, "sqlite"), 2, ValidationParams(3, 1, true)); err == nil {
 		t.Error("Q3's parameters rendered Q2")
 	}
 }
@@ -526,7 +527,7 @@ func TestViewStatements(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(officialDir, "lineitem.tbl.gz")); err != nil {
 		t.Fatalf("official SF 0.01 data not found at %s: %v", officialDir, err)
 	}
-	list, err := stmts("sqlite", "queries.sql")
+	list, err := sqlFiles.Stmts([]string{"sqlite"}, "queries.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,7 +541,8 @@ func TestViewStatements(t *testing.T) {
 		sqlfile.Stmt{Name: "q15_before", SQL: "create view revenue:s (supplier_no, total_revenue) as select l_suppkey, " +
 			"sum(l_extendedprice * (1 - l_discount)) from lineitem where l_shipdate >= ':1' and l_shipdate < date(':1', '+3 month') group by l_suppkey"},
 		sqlfile.Stmt{Name: "q15_after", SQL: "drop view revenue:s"})
-	qs, err := parseQueryList("sqlite-views", list)
+	views := target.Dialect{Name: "sqlite-views"}
+	qs, err := parseQueryList(views.Name, list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,8 +553,8 @@ func TestViewStatements(t *testing.T) {
 
 	p := ValidationParams(15, 0.01, true)
 	p.Stream = 3
-	stmts, _ := Render("sqlite-views", 15, p)
-	if ai, _ := AnswerIndex("sqlite-views", 15); len(stmts) != 3 || ai != 1 || !strings.Contains(stmts[0], "revenue3 ") || stmts[2] != "drop view revenue3" {
+	stmts, _ := Render(views, 15, p)
+	if ai, _ := AnswerIndex(views, 15); len(stmts) != 3 || ai != 1 || !strings.Contains(stmts[0], "revenue3 ") || stmts[2] != "drop view revenue3" {
 		t.Fatalf("statements %q, answer %d", stmts, ai)
 	}
 	ctx := context.Background()
@@ -566,14 +568,14 @@ func TestViewStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	loadOfficial(ctx, t, c, "sqlite")
-	checkQuery(ctx, t, c, "sqlite-views", 15, 0.01, true)
+	loadOfficial(ctx, t, c, testutil.Dialect(t, "sqlite"))
+	checkQuery(ctx, t, c, views, 15, 0.01, true)
 	// The view is gone, so the query runs again; a failing answer still drops it.
-	checkQuery(ctx, t, c, "sqlite-views", 15, 0.01, true)
+	checkQuery(ctx, t, c, views, 15, 0.01, true)
 	cacheMu.Lock()
 	qs[15].answer = "select s_suppkey, no_such_column from revenue:s"
 	cacheMu.Unlock()
-	if _, err := Execute(ctx, c, "sqlite-views", 15, p); err == nil {
+	if _, err := Execute(ctx, c, views, 15, p); err == nil {
 		t.Fatal("broken Q15 ran")
 	}
 	if _, err := c.Exec(ctx, "select 1 from revenue3"); err == nil {
@@ -581,7 +583,7 @@ func TestViewStatements(t *testing.T) {
 	}
 }
 
-func checkQuery(ctx context.Context, t *testing.T, c target.Conn, dialect string, q int, sf float64, scaled bool) {
+func checkQuery(ctx context.Context, t *testing.T, c target.Conn, dialect target.Dialect, q int, sf float64, scaled bool) {
 	t.Helper()
 	p := ValidationParams(q, sf, scaled)
 	start := time.Now()
@@ -608,7 +610,7 @@ func checkQuery(ctx context.Context, t *testing.T, c target.Conn, dialect string
 }
 
 // run executes every statement of one of the SQL files.
-func run(ctx context.Context, t *testing.T, c target.Conn, dialect string, f func(string) ([]sqlfile.Stmt, error)) {
+func run(ctx context.Context, t *testing.T, c target.Conn, dialect target.Dialect, f func(target.Dialect) ([]sqlfile.Stmt, error)) {
 	t.Helper()
 	stmts, err := f(dialect)
 	if err != nil {
@@ -622,7 +624,7 @@ func run(ctx context.Context, t *testing.T, c target.Conn, dialect string, f fun
 }
 
 // loadOfficial (re)creates the tables, loads the official SF 0.01 .tbl files and builds the keys.
-func loadOfficial(ctx context.Context, t *testing.T, c target.Conn, dialect string) {
+func loadOfficial(ctx context.Context, t *testing.T, c target.Conn, dialect target.Dialect) {
 	t.Helper()
 	run(ctx, t, c, dialect, Cleanup)
 	run(ctx, t, c, dialect, Schema)

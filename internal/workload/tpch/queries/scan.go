@@ -2,13 +2,10 @@ package queries
 
 import (
 	"database/sql/driver"
-	"errors"
 	"fmt"
 	"math/big"
 	"strconv"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/cairn-bench/cairn/internal/target"
 )
@@ -16,15 +13,11 @@ import (
 // ScanStrings reads all rows and returns every value as text, the same way for every driver:
 // NULL as "NULL", numbers in plain decimal notation (pgx's numeric, MySQL's DECIMAL bytes,
 // SQLite's float64 and int64), dates as YYYY-MM-DD (a time.Time with a clock part keeps it). It
-// closes rows. ncols is the number of columns; 0 asks the rows (pgx and database/sql rows know).
+// closes rows. ncols is the number of columns; 0 asks the rows.
 func ScanStrings(rows target.Rows, ncols int) ([][]string, error) {
 	defer rows.Close()
 	if ncols <= 0 {
-		n, err := columnCount(rows)
-		if err != nil {
-			return nil, err
-		}
-		ncols = n
+		ncols = rows.NumColumns()
 	}
 	vals := make([]any, ncols)
 	ptrs := make([]any, ncols)
@@ -50,19 +43,6 @@ func ScanStrings(rows target.Rows, ncols int) ([][]string, error) {
 		out = append(out, row)
 	}
 	return out, rows.Err()
-}
-
-func columnCount(rows target.Rows) (int, error) {
-	switch r := rows.(type) {
-	case interface{ Columns() ([]string, error) }: // database/sql
-		c, err := r.Columns()
-		return len(c), err
-	case interface {
-		FieldDescriptions() []pgconn.FieldDescription
-	}: // pgx
-		return len(r.FieldDescriptions()), nil
-	}
-	return 0, errors.New("tpch: cannot tell the number of result columns; pass it")
 }
 
 // Format turns one scanned value into text (see ScanStrings).

@@ -1,7 +1,5 @@
--- The load session, and pgbench's init step "v" (initVacuum). The meta table and the schema
+-- pgbench's init step "v" (initVacuum). The load session, the meta table and the schema
 -- bookkeeping are shared by every workload: internal/workload/sql.
--- name: load_session
-SET synchronous_commit = off
 -- name: vacuum_branches
 vacuum analyze pgbench_branches
 -- name: vacuum_tellers

@@ -1,6 +1,4 @@
--- The session settings of the load connections, and statistics. (The meta table and the schema
--- bookkeeping are shared by every workload: internal/workload/sql.)
--- name: load_session
-PRAGMA synchronous = OFF
+-- Statistics, after the load. The load session, the meta table and the schema
+-- bookkeeping are shared by every workload: internal/workload/sql.
 -- name: analyze
 ANALYZE

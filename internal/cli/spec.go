@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-bench/cairn/internal/spec"
+)
+
+// newSpecRun is 'cairn run --spec FILE': any workload's run or profile from its run spec (YAML
+// or JSON, as --print-spec writes it), with fields changed by --set PATH=VALUE.
+func newSpecRun(stdout, stderr io.Writer) *cobra.Command {
+	var file string
+	var sets []string
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run --spec FILE [--set PATH=VALUE]…",
+		Short: "Run or profile any workload from a run spec (YAML or JSON; docs/spec.md)",
+		Long: `Run the run or profile a spec describes: a spec with one VU count is a run, one with a list of
+VU counts a profile. --set changes a field by its dotted path (vu=4, duration=30s, options.mode=sql,
+prepare.warehouses=4) and may be repeated. ${VAR} in the spec's values is read from the
+environment. docs/spec.md describes every field.
+
+  cairn tpcc run --db URL --vu 2 --duration 10s --seed 7 --print-spec > s.yaml
+  cairn run --spec s.yaml
+  cairn run --spec s.yaml --set vu=4 --set options.mode=sql`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if file == "" {
+				return usagef("cairn run needs --spec FILE (or use 'cairn WORKLOAD run' with flags)")
+			}
+			s, err := spec.ReadFile(file)
+			if err != nil {
+				return err
+			}
+			for _, kv := range sets {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok {
+					return usagef("--set %q: give PATH=VALUE, like vu=4 or options.mode=sql", kv)
+				}
+				if err := s.Set(k, v); err != nil {
+					var se *spec.Error
+					if errors.As(err, &se) {
+						return usagef("--set %s: %s", kv, se.Msg)
+					}
+					return err
+				}
+			}
+			if err := s.Check(); err != nil {
+				return err
+			}
+			if f.printSpec {
+				_, err := stdout.Write(specText(s))
+				return err
+			}
+			return execute(cmd.Context(), s, resultsPath(cmd), f, stdout, stderr)
+		}}
+	fs := cmd.Flags()
+	fs.StringVar(&file, "spec", "", "the run spec: a YAML or JSON file")
+	fs.StringArrayVar(&sets, "set", nil, "change a field of the spec: PATH=VALUE (repeatable)")
+	fs.StringVar(&f.json, "json", "", "write the result (or profile) document to this file")
+	fs.BoolVar(&f.noStore, "no-store", false, "do not record the result in the results store")
+	fs.BoolVar(&f.printSpec, "print-spec", false, "print the spec, with the --set changes, and exit without connecting")
+	return cmd
+}

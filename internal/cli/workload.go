@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+// newWorkload builds one workload's command set from its registration: prepare, run, profile
+// (when it profiles), check (when it has one), cleanup, and any commands of its own.
+func newWorkload(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
+	info := w.Info()
+	cmd := &cobra.Command{Use: info.Name, Short: info.Short, Long: info.Long, Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return unknownCommand(cmd, args[0])
+			}
+			return cmd.Help()
+		}}
+	if tl, ok := w.(workload.Tooler); ok {
+		for _, t := range tl.Tools() {
+			cmd.AddCommand(newTool(t, stdout, stderr))
+		}
+	}
+	cmd.AddCommand(newPrepare(w, stdout, stderr), newRunCmd(w, false, stdout, stderr))
+	if info.Profile {
+		cmd.AddCommand(newRunCmd(w, true, stdout, stderr))
+	}
+	if c, ok := w.(workload.Checker); ok {
+		cmd.AddCommand(newCheck(w, c, stdout))
+	}
+	cmd.AddCommand(newCleanup(stdout, info.Footprint))
+	return cmd
+}
+
+func dbFlag(cmd *cobra.Command, db *string, long bool) {
+	help := "database URL (default $CAIRN_DB, else sqlite://cairn.db)"
+	if long {
+		help = "database URL: sqlite://FILE, postgres://user:pass@host:port/db, mysql://user:pass@host:port/db (default $CAIRN_DB, else sqlite://cairn.db)"
+	}
+	cmd.Flags().StringVar(db, "db", "", help)
+}
+
+// checkOpts checks every option of v once the flags are parsed, and its own rules.
+func checkOpts(cmd *cobra.Command, v any) error {
+	if err := options.Check(v, givenFlag(cmd)); err != nil {
+		return err
+	}
+	if c, ok := v.(interface{ Validate() error }); ok {
+		return c.Validate()
+	}
+	return nil
+}
+
+func newPrepare(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
+	info := w.Info()
+	var db string
+	opts := w.PrepareOptions()
+	cmd := &cobra.Command{Use: "prepare", Short: info.Help["prepare"], Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOpts(cmd, opts); err != nil {
+				return err
+			}
+			if db == "" {
+				db = target.DefaultDB()
+			}
+			t, err := target.Open(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			return prepareOn(cmd.Context(), w, t, opts, stdout, stderr)
+		}}
+	dbFlag(cmd, &db, true)
+	bind(cmd.Flags(), opts, nil, nil, nil)
+	return cmd
+}
+
+// prepareOn runs a workload's prepare with its output on the terminal; a complete schema is not
+// an error, an interruption leaves a partial one that cleanup removes.
+func prepareOn(ctx context.Context, w workload.Workload, t target.Target, opts any, stdout, stderr io.Writer) error {
+	p := &terminalPreparing{out: stdout, err: stderr}
+	err := w.Prepare(ctx, t, opts, p)
+	p.Loaded()
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
+		return nil
+	}
+	if err != nil && ctx.Err() != nil {
+		fmt.Fprintf(stderr, "cairn: prepare interrupted; the partial schema remains: run 'cairn %s cleanup' before preparing again\n", w.Info().Name)
+		return errInterrupted
+	}
+	return err
+}
+
+// terminalPreparing shows prepare's lines on stdout and its load progress on stderr.
+type terminalPreparing struct {
+	out, err io.Writer
+	bar      *progress
+}
+
+func (p *terminalPreparing) Say(format string, a ...any) { fmt.Fprintf(p.out, format+"\n", a...) }
+
+func (p *terminalPreparing) Load(total int64, rows *atomic.Int64) {
+	p.Loaded()
+	p.bar = newProgress(p.err, total, "loading")
+	p.bar.start(rows)
+}
+
+func (p *terminalPreparing) Loaded() {
+	if p.bar != nil {
+		p.bar.finish()
+		p.bar = nil
+	}
+}
+
+// runFlags are what run and profile read besides the spec.
+type runFlags struct {
+	json      string
+	noStore   bool
+	printSpec bool
+	prepare   bool
+}
+
+func newRunCmd(w workload.Workload, profile bool, stdout, stderr io.Writer) *cobra.Command {
+	info := w.Info()
+	name := "run"
+	if profile {
+		name = "profile"
+	}
+	s, err := spec.New(info.Name, profile)
+	if err != nil {
+		panic(err) // registered workloads make valid specs
+	}
+	var f runFlags
+	prep := w.PrepareOptions()
+	cmd := &cobra.Command{Use: name, Short: info.Help[name], Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if s.DB == "" {
+				s.DB = target.DefaultDB()
+			}
+			if f.prepare {
+				s.AskPrepare()
+				// Prepare's own flags were bound to prep; the shared ones came through the run's.
+				for _, pf := range options.Fields(prep) {
+					fl := cmd.Flags().Lookup(pf.Name) // every prepare option has a flag, its own or the run's
+					if ov, ok := fl.Value.(optValue); ok && fl.Changed && ov.v == prep {
+						if g, ok := options.Lookup(s.Prepare.Options, pf.Name); ok {
+							_ = g.Parse(s.Prepare.Options, options.Format(pf.Get(prep)))
+						}
+					}
+				}
+				if g, ok := options.Lookup(s.Prepare.Options, "seed"); ok && s.Seed != 0 {
+					_ = g.Parse(s.Prepare.Options, fmt.Sprint(s.Seed))
+				}
+			}
+			if err := checkSpec(cmd, s); err != nil {
+				return err
+			}
+			if f.printSpec {
+				_, err := stdout.Write(specText(s))
+				return err
+			}
+			return execute(cmd.Context(), s, resultsPath(cmd), f, stdout, stderr)
+		}}
+	fs := cmd.Flags()
+	dbFlag(cmd, &s.DB, false)
+	bind(fs, &s.Engine, func(n string) bool {
+		return !info.Uses(n) || !profile && (n == "repeat" || n == "pause")
+	}, info.Shorthands, nil)
+	bind(fs, s.Options, nil, nil, nil)
+	fs.BoolVar(&f.prepare, "prepare", false, "prepare the schema first if the database has none (with prepare's flags)")
+	bind(fs, prep, func(n string) bool { return fs.Lookup(n) != nil }, nil, nil)
+	doc := "write the result document to this file"
+	if profile {
+		doc = "write the profile document, with every step's result document, to this file"
+	}
+	fs.StringVar(&f.json, "json", "", doc)
+	fs.BoolVar(&f.noStore, "no-store", false, "do not record the result in the results store")
+	fs.BoolVar(&f.printSpec, "print-spec", false, "print the run spec as YAML and exit, without connecting ('cairn run --spec FILE' runs it)")
+	return cmd
+}
+
+// checkSpec checks the options of a spec made from flags, and the spec as a whole.
+func checkSpec(cmd *cobra.Command, s *spec.Spec) error {
+	given := givenFlag(cmd)
+	if err := options.Check(&s.Engine, given); err != nil {
+		return err
+	}
+	if err := options.Check(s.Options, given); err != nil {
+		return err
+	}
+	if s.Prepare != nil {
+		if err := options.Check(s.Prepare.Options, given); err != nil {
+			return err
+		}
+	}
+	if err := s.Check(); err != nil {
+		var se *spec.Error
+		if errors.As(err, &se) && se.Key != "" && !containsDot(se.Key) {
+			return usagef("--%s: %s", se.Key, se.Msg)
+		}
+		return err
+	}
+	return nil
+}
+
+// givenFlag reports whether the option's flag was on the command line.
+func givenFlag(cmd *cobra.Command) func(name string) bool {
+	return func(name string) bool { return cmd.Flags().Changed(name) }
+}
+
+func containsDot(s string) bool {
+	for _, r := range s {
+		if r == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// specText is a spec as --print-spec writes it: a comment on its password, then the YAML.
+func specText(s *spec.Spec) []byte {
+	b := s.YAML()
+	if strings.Contains(spec.PasswordRef(s.DB), "${CAIRN_PASSWORD}") {
+		b = append([]byte("# db's password is not written here: cairn run --spec reads it from $CAIRN_PASSWORD\n"), b...)
+	}
+	return b
+}
+
+func newCheck(w workload.Workload, c workload.Checker, stdout io.Writer) *cobra.Command {
+	info := w.Info()
+	var db string
+	opts := c.CheckOptions()
+	cmd := &cobra.Command{Use: "check", Short: info.Help["check"], Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t, err := openExisting(cmd.Context(), db, info.Name)
+			if err != nil {
+				return err
+			}
+			defer t.Close()
+			return c.Check(cmd.Context(), t, opts, stdout)
+		}}
+	dbFlag(cmd, &db, false)
+	bind(cmd.Flags(), opts, nil, nil, nil)
+	return cmd
+}
+
+func newTool(t workload.Tool, stdout, stderr io.Writer) *cobra.Command {
+	opts := t.Options()
+	cmd := &cobra.Command{Use: t.Name, Short: t.Short, Long: t.Long, Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOpts(cmd, opts); err != nil {
+				return err
+			}
+			p := &terminalPreparing{out: stdout, err: stderr}
+			err := t.Run(cmd.Context(), opts, p)
+			p.Loaded()
+			if err != nil && cmd.Context().Err() != nil {
+				return errInterrupted
+			}
+			return err
+		}}
+	bind(cmd.Flags(), opts, nil, nil, nil)
+	return cmd
+}
+
+// openExisting opens a database that a command expects to hold a schema already: for SQLite it
+// refuses to create a new, empty file.
+func openExisting(ctx context.Context, db, workload string) (target.Target, error) {
+	if db == "" {
+		db = target.DefaultDB()
+	}
+	u, err := target.ParseURL(db)
+	if err != nil {
+		return nil, err
+	}
+	if u.Path != "" {
+		if _, err := os.Stat(u.Path); err != nil {
+			return nil, usagef("no database file %s: run 'cairn %s prepare' first", u.Path, workload)
+		}
+	}
+	return target.Open(ctx, db)
+}

@@ -1,0 +1,58 @@
+package results
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// WriteRunCSV writes a run as CSV: one row per transaction type, or with series its per-second
+// time series. id is the result's id in the store.
+func WriteRunCSV(w io.Writer, id string, d *Document, series bool) error {
+	cw := csv.NewWriter(w)
+	if series {
+		cw.Write([]string{"t_seconds", "in_window", "txns", "headline_txns", "errors", "p95_ms"})
+		for _, s := range d.Series {
+			cw.Write([]string{f64(s.T), strconv.FormatBool(s.Window), i64(s.Txns), i64(s.Headline), i64(s.Errors), f64(s.P95ms)})
+		}
+	} else {
+		cw.Write([]string{"id", "transaction", "count", "per_minute", "mix_percent", "rollbacks", "errors", "retries",
+			"mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms"})
+		for _, n := range d.TxnOrder {
+			t := d.Txns[n]
+			c := t.LatencyMs
+			cw.Write(append([]string{id, n, i64(t.Count), f64(t.PerMinute), f64(t.Percentage), i64(t.Rollbacks), i64(t.Errors), i64(t.Retries)},
+				f64(c.Mean), f64(c.P50), f64(c.P90), f64(c.P95), f64(c.P99), f64(c.P999), f64(c.Max)))
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteProfileCSV writes a profile as CSV, one row per run of each step.
+func WriteProfileCSV(w io.Writer, id string, p *Profile) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"profile_id", "vu", "run_id", "repeat", strings.ToLower(p.Headline), "tpm", "main_p50_ms", "main_p95_ms",
+		"main_p99_ms", "errors", "client_cpu_us_per_txn", "window_seconds", "interrupted"})
+	for _, st := range p.Steps {
+		for r, d := range st.Runs {
+			_, h, _ := d.Headline()
+			var tpm string
+			if d.Result.TPM != nil {
+				tpm = i64(*d.Result.TPM)
+			}
+			var p50, p95, p99 string
+			if m := d.Main(); m != nil {
+				p50, p95, p99 = f64(m.LatencyMs.P50), f64(m.LatencyMs.P95), f64(m.LatencyMs.P99)
+			}
+			cw.Write([]string{id, strconv.Itoa(st.VU), d.ID, strconv.Itoa(r + 1), f64(h), tpm, p50, p95, p99,
+				i64(d.TotalErrors()), f64(d.Client.CPUusPerTxn), f64(d.Window.Seconds), strconv.FormatBool(d.Interrupted)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func i64(v int64) string   { return strconv.FormatInt(v, 10) }
+func f64(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -1,0 +1,191 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+// build makes a run's result document from what the engine measured: the common part (window,
+// transactions, histograms, series, client CPU, statements), then the headline the workload
+// declared (a server-counted per-minute rate, or client-counted transactions per second), then the
+// workload's own figures and notes.
+func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target, targetVersion string,
+	settings map[string]string, version string) *results.Document {
+	d := fromOutcome(out, def.Types, runtime.NumCPU())
+	d.MainTxn = def.Types[def.Main]
+	d.Mode = def.Mode
+	d.Cairn = results.Cairn{Version: version, Go: runtime.Version()}
+	d.Target = results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(),
+		Database: t.Database(), Settings: settings}
+	d.Host = results.ReadHost()
+	d.VU = cfg.VUs
+	d.Seed = cfg.Seed
+	d.Window.RampupSeconds = cfg.Rampup.Seconds()
+	addStatements(d, out.Statements, def.Statements)
+	if t.Dialect().Embedded {
+		// The database runs inside cairn: its CPU is the client's, and nothing else is "the server".
+		d.Client.ShareOfOthers = nil
+		d.Notes = append(d.Notes, "SQLite runs inside cairn: client CPU includes the database's own work")
+	}
+	defer func() {
+		if def.Finish != nil {
+			def.Finish(d)
+		}
+	}()
+	if !out.WindowStarted {
+		d.Notes = append(d.Notes, "interrupted during rampup: nothing was measured")
+		return d
+	}
+	var clientTxns int64
+	for _, tx := range d.Txns {
+		clientTxns += tx.Count
+	}
+	if def.Headline == workload.HeadlineClient {
+		if secs := d.Window.ClientSeconds; secs > 0 {
+			tps := float64(clientTxns) / secs
+			d.Result.TPS = &tps
+		}
+	} else {
+		serverHeadline(d, out, def, t, clientTxns)
+	}
+	if out.Interrupted {
+		secs := d.Window.Seconds
+		if def.Headline == workload.HeadlineClient {
+			secs = d.Window.ClientSeconds
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("interrupted: the window was cut to %.1f s", secs))
+	}
+	return d
+}
+
+// serverHeadline sets NOPM from the database's own counter read at both ends of the window, and
+// TPM from the server's transaction counter; a client count stands in, with a note, where the
+// database could not be read or restarted.
+func serverHeadline(d *results.Document, out *run.Outcome, def *workload.Run, t target.Target, clientTxns int64) {
+	// Server counts are divided by the time between the two snapshots that read them, client
+	// counts by the span they were counted over.
+	mins, clientMins := d.Window.Seconds/60, d.Window.ClientSeconds/60
+	if mins <= 0 || clientMins <= 0 {
+		return
+	}
+	perMin := func(n int64) *int64 { v := int64(math.Floor(float64(n) / mins)); return &v }
+	clientPerMin := func(n int64) *int64 { v := int64(math.Floor(float64(n) / clientMins)); return &v }
+	if out.Start.OK && out.End.OK {
+		d.Result.NOPM = perMin(out.End.Headline - out.Start.Headline)
+	} else {
+		h := d.Txns[def.Types[def.HeadlineTx]]
+		d.Result.NOPM = clientPerMin(h.Count - h.Rollbacks)
+		d.Notes = append(d.Notes, "the database could not be read at an end of the window: NOPM is client-counted")
+	}
+	switch {
+	case t.TxnCounterSQL() == "":
+		d.Result.TPM = clientPerMin(clientTxns)
+		d.Result.TPMSource = "client: committed and rolled-back transactions counted by cairn"
+	case out.Restarted:
+		d.Result.TPM = clientPerMin(clientTxns)
+		d.Result.TPMSource = "client: the server restarted during the window, so its counters are not comparable"
+	case !out.Start.OK || !out.End.OK:
+		d.Result.TPM = clientPerMin(clientTxns)
+		d.Result.TPMSource = "client: the server could not be read at an end of the window"
+	default:
+		d.Result.TPM = perMin(out.End.Counter - out.Start.Counter)
+		d.Result.TPMSource = "server: " + t.TxnCounterName()
+	}
+}
+
+// addStatements fills the per-statement figures and the query counts from what the engine's
+// statement sinks measured; it sets result.qps.
+func addStatements(d *results.Document, set *metrics.StmtSet, stmts []workload.Statement) {
+	if set == nil || len(stmts) == 0 {
+		return
+	}
+	set.Flush()
+	d.Statements = map[string]*results.Stmt{}
+	q := &results.Queries{}
+	for i, st := range stmts {
+		s := &results.Stmt{Class: st.Class, Count: set.Counts[i], LatencyMs: metrics.Summarize(set.Lat[i])}
+		if d.Window.ClientSeconds > 0 {
+			s.PerSecond = float64(s.Count) / d.Window.ClientSeconds
+		}
+		d.Statements[st.Name] = s
+		d.StmtOrder = append(d.StmtOrder, st.Name)
+		switch st.Class {
+		case workload.ClassRead:
+			q.Reads += s.Count
+		case workload.ClassWrite:
+			q.Writes += s.Count
+		default:
+			q.Other += s.Count
+		}
+	}
+	q.Total = q.Reads + q.Writes + q.Other
+	if d.Window.ClientSeconds > 0 {
+		q.PerSec = float64(q.Total) / d.Window.ClientSeconds
+		d.Result.QPS = &q.PerSec
+	}
+	d.Queries = q
+}
+
+// fromOutcome fills the workload-independent part of a document.
+func fromOutcome(o *run.Outcome, types []string, cores int) *results.Document {
+	d := &results.Document{Format: results.FormatVersion, Kind: results.KindRun, Txns: map[string]*results.Txn{}, TxnOrder: types, Errors: map[string]int64{},
+		Histograms: map[string]string{}, Series: o.Series, StartedAt: o.StartedAt.UTC()}
+	d.Window.PlannedSeconds = o.PlannedWindow.Seconds()
+	d.Window.ClientSeconds = o.ClientWindow.Seconds()
+	d.Window.Start = o.WindowStartsAt.UTC()
+	if o.Start.OK && o.End.OK {
+		d.Window.Seconds = o.End.At.Sub(o.Start.At).Seconds()
+		d.Window.Start, d.Window.End = o.Start.At.UTC(), o.End.At.UTC()
+	} else if o.WindowStarted {
+		d.Window.Seconds = o.End.At.Sub(o.WindowStartsAt).Seconds()
+		d.Window.End = o.End.At.UTC()
+	}
+	d.Interrupted = o.Interrupted
+	w := o.Window
+	var total int64
+	for i, name := range types {
+		c := w.Counts[i]
+		t := &results.Txn{Count: c.Count, Rollbacks: c.Rollbacks, Errors: c.Errors, Retries: c.Retries,
+			LatencyMs: metrics.Summarize(w.Lat[i]), Late: c.Late, Skipped: c.Skipped}
+		if w.Svc != nil {
+			s := metrics.Summarize(w.Svc[i])
+			t.ServiceMs = &s
+		}
+		if d.Window.ClientSeconds > 0 {
+			t.PerMinute = float64(c.Count) / (d.Window.ClientSeconds / 60)
+		}
+		d.Txns[name] = t
+		total += c.Count
+		d.Histograms[name] = results.EncodeHist(w.Lat[i])
+	}
+	for _, name := range types {
+		if total > 0 {
+			d.Txns[name].Percentage = 100 * float64(d.Txns[name].Count) / float64(total)
+		}
+	}
+	for k, v := range w.ErrMsg {
+		d.Errors[k] = v
+	}
+	d.Client.CPUSeconds = o.ClientCPU.Seconds()
+	d.Client.Reconnects = o.Reconnects
+	d.Client.Cores = cores
+	if total > 0 && o.ClientCPU > 0 {
+		d.Client.CPUusPerTxn = float64(o.ClientCPU.Microseconds()) / float64(total)
+		if o.HostCPUOK && o.HostCPU > 0 {
+			h := float64(o.HostCPU.Microseconds()) / float64(total)
+			d.Client.HostCPUusPerTxn = &h
+			if rest := o.HostCPU - o.ClientCPU; rest > 0 {
+				s := float64(o.ClientCPU) / float64(rest)
+				d.Client.ShareOfOthers = &s
+			}
+		}
+	}
+	return d
+}

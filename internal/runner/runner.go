@@ -1,0 +1,266 @@
+// Package runner runs a run spec: it opens the target, prepares the schema when the spec asks,
+// drives the workload with the engine (or lets a workload with a run shape of its own run itself),
+// and builds the result document — the one builder every workload's runs go through. Front ends
+// (the command line, studies, a web service) differ only in how they make specs and where they
+// send what a run reports.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/profile"
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+// Hooks are how a run reports while it goes; any may be nil.
+type Hooks struct {
+	// Preparing receives the prepare step's output (a spec that asks to prepare).
+	Preparing workload.Preparing
+	// Start receives the line that says what runs, before the run starts.
+	Start func(line string)
+	// Progress receives the live progress samples.
+	Progress func(p workload.Progress, line string)
+	// Out receives the lines of a workload that runs itself (TPC-H's query timings).
+	Out io.Writer
+	// A profile's steps.
+	Begin     func(p *results.Profile) error
+	StepStart func(i, n, vu, repeat int)
+	StepDone  func(p *results.Profile, d *results.Document, i int) error
+}
+
+// Session is a spec with its target open.
+type Session struct {
+	Spec    *spec.Spec
+	W       workload.Workload
+	T       target.Target
+	Version string // cairn's
+}
+
+// NoFileError is a run on an SQLite file that does not exist: cairn does not create an empty one.
+type NoFileError struct{ Path, Workload string }
+
+func (e *NoFileError) Error() string {
+	return fmt.Sprintf("no database file %s: run 'cairn %s prepare' first", e.Path, e.Workload)
+}
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *NoFileError) BadInput() {}
+
+// Open opens the spec's database. Unless the spec asks to prepare, an SQLite file must exist.
+func Open(ctx context.Context, s *spec.Spec, version string) (*Session, error) {
+	u, err := target.ParseURL(s.DB)
+	if err != nil {
+		return nil, err
+	}
+	if u.Path != "" && s.Prepare == nil {
+		if _, err := os.Stat(u.Path); err != nil {
+			return nil, &NoFileError{Path: u.Path, Workload: s.Workload}
+		}
+	}
+	busy := 0
+	for _, n := range s.VU {
+		busy = max(busy, n)
+	}
+	t, err := target.Open(target.WithConcurrency(ctx, busy), s.DB)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{Spec: s, W: s.WorkloadOf(), T: t, Version: version}, nil
+}
+
+// Close closes the target.
+func (se *Session) Close() { se.T.Close() }
+
+// RandomSeed draws a seed for runs given none.
+func RandomSeed() uint64 { return workload.RandomSeed() }
+
+// prepare prepares the schema when the spec asks and it is not there yet.
+func (se *Session) prepare(ctx context.Context, h Hooks) error {
+	if se.Spec.Prepare == nil {
+		return nil
+	}
+	p := h.Preparing
+	if p == nil {
+		p = quiet{}
+	}
+	err := se.W.Prepare(ctx, se.T, se.Spec.Prepare.Options, p)
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
+		return nil
+	}
+	return err
+}
+
+type quiet struct{}
+
+func (quiet) Say(string, ...any)        {}
+func (quiet) Load(int64, *atomic.Int64) {}
+func (quiet) Loaded()                   {}
+
+// Run runs the spec once (a run spec; a profile runs through Profile). The spec's seed is drawn
+// when it is 0, so that the stored config is the spec that ran.
+func (se *Session) Run(ctx context.Context, h Hooks) (*results.Document, error) {
+	s := se.Spec
+	if s.Seed == 0 {
+		s.Seed = RandomSeed()
+	}
+	if err := se.prepare(ctx, h); err != nil {
+		return nil, err
+	}
+	if r, ok := se.W.(workload.Runner); ok {
+		out := h.Out
+		if out == nil {
+			out = io.Discard
+		}
+		d, err := r.RunSelf(ctx, se.T, s.Options, s.Seed, out)
+		if d != nil {
+			d.Workload = s.Workload
+			d.Config = s.Config()
+			d.Cairn.Version = se.Version
+		}
+		return d, err
+	}
+	def, err := se.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if h.Start != nil {
+		h.Start(se.startLine(def, "running", fmt.Sprint(s.VU[0])+" VU"))
+	}
+	return se.once(ctx, def, s.VU[0], s.Seed, s, h)
+}
+
+// start checks the schema and options and the target's capacity for the largest VU count.
+func (se *Session) start(ctx context.Context) (*workload.Run, error) {
+	def, err := se.W.Start(ctx, se.T, se.Spec.Options, se.Spec.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if se.W.Info().Uses("vu") {
+		max := 0
+		for _, v := range se.Spec.VU {
+			max = maxInt(max, v)
+		}
+		if err := run.CheckCapacity(ctx, se.T, max); err != nil {
+			return nil, err
+		}
+	}
+	return def, nil
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// startLine says what runs: "running TPC-C on PostgreSQL (127.0.0.1:5432/cairn): 4 VUs, rampup
+// 10s, window 1m, procs, seed 7".
+func (se *Session) startLine(def *workload.Run, verb, vus string) string {
+	s := se.Spec
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s on %s (%s): ", verb, se.W.Info().Title, se.T.Name(), target.Where(se.T))
+	if def.Describe != "" {
+		b.WriteString(def.Describe + ", ")
+	}
+	if strings.HasSuffix(vus, " VU") && vus != "1 VU" {
+		vus += "s"
+	}
+	b.WriteString(vus)
+	if s.Profile {
+		fmt.Fprintf(&b, ", %s each", workload.Plural(s.Repeat, "run"))
+	}
+	fmt.Fprintf(&b, ", rampup %s, window %s", options.FormatDuration(s.Rampup), options.FormatDuration(s.Duration))
+	if s.Profile {
+		fmt.Fprintf(&b, ", pause %s", options.FormatDuration(s.Pause))
+	}
+	if s.Rate > 0 {
+		fmt.Fprintf(&b, ", rate %g/s", s.Rate)
+	}
+	fmt.Fprintf(&b, ", seed %d", s.Seed)
+	return b.String()
+}
+
+// once runs the engine once at vu VUs and builds the document, whose config is the spec of this
+// run (a profile step's: its VU count and seed).
+func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uint64, s *spec.Spec, h Hooks) (*results.Document, error) {
+	cfg := run.Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: def.Pace,
+		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit}
+	targetVersion, _ := se.T.Version(ctx)
+	var settings map[string]string
+	if c, err := se.T.Conn(ctx); err == nil {
+		settings, _ = se.T.Settings(ctx, c)
+		c.Close()
+	}
+	eng := &run.Engine{Cfg: cfg, Target: se.T, Types: def.Types, Headline: -1, NewVU: def.NewVU, Statements: def.Statements}
+	if def.Headline == workload.HeadlineServer {
+		eng.Headline, eng.HeadlineSQL = def.HeadlineTx, def.HeadlineSQL
+	}
+	if h.Progress != nil && s.Progress > 0 {
+		eng.OnProgress = se.progress(def, h.Progress)
+	}
+	out, err := eng.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	step := *s
+	step.Profile, step.VU, step.Seed = false, []int{vu}, seed
+	d := build(out, cfg, def, se.T, targetVersion, settings, se.Version)
+	d.Workload = s.Workload
+	d.Config = step.Config()
+	return d, nil
+}
+
+// Profile runs the spec's profile: once per VU count (Repeat times each), pausing between runs.
+// Each run is stored through h.StepDone as it completes, so that an interrupted profile keeps
+// every step it measured.
+func (se *Session) Profile(ctx context.Context, h Hooks) (*results.Profile, error) {
+	s := se.Spec
+	if s.Seed == 0 {
+		s.Seed = RandomSeed()
+	}
+	if err := se.prepare(ctx, h); err != nil {
+		return nil, err
+	}
+	def, err := se.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	version, _ := se.T.Version(ctx)
+	p := &results.Profile{Workload: s.Workload, MainTxn: def.Types[def.Main], Cairn: results.Cairn{Version: se.Version},
+		Target: results.Target{Kind: se.T.Kind(), Name: se.T.Name(), Version: version, Address: se.T.Address(), Database: se.T.Database()},
+		Config: s.Config()}
+	if h.Start != nil {
+		h.Start(se.startLine(def, "profiling", "VUs "+options.Format(s.VU)))
+	}
+	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
+		def, err := se.W.Start(ctx, se.T, s.Options, seed)
+		if err != nil {
+			return nil, err
+		}
+		return se.once(ctx, def, vu, seed, s, h)
+	}
+	done := h.StepDone
+	err = profile.Run(ctx, p, profile.Options{VUs: s.VU, Repeat: s.Repeat, Pause: s.Pause, Seed: s.Seed}, step,
+		profile.Hooks{Begin: h.Begin, StepStart: h.StepStart, StepDone: func(p *results.Profile, d *results.Document, i int) error {
+			if p.Target.Settings == nil {
+				p.Target.Settings = d.Target.Settings
+			}
+			if done != nil {
+				return done(p, d, i)
+			}
+			return nil
+		}})
+	return p, err
+}

@@ -1,0 +1,590 @@
+// Package spec is the run spec: one plain value that says everything a run or a profile does —
+// workload, database, the engine's settings, the workload's options, an optional prepare — so that
+// any front end (the command line, a study, a web request) can make one and any can run it. It is
+// read from YAML or JSON, strictly (an unknown key, a wrong type or a bad value is an error naming
+// the key), written back as YAML, and stored as the result's config.
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+// Spec is one run or profile.
+type Spec struct {
+	Workload string
+	DB       string
+	// Profile says VU is a list of steps (a profile) rather than one count (a run).
+	Profile bool
+	workload.Engine
+	Options any      // the workload's run options (a pointer to its struct)
+	Prepare *Prepare // nil: the schema must be there already
+	w       workload.Workload
+}
+
+// Prepare asks a run to prepare the schema first when the database has none.
+type Prepare struct {
+	Options any // the workload's prepare options
+}
+
+// Error is a bad spec: Key is the dotted path of the key at fault ("options.mode").
+type Error struct {
+	Key string
+	Msg string
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return "spec: " + e.Msg
+	}
+	return fmt.Sprintf("spec: %s: %s", e.Key, e.Msg)
+}
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *Error) BadInput() {}
+
+func errf(key, format string, a ...any) error {
+	return &Error{Key: key, Msg: fmt.Sprintf(format, a...)}
+}
+
+// New makes a spec of the workload with every default: a run (profile false) or a profile.
+func New(name string, profile bool) (*Spec, error) {
+	w, err := workload.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	if profile && !w.Info().Profile {
+		return nil, errf("vu", "%s runs no profiles: give one VU count", name)
+	}
+	return &Spec{Workload: name, Profile: profile, Engine: workload.EngineDefaults(w.Info(), profile), Options: w.RunOptions(), w: w}, nil
+}
+
+// Workload returns the spec's workload.
+func (s *Spec) WorkloadOf() workload.Workload { return s.w }
+
+// AskPrepare turns on the prepare step, its options starting from the workload's defaults and
+// taking any run option of the same name (oltp's tables and table-size).
+func (s *Spec) AskPrepare() {
+	if s.Prepare != nil {
+		return
+	}
+	p := &Prepare{Options: s.w.PrepareOptions()}
+	shared(s.Options, p.Options)
+	s.Prepare = p
+}
+
+// shared copies the values of the options that from and to both declare.
+func shared(from, to any) {
+	for _, f := range options.Fields(from) {
+		if g, ok := options.Lookup(to, f.Name); ok && g.Kind == f.Kind && !f.IsUnset(from) {
+			_ = g.SetValue(to, f.Get(from), "")
+		}
+	}
+}
+
+// engineFields are the engine settings a spec of this workload has, in order.
+func (s *Spec) engineFields() []options.Field {
+	var out []options.Field
+	info := s.w.Info()
+	for _, f := range options.Fields(&s.Engine) {
+		if !info.Uses(f.Name) {
+			continue
+		}
+		if !s.Profile && (f.Name == "repeat" || f.Name == "pause") {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Check validates what the fields alone cannot: the whole spec's consistency, and the workload
+// options' own rules.
+func (s *Spec) Check() error {
+	if !strings.Contains(s.DB, "${") { // a stored config keeps its references unexpanded
+		if _, err := target.ParseURL(s.DB); err != nil {
+			return err
+		}
+	}
+	if s.w.Info().Uses("vu") {
+		if len(s.VU) == 0 {
+			return errf("vu", "give a VU count")
+		}
+		if !s.Profile && len(s.VU) != 1 {
+			return errf("vu", "a run takes one VU count; a list is a profile")
+		}
+		// A profile's steps run in rising order, each count once.
+		sort.Ints(s.VU)
+		for i := 1; i < len(s.VU); i++ {
+			if s.VU[i] == s.VU[i-1] {
+				return errf("vu", "%d appears twice", s.VU[i])
+			}
+		}
+	}
+	if s.w.Info().Uses("duration") && s.Duration <= 0 {
+		return &options.Error{Name: "duration", Msg: "must be positive, like 2m"}
+	}
+	if r, ok := s.Options.(interface{ Resolve() }); ok {
+		r.Resolve() // defaults that depend on other options
+	}
+	if v, ok := s.Options.(interface{ Validate(*workload.Engine) error }); ok {
+		if err := v.Validate(&s.Engine); err != nil {
+			return err
+		}
+	}
+	if s.Prepare != nil {
+		if v, ok := s.Prepare.Options.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Set changes one field by its dotted path: vu=4, duration=30s, options.mode=sql,
+// prepare.warehouses=4. A list for vu makes a profile, one count a run.
+func (s *Spec) Set(path, value string) error {
+	key, rest, nested := strings.Cut(path, ".")
+	switch {
+	case nested && key == "options":
+		f, ok := options.Lookup(s.Options, rest)
+		if !ok {
+			return errf(path, "%s has no option %q (its options: %s)", s.Workload, rest, strings.Join(options.Names(s.Options), ", "))
+		}
+		return keyed("options", f.Set(s.Options, value))
+	case nested && key == "prepare":
+		s.AskPrepare()
+		f, ok := options.Lookup(s.Prepare.Options, rest)
+		if !ok {
+			return errf(path, "%s's prepare has no option %q (its options: %s)", s.Workload, rest, strings.Join(options.Names(s.Prepare.Options), ", "))
+		}
+		return keyed("prepare", f.Set(s.Prepare.Options, value))
+	case nested:
+		return errf(path, "unknown key %q (use workload, db, the engine's settings, options.NAME or prepare.NAME)", key)
+	}
+	switch path {
+	case "workload":
+		return errf(path, "the workload of a spec cannot be changed with --set: write another spec")
+	case "db":
+		s.DB = value
+		return nil
+	case "prepare":
+		switch value {
+		case "true":
+			s.AskPrepare()
+		case "false":
+			s.Prepare = nil
+		default:
+			return errf(path, "use true or false, or prepare.NAME=VALUE")
+		}
+		return nil
+	}
+	f, ok := options.Lookup(&s.Engine, path)
+	if !ok || !s.w.Info().Uses(path) {
+		return errf(path, "unknown key (accepted: %s)", strings.Join(s.topKeys(), ", "))
+	}
+	if err := f.Set(&s.Engine, value); err != nil {
+		return keyed("", err)
+	}
+	if path == "vu" {
+		s.Profile = strings.Contains(value, ",")
+		if s.Profile && !s.w.Info().Profile {
+			return errf("vu", "%s runs no profiles: give one VU count", s.Workload)
+		}
+	}
+	return nil
+}
+
+func keyed(prefix string, err error) error {
+	if oe, ok := err.(*options.Error); ok {
+		name := oe.Name
+		if prefix != "" {
+			name = prefix + "." + name
+		}
+		if oe.Value == "" || strings.Contains(oe.Msg, oe.Value) {
+			return errf(name, "%s", oe.Msg)
+		}
+		return errf(name, "%s (given %s)", oe.Msg, oe.Value)
+	}
+	return err
+}
+
+func (s *Spec) topKeys() []string {
+	keys := []string{"workload", "db"}
+	for _, f := range options.Fields(&s.Engine) {
+		if s.w.Info().Uses(f.Name) {
+			keys = append(keys, f.Name)
+		}
+	}
+	return append(keys, "options", "prepare")
+}
+
+// Read parses a spec in YAML or JSON. ${VAR} in any value is replaced by the environment
+// variable VAR, which must be set; nothing else in the text is interpreted.
+func Read(text []byte) (*Spec, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, errf("", "not YAML or JSON: %s", yamlMsg(err))
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, errf("", "empty")
+	}
+	return FromNode(doc.Content[0], nil)
+}
+
+// readLiteral parses a spec without expanding ${VAR}: a stored config keeps its references.
+func readLiteral(text []byte) (*Spec, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, errf("", "not YAML or JSON: %s", yamlMsg(err))
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, errf("", "empty")
+	}
+	d := decoder{literal: true}
+	return d.fromNode(doc.Content[0], nil)
+}
+
+// ReadFile reads a spec file.
+func ReadFile(path string) (*Spec, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errf("", "cannot read %s: %v", path, unwrapPath(err))
+	}
+	return Read(b)
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func yamlMsg(err error) string {
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// decoder reads specs; literal leaves ${VAR} as it is.
+type decoder struct{ literal bool }
+
+// expand replaces ${VAR} in a scalar's text.
+func (d decoder) expand(key, text string) (string, error) {
+	if d.literal {
+		return text, nil
+	}
+	var missing string
+	out := varRef.ReplaceAllStringFunc(text, func(m string) string {
+		name := m[2 : len(m)-1]
+		v, ok := os.LookupEnv(name)
+		if !ok && missing == "" {
+			missing = name
+		}
+		return v
+	})
+	if missing != "" {
+		return "", errf(key, "${%s} is not set in the environment", missing)
+	}
+	return out, nil
+}
+
+// FromNode reads a spec from a YAML mapping; extra, when not nil, is offered the keys a spec does
+// not know (a study's own keys), and returns false for those it does not know either.
+func FromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (bool, error)) (*Spec, error) {
+	return decoder{}.fromNode(n, extra)
+}
+
+func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (bool, error)) (*Spec, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, errf("", "must be a mapping of keys to values")
+	}
+	fields := map[string]*yaml.Node{}
+	var order []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		if _, dup := fields[k]; dup {
+			return nil, errf(k, "given twice")
+		}
+		fields[k] = n.Content[i+1]
+		order = append(order, k)
+	}
+	wn, ok := fields["workload"]
+	if !ok {
+		return nil, errf("workload", "missing: name the workload (%s)", strings.Join(names(), ", "))
+	}
+	if wn.Kind != yaml.ScalarNode {
+		return nil, errf("workload", "must be a name")
+	}
+	vu := fields["vu"]
+	profile := vu != nil && vu.Kind == yaml.SequenceNode
+	s, err := New(wn.Value, profile)
+	if err != nil {
+		if ue, ok := err.(*workload.UnknownError); ok {
+			return nil, errf("workload", "unknown workload %q (use %s)", ue.Name, strings.Join(ue.Known, ", "))
+		}
+		return nil, err
+	}
+	for _, k := range order {
+		v := fields[k]
+		switch k {
+		case "workload":
+		case "db":
+			if v.Kind != yaml.ScalarNode {
+				return nil, errf(k, "must be a URL")
+			}
+			if s.DB, err = dec.expand(k, v.Value); err != nil {
+				return nil, err
+			}
+		case "options":
+			if err := dec.decodeOptions(k, v, s.Options); err != nil {
+				return nil, err
+			}
+		case "prepare":
+			if err := dec.decodePrepare(s, v); err != nil {
+				return nil, err
+			}
+		default:
+			f, ok := options.Lookup(&s.Engine, k)
+			if ok && s.w.Info().Uses(k) && (s.Profile || (k != "repeat" && k != "pause")) {
+				if err := dec.decodeField(k, v, f, &s.Engine); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if extra != nil {
+				if used, err := extra(k, v); err != nil || used {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
+			}
+			if ok && !s.w.Info().Uses(k) {
+				return nil, errf(k, "%s does not use it", s.Workload)
+			}
+			if ok {
+				return nil, errf(k, "only a profile (vu: a list) has it")
+			}
+			return nil, errf(k, "unknown key (accepted: %s)", strings.Join(s.topKeys(), ", "))
+		}
+	}
+	if s.DB == "" {
+		s.DB = target.DefaultDB()
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func names() []string {
+	var n []string
+	for _, w := range workload.All() {
+		n = append(n, w.Info().Name)
+	}
+	return n
+}
+
+func (dec decoder) decodePrepare(s *Spec, v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode {
+		switch v.Value {
+		case "true":
+			s.AskPrepare()
+		case "false":
+			s.Prepare = nil
+		default:
+			return errf("prepare", "use true, false or a mapping of prepare options")
+		}
+		return nil
+	}
+	s.AskPrepare()
+	return dec.decodeOptions("prepare", v, s.Prepare.Options)
+}
+
+// decodeOptions reads a mapping of option names into opts.
+func (dec decoder) decodeOptions(prefix string, v *yaml.Node, opts any) error {
+	if v.Kind != yaml.MappingNode {
+		return errf(prefix, "must be a mapping of option names to values")
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k := v.Content[i].Value
+		key := prefix + "." + k
+		if seen[k] {
+			return errf(key, "given twice")
+		}
+		seen[k] = true
+		f, ok := options.Lookup(opts, k)
+		if !ok {
+			return errf(key, "unknown option (accepted: %s)", strings.Join(options.Names(opts), ", "))
+		}
+		if err := dec.decodeField(key, v.Content[i+1], f, opts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeField reads one value, from its text, as a flag would be read.
+func (dec decoder) decodeField(key string, v *yaml.Node, f options.Field, dst any) error {
+	rename := func(err error) error {
+		if oe, ok := err.(*options.Error); ok {
+			if oe.Value == "" || strings.Contains(oe.Msg, oe.Value) {
+				return errf(key, "%s", oe.Msg)
+			}
+			return errf(key, "%s (given %s)", oe.Msg, oe.Value)
+		}
+		return err
+	}
+	if v.Kind == yaml.SequenceNode {
+		if f.Kind != options.IntList {
+			return errf(key, "must be a single value, not a list")
+		}
+		var parts []string
+		for _, it := range v.Content {
+			if it.Kind != yaml.ScalarNode {
+				return errf(key, "must be a list of whole numbers")
+			}
+			t, err := dec.expand(key, it.Value)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, t)
+		}
+		if len(parts) == 0 {
+			return errf(key, "the list is empty")
+		}
+		return rename(f.Set(dst, strings.Join(parts, ",")))
+	}
+	if v.Kind != yaml.ScalarNode {
+		return errf(key, "must be a single value")
+	}
+	t, err := dec.expand(key, v.Value)
+	if err != nil {
+		return err
+	}
+	if v.Tag == "!!null" {
+		return errf(key, "has no value")
+	}
+	return rename(f.Set(dst, t))
+}
+
+// Node returns the spec as a YAML mapping, in a fixed order: workload, db, the engine's settings,
+// the options, the prepare step. Every option is written, defaults too, so that a spec means the
+// same to a later cairn whose defaults differ; options whose zero value means "not given" are
+// left out when zero. The password of db is replaced by ${CAIRN_PASSWORD}.
+func (s *Spec) Node() *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(k string, v *yaml.Node) {
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
+	}
+	add("workload", scalar(s.Workload))
+	add("db", scalar(PasswordRef(s.DB)))
+	for _, f := range s.engineFields() {
+		if f.Name == "vu" && !s.Profile && len(s.VU) == 1 {
+			add("vu", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(s.VU[0])})
+			continue
+		}
+		add(f.Name, fieldNode(f, &s.Engine))
+	}
+	add("options", optionsNode(s.Options))
+	if s.Prepare != nil {
+		add("prepare", optionsNode(s.Prepare.Options))
+	}
+	return m
+}
+
+func optionsNode(opts any) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, f := range options.Fields(opts) {
+		if f.Hidden || f.IsUnset(opts) {
+			continue // not given: what is prepared, or another option, decides
+		}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.Name}, fieldNode(f, opts))
+	}
+	return m
+}
+
+func fieldNode(f options.Field, v any) *yaml.Node {
+	x := f.Get(v)
+	if l, ok := x.([]int); ok {
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, n := range l {
+			seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(n)})
+		}
+		return seq
+	}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Value: options.Format(x)}
+	switch f.Kind {
+	case options.String:
+		n.Tag = "!!str"
+	case options.Duration:
+		n.Tag = "!!str"
+	case options.Bool:
+		n.Tag = "!!bool"
+	case options.Float:
+		// untagged: 0 reads back as a number either way, and 500 stays 500
+	default:
+		n.Tag = "!!int"
+	}
+	return n
+}
+
+func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+// YAML writes the spec as YAML.
+func (s *Spec) YAML() []byte {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(s.Node()); err != nil {
+		panic(err) // a node tree of scalars always encodes
+	}
+	return b.Bytes()
+}
+
+// Config is the spec as the result document stores it: the same keys and values as its YAML,
+// its password a ${CAIRN_PASSWORD} reference.
+func (s *Spec) Config() map[string]any {
+	var out map[string]any
+	if err := s.Node().Decode(&out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// FromConfig reads a spec back from a stored result's config, leaving ${VAR} references as
+// they are.
+func FromConfig(config any) (*Spec, error) {
+	if config == nil {
+		return nil, errf("", "none stored")
+	}
+	b, err := yaml.Marshal(config)
+	if err != nil {
+		return nil, errf("", "unreadable config: %v", err)
+	}
+	return readLiteral(b)
+}
+
+// PasswordRef replaces the password of a database URL by ${CAIRN_PASSWORD}: a spec written out
+// never holds a password, and reads it from the environment when it runs.
+func PasswordRef(db string) string {
+	r := target.Redact(db)
+	if r == db {
+		return db
+	}
+	return strings.ReplaceAll(r, "xxxxx", "${CAIRN_PASSWORD}")
+}

@@ -1,0 +1,157 @@
+package summary
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// Group is one side of a comparison: a run, a group of repeated runs, or a profile.
+type Group struct {
+	Label   string // "#3 PostgreSQL 15.4", "#3,4,5 (mean of 3)"
+	Runs    []*results.Document
+	Profile *results.Profile
+}
+
+// CompareRuns prints every figure of each group of runs against the first group's, with its
+// change and, for groups of repeated runs, whether it is significant.
+func CompareRuns(w io.Writer, groups []Group) {
+	docs := make([][]*results.Document, len(groups))
+	for i, g := range groups {
+		docs[i] = g.Runs
+	}
+	base := docs[0][0]
+	headline, _, _ := base.Headline()
+	if headline == "" {
+		headline = "NOPM"
+	}
+	for i, g := range groups {
+		fmt.Fprintf(w, "%c: %s\n", 'A'+i, g.Label)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "figure\tA\t")
+	for i := 1; i < len(groups); i++ {
+		fmt.Fprintf(tw, "%c\tvs A\t", 'A'+i)
+	}
+	fmt.Fprintln(tw)
+	anyP, anySingle, few := false, false, false
+	for _, f := range results.RunFigures(headline, base.MainTxn, base.TxnOrder) {
+		a := f.Values(docs[0])
+		fmt.Fprintf(tw, "%s\t%s\t", f.Name, figureText(f.Name, results.NewStat(a)))
+		for i := 1; i < len(groups); i++ {
+			d := results.Compare(a, f.Values(docs[i]))
+			fmt.Fprintf(tw, "%s\t%s\t", figureText(f.Name, d.Other), deltaText(d))
+			if d.P >= 0 {
+				anyP = true
+				few = few || min(d.Base.N, d.Other.N) < 4
+			} else {
+				anySingle = true
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	if anyP {
+		fmt.Fprintf(w, "p: two-sided Mann-Whitney U test over the runs; '~' marks a difference within the run-to-run spread (p ≥ %.2f)\n", results.Alpha)
+	}
+	if few {
+		fmt.Fprintln(w, "with fewer than 4 runs a side the test cannot reach p < 0.05 however large the difference: repeat more to decide")
+	}
+	if anySingle {
+		fmt.Fprintln(w, "single runs have no spread to judge a difference against: compare groups of repeated runs (compare 1,2,3 4,5,6) to test it")
+	}
+}
+
+// CompareProfiles prints each profile's steps against the first's, matched by VU count.
+func CompareProfiles(w io.Writer, groups []Group) {
+	base := groups[0].Profile
+	name := base.Headline
+	if name == "" {
+		name = "NOPM"
+	}
+	for i, g := range groups {
+		fmt.Fprintf(w, "%c: profile %s\n", 'A'+i, g.Label)
+	}
+	for i := 1; i < len(groups); i++ {
+		other := groups[i].Profile
+		steps, gm, gmP := results.CompareProfiles(base, other)
+		fmt.Fprintf(w, "\n%c vs A, steps matched by VU count:\n", 'A'+i)
+		if len(steps) == 0 {
+			fmt.Fprintln(w, "  no VU count appears in both profiles")
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "VUs\t%s A\t%s %c\tchange\t%s p95 A\tp95 %c\tchange\t\n", name, name, 'A'+i, base.MainTxn, 'A'+i)
+		for _, st := range steps {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", st.VU, statText(st.Headline.Base), statText(st.Headline.Other), deltaText(st.Headline),
+				statMs(st.P95.Base), statMs(st.P95.Other), deltaText(st.P95))
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "overall (geometric mean over %d matched steps): %s %+.1f%%, p95 %+.1f%%\n", len(steps), name, 100*(gm-1), 100*(gmP-1))
+		var unmatched []string
+		for _, st := range other.Steps {
+			if base.StepAt(st.VU) == nil {
+				unmatched = append(unmatched, strconv.Itoa(st.VU))
+			}
+		}
+		for _, st := range base.Steps {
+			if other.StepAt(st.VU) == nil {
+				unmatched = append(unmatched, strconv.Itoa(st.VU))
+			}
+		}
+		if len(unmatched) > 0 {
+			fmt.Fprintf(w, "steps in only one profile (not compared): %s VUs\n", strings.Join(unmatched, ", "))
+		}
+	}
+	if base.Repeat < 2 {
+		fmt.Fprintln(w, "\nsteps of single runs have no spread to judge a difference against: profile with --repeat 3 or more to test it")
+	} else {
+		fmt.Fprintf(w, "\n'~' marks a step difference within the run-to-run spread (two-sided Mann-Whitney U test, p ≥ %.2f)\n", results.Alpha)
+		if base.Repeat < 4 {
+			fmt.Fprintln(w, "with fewer than 4 runs a step the test cannot reach p < 0.05 however large the difference: repeat more to decide")
+		}
+	}
+}
+
+func figureText(name string, s results.Stat) string {
+	if s.N == 0 {
+		return "-"
+	}
+	if strings.HasSuffix(name, " ms") {
+		t := Ms(s.Mean)
+		if s.N > 1 && s.Mean != 0 {
+			t += fmt.Sprintf(" ±%.1f%%", 100*s.SD/s.Mean)
+		}
+		return t
+	}
+	if strings.Contains(name, "CPU") {
+		return fmt.Sprintf("%.1f", s.Mean)
+	}
+	return statText(s)
+}
+
+func deltaText(d results.Delta) string {
+	if d.Base.N == 0 || d.Other.N == 0 {
+		return "-"
+	}
+	if d.Base.Mean == 0 {
+		if d.Other.Mean == 0 {
+			return "0"
+		}
+		return "new"
+	}
+	t := fmt.Sprintf("%+.1f%%", 100*d.Change)
+	if d.P >= 0 {
+		if !d.Significant() {
+			return fmt.Sprintf("%s ~ (p=%.2f)", t, d.P)
+		}
+		t += fmt.Sprintf(" (p=%.3f)", d.P)
+	}
+	return t
+}

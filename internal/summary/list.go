@@ -1,0 +1,43 @@
+package summary
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// List prints stored results, one line each, as 'results list' shows them.
+func List(w io.Writer, es []results.Entry) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tSTARTED (UTC)\tWORKLOAD\tTARGET\tVUS\tRESULT\tMAIN P95 MS\tWINDOW\t")
+	for _, e := range es {
+		kind := e.Kind
+		if e.ProfileID != 0 {
+			kind = "step of " + strconv.FormatInt(e.ProfileID, 10)
+		}
+		res := "-"
+		if e.Headline != nil {
+			res = Thousands(*e.Headline) + " " + e.HeadlineName
+			if e.Kind == results.KindProfile {
+				res = "peak " + res
+			}
+		}
+		if e.Interrupted {
+			res += " (interrupted)"
+		}
+		p95 := "-"
+		if e.MainP95ms != nil {
+			p95 = Ms(*e.MainP95ms)
+		}
+		win := "-"
+		if e.Kind == results.KindRun {
+			win = fmt.Sprintf("%.0f s", e.WindowSeconds)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s %s\t%s\t%s\t%s\t%s\t\n", e.ID, kind, e.StartedAt.Format("2006-01-02 15:04:05"),
+			e.Workload, e.TargetName, e.TargetVersion, e.VU, res, p95, win)
+	}
+	return tw.Flush()
+}

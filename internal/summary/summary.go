@@ -1,0 +1,302 @@
+// Package summary words results as text: a run's summary, a profile's step table, comparisons,
+// and the conditions of a stored result. Every front end that prints results uses it, so that a
+// figure reads the same wherever it is shown.
+package summary
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+// Ms writes milliseconds with about four significant digits; "-" for none.
+func Ms(v float64) string {
+	switch {
+	case v == 0:
+		return "-"
+	case v < 10:
+		return fmt.Sprintf("%.3f", v)
+	case v < 100:
+		return fmt.Sprintf("%.2f", v)
+	case v < 1000:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// printLimits prints the late and skipped counts of a run with --latency-limit.
+func limits(w io.Writer, d *results.Document) {
+	var late, skipped, count int64
+	for _, t := range d.Txns {
+		late, skipped, count = late+t.Late, skipped+t.Skipped, count+t.Count
+	}
+	if late == 0 && skipped == 0 {
+		return
+	}
+	fmt.Fprintf(w, "over the latency limit: %d of %d transactions (%.3f%%)", late, count, 100*float64(late)/float64(max(count, 1)))
+	if skipped > 0 {
+		fmt.Fprintf(w, "; skipped, already late when due: %d (%.3f%% of those scheduled)", skipped, 100*float64(skipped)/float64(count+skipped))
+	}
+	fmt.Fprintln(w)
+}
+
+// Run prints the final report of a run: the common part, and the workload's own section
+// (which replaces it for TPC-H). s is the spec that ran, or nil for a stored document, whose
+// config is read back as one.
+func Run(w io.Writer, d *results.Document, s *spec.Spec) {
+	wl, _ := workload.Get(d.Workload)
+	sum, _ := wl.(workload.Summarizer)
+	if s == nil {
+		s, _ = spec.FromConfig(d.Config)
+	}
+	var e *workload.Engine
+	var opts any
+	if s != nil {
+		e, opts = &s.Engine, s.Options
+	}
+	if sum != nil && sum.Replaces() {
+		sum.Summary(w, d, e, opts)
+		return
+	}
+	defer func() {
+		if sum != nil {
+			sum.Summary(w, d, e, opts)
+		}
+	}()
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%s run on %s %s · %s · mode %s · seed %d\n", Title(d.Workload), d.Target.Name, d.Target.Version, workload.Plural(d.VU, "VU"), d.Mode, d.Seed)
+	if d.Window.Seconds > 0 {
+		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
+	}
+	for _, n := range d.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "transaction\tcount\tper min\tmix %\trollbk\terrors\tretries\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax ms\t")
+	for _, n := range d.TxnOrder {
+		t := d.Txns[n]
+		l := t.LatencyMs
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, t.Count, t.PerMinute, t.Percentage, t.Rollbacks, t.Errors, t.Retries,
+			Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+	}
+	tw.Flush()
+	limits(w, d)
+	if len(d.StmtOrder) > 0 {
+		fmt.Fprintln(w, "\nstatements in the window:")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "statement\tclass\tcount\tper s\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax ms\t")
+		for _, n := range d.StmtOrder {
+			st := d.Statements[n]
+			if st.Count == 0 {
+				continue
+			}
+			l := st.LatencyMs
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, st.Class, st.Count, st.PerSecond,
+				Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+		}
+		tw.Flush()
+	}
+	if len(d.TxnOrder) > 0 && d.Txns[d.TxnOrder[0]].ServiceMs != nil {
+		fmt.Fprintln(w, "\nlatency above is from the intended start (open loop); service time from the actual start:")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "transaction\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax ms\t")
+		for _, n := range d.TxnOrder {
+			l := d.Txns[n].ServiceMs
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintln(w)
+	c := d.Client
+	if c.CPUusPerTxn > 0 {
+		fmt.Fprintf(w, "client CPU: %.1f µs per transaction (%.2f s in the window)", c.CPUusPerTxn, c.CPUSeconds)
+		if c.ShareOfOthers != nil {
+			fmt.Fprintf(w, "; %.1f%% of the rest of this host's busy CPU (the server's, if it runs here)", 100**c.ShareOfOthers)
+		}
+		fmt.Fprintln(w)
+	}
+	if c.Reconnects > 0 {
+		fmt.Fprintf(w, "reconnects: %d\n", c.Reconnects)
+	}
+	if len(d.Errors) > 0 {
+		keys := make([]string, 0, len(d.Errors))
+		for k := range d.Errors {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return d.Errors[keys[i]] > d.Errors[keys[j]] })
+		fmt.Fprintln(w, "errors in the window:")
+		for i, k := range keys {
+			if i == 8 {
+				fmt.Fprintf(w, "  … and %d more kinds\n", len(keys)-8)
+				break
+			}
+			fmt.Fprintf(w, "  %6d  %s\n", d.Errors[k], k)
+		}
+	}
+	if d.Result.TPMSource != "" {
+		fmt.Fprintf(w, "TPM source: %s\n", d.Result.TPMSource)
+	}
+	if q := d.Queries; q != nil {
+		fmt.Fprintf(w, "queries: %d (reads %d, writes %d, other %d), %.1f per second\n", q.Total, q.Reads, q.Writes, q.Other, q.PerSec)
+	}
+	if d.Result.TPS != nil {
+		fmt.Fprintf(w, "TEST RESULT : System achieved %.1f TPS", *d.Result.TPS)
+		if d.Result.QPS != nil {
+			fmt.Fprintf(w, " and %.1f QPS", *d.Result.QPS)
+		}
+		fmt.Fprintf(w, " on %s\n", d.Target.Name)
+	}
+}
+
+// StepLine is the line a profile prints as each run ends.
+func StepLine(d *results.Document) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %s:", workload.Plural(d.VU, "VU"))
+	if name, v, ok := d.Headline(); ok {
+		fmt.Fprintf(&b, " %s %s", Thousands(v), name)
+	} else {
+		b.WriteString(" nothing measured")
+	}
+	if d.Result.TPM != nil {
+		fmt.Fprintf(&b, ", TPM %s", Thousands(float64(*d.Result.TPM)))
+	}
+	if m := d.Main(); m != nil && m.Count > 0 {
+		fmt.Fprintf(&b, ", %s p95 %s ms", d.MainTxn, Ms(m.LatencyMs.P95))
+	}
+	fmt.Fprintf(&b, ", %d errors", d.TotalErrors())
+	if d.ID != "" {
+		fmt.Fprintf(&b, " (result %s)", d.ID)
+	}
+	return b.String()
+}
+
+// Profile prints a profile's step table and its marks.
+func Profile(w io.Writer, p *results.Profile) {
+	name := p.Headline
+	if name == "" {
+		name = "NOPM"
+	}
+	fmt.Fprintf(w, "\n%s profile on %s %s", Title(p.Workload), p.Target.Name, p.Target.Version)
+	if p.Repeat > 1 {
+		fmt.Fprintf(w, " · %d runs per step: mean ± sample standard deviation", p.Repeat)
+	}
+	if p.Interrupted {
+		fmt.Fprint(w, " · INTERRUPTED: the steps below are all that ran")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	main := p.MainTxn
+	fmt.Fprintf(tw, "VUs\t%s\tTPM\t%s p50\tp95\tp99 ms\terrors\tCPU µs/txn\tmarks\t\n", name, main)
+	for _, st := range p.Steps {
+		s := st.Summary
+		if s.Headline.N == 0 {
+			fmt.Fprintf(tw, "%d\t-\t-\t-\t-\t-\t%d\t-\tnothing measured\t\n", st.VU, s.Errors)
+			continue
+		}
+		var marks []string
+		if st.VU == p.Marks.Peak {
+			marks = append(marks, "peak")
+		}
+		if st.VU == p.Marks.Saturation {
+			marks = append(marks, "saturation")
+		}
+		if st.VU == p.Marks.Bottleneck {
+			marks = append(marks, "bottleneck")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", st.VU, statText(s.Headline), statText(s.TPM),
+			statMs(s.P50ms), statMs(s.P95ms), statMs(s.P99ms), s.Errors, s.CPUusPerTxn.Mean, strings.Join(marks, ","))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	m := p.Marks
+	if peak := p.StepAt(m.Peak); peak != nil {
+		fmt.Fprintf(w, "peak: %s, %s %s\n", workload.Plural(m.Peak, "VU"), Thousands(peak.Summary.Headline.Mean), name)
+	}
+	if m.Saturation > 0 {
+		a, b := p.StepAt(m.Saturation), p.Next(m.Saturation)
+		fmt.Fprintf(w, "saturation: %s (going to %d VUs raised %s by %+.1f%% while %s p95 rose %+.1f%%)\n", workload.Plural(m.Saturation, "VU"), b.VU, name,
+			pct(a.Summary.Headline.Mean, b.Summary.Headline.Mean), main, pct(a.Summary.P95ms.Mean, b.Summary.P95ms.Mean))
+	} else if len(p.Steps) > 1 {
+		fmt.Fprintf(w, "saturation: not reached (no step raised %s by less than %.0f%% while p95 rose more than %.0f%%)\n", name,
+			100*results.SaturationGain, 100*results.SaturationLatency)
+	}
+	if m.Bottleneck > 0 {
+		b := p.StepAt(m.Bottleneck)
+		a := p.Prev(m.Bottleneck)
+		fmt.Fprintf(w, "bottleneck: %s (%s p95 grew most per added VU: %+.2f ms per VU from %s)\n", workload.Plural(m.Bottleneck, "VU"), main,
+			(b.Summary.P95ms.Mean-a.Summary.P95ms.Mean)/float64(b.VU-a.VU), workload.Plural(a.VU, "VU"))
+	}
+}
+
+func statText(s results.Stat) string {
+	if s.N == 0 {
+		return "-"
+	}
+	t := Thousands(s.Mean)
+	if s.N > 1 && s.Mean != 0 {
+		t += fmt.Sprintf(" ±%.1f%%", 100*s.SD/s.Mean)
+	}
+	return t
+}
+
+func statMs(s results.Stat) string {
+	if s.N == 0 {
+		return "-"
+	}
+	return Ms(s.Mean)
+}
+
+func pct(a, b float64) float64 {
+	if a == 0 {
+		return 0
+	}
+	return 100 * (b - a) / a
+}
+
+// Thousands writes a rounded figure with thousands separators.
+func Thousands(v float64) string {
+	return humanize.Comma(int64(math.Round(v)))
+}
+
+// Title is a workload's title: "TPC-C", "sysbench-style OLTP".
+func Title(name string) string {
+	if w, err := workload.Get(name); err == nil {
+		return w.Info().Title
+	}
+	return name
+}
+
+// Conditions prints what a stored result ran on: the target, its settings, the host.
+func Conditions(w io.Writer, t results.Target, h *results.Host) {
+	fmt.Fprintf(w, "\ntarget: %s %s at %s\n", t.Name, t.Version, t.Address)
+	if len(t.Settings) > 0 {
+		keys := make([]string, 0, len(t.Settings))
+		for k := range t.Settings {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + "=" + t.Settings[k]
+		}
+		fmt.Fprintf(w, "settings: %s\n", strings.Join(parts, " "))
+	}
+	if h != nil {
+		fmt.Fprintf(w, "host: %s · %s · %d cores / %d threads · %d MiB · %s · %s", h.Hostname, h.CPUModel, h.Cores, h.Threads, h.MemoryMiB, h.Kernel, h.OS)
+		if h.Governor != "" {
+			fmt.Fprintf(w, " · governor %s", h.Governor)
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,62 @@
+package workload
+
+import (
+	"strings"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/options"
+)
+
+// Engine is the part of a run spec the engine reads, the same for every workload (a workload
+// says which of them it uses in Info.Engine, and their defaults where its own differ).
+type Engine struct {
+	VU           []int         `opt:"vu" min:"1" max:"100000" help:"virtual users, each a goroutine with its own connection (a profile: the VU count of each step, like 1,2,4,8)"`
+	Rampup       time.Duration `opt:"rampup" help:"time before the measured window, excluded from every figure"`
+	Duration     time.Duration `opt:"duration" min:"1ms" help:"length of the measured window"`
+	Rate         float64       `opt:"rate" min:"0" help:"open loop: R transactions per second in total, latency from the intended start (0: closed loop)"`
+	LatencyLimit time.Duration `opt:"latency-limit" help:"count transactions slower than this as late; with a rate, skip those already later when due"`
+	MaxRetries   int           `opt:"max-retries" min:"0" help:"retries of a transaction after a deadlock or serialization failure"`
+	Progress     time.Duration `opt:"progress" help:"interval of the live progress lines (0: none)"`
+	Seed         uint64        `opt:"seed" help:"seed of the run's random inputs; each profile step's is derived from it (0: random, printed and stored)"`
+	Repeat       int           `opt:"repeat" min:"1" help:"profile: runs per step; with 2 or more, figures are means with their spread"`
+	Pause        time.Duration `opt:"pause" help:"profile: pause between runs, for the server to settle"`
+}
+
+// EngineDefaults are the engine settings' defaults for a run (profile false) or a profile, with
+// the workload's own defaults applied.
+func EngineDefaults(info Info, profile bool) Engine {
+	e := Engine{VU: []int{4}, Rampup: 10 * time.Second, Duration: time.Minute, MaxRetries: 10,
+		Progress: 5 * time.Second, Repeat: 1, Pause: 10 * time.Second}
+	cmd := "run"
+	if profile {
+		e.VU, e.Progress, cmd = []int{1, 2, 4, 8}, 0, "profile"
+	}
+	for k, v := range info.Defaults {
+		name := k
+		if c, n, ok := strings.Cut(k, "."); ok {
+			if c != cmd {
+				continue
+			}
+			name = n
+		}
+		if f, ok := options.Lookup(&e, name); ok {
+			if err := f.Set(&e, v); err != nil {
+				panic("workload " + info.Name + ": bad default " + k + "=" + v + ": " + err.Error())
+			}
+		}
+	}
+	return e
+}
+
+// Uses reports whether the workload reads the engine setting name.
+func (info Info) Uses(name string) bool {
+	if name == "seed" || info.Engine == nil {
+		return true
+	}
+	for _, n := range info.Engine {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}

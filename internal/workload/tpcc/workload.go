@@ -1,0 +1,220 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+func init() { workload.Register(tpcc{}) }
+
+type tpcc struct{}
+
+func (tpcc) Info() workload.Info {
+	return workload.Info{Name: "tpcc", Title: "TPC-C", Footprint: Footprint, Profile: true,
+		Short: "TPC-C-derived OLTP workload (NOPM/TPM, like HammerDB's TPROC-C)",
+		Long: `The TPC-C-derived OLTP workload: prepare a schema of W warehouses, run virtual users against it,
+check the TPC-C consistency conditions, clean up. See docs/tpcc.md for what every figure means.`,
+		Help: map[string]string{
+			"prepare": "Create the schema, load it in parallel, build indexes and procedures, analyze",
+			"run":     "Run virtual users for a rampup and an exactly measured window; print NOPM, TPM and latencies",
+			"profile": "Run the workload at each of a list of VU counts; mark the peak, saturation and bottleneck steps",
+			"check":   "Verify TPC-C consistency conditions 3.3.2.1-4 (--all: 1-10 and 12)",
+		}}
+}
+
+// PrepareSpec is prepare's options.
+type PrepareSpec struct {
+	Warehouses int    `opt:"warehouses" short:"w" default:"1" min:"1" help:"number of warehouses (about 100 MB of data each); a complete schema of another size is refused"`
+	Loaders    int    `opt:"loaders" min:"1" help:"parallel loaders (SQLite always uses 1)"`
+	Seed       uint64 `opt:"seed" help:"seed of the generated data (0: random, printed)"`
+	Partition  bool   `opt:"partition" help:"hash-partition orders and order_line by warehouse (PostgreSQL, MySQL/MariaDB)"`
+	NoProcs    bool   `opt:"no-procs" help:"do not create the server-side transactions (then only --mode sql runs)"`
+}
+
+// RunSpec is run's and profile's options.
+type RunSpec struct {
+	Mode           string `opt:"mode" enum:"procs,sql" unset:"" help:"procs (one call per transaction; the default where the schema has them) or sql (client-side prepared statements)"`
+	AllWarehouses  bool   `opt:"all-warehouses" help:"each transaction picks its home warehouse at random from all warehouses"`
+	KeyingThinking bool   `opt:"keying-thinking" help:"wait the spec's keying and think times (then at most about 1.26 NOPM per VU)"`
+}
+
+// Validate checks what depends on the engine's settings.
+func (o *RunSpec) Validate(e *workload.Engine) error {
+	if o.KeyingThinking && e.Rate > 0 {
+		return options.Errorf("rate", options.Format(e.Rate), "--rate and --keying-thinking exclude each other: an open-loop schedule replaces the think times")
+	}
+	return nil
+}
+
+// CheckSpec is check's options.
+type CheckSpec struct {
+	All     bool `opt:"all" help:"check conditions 1-10 and 12, not only 1-4"`
+	Initial bool `opt:"initial" help:"also check condition 11, which holds only before the first Delivery (right after prepare)"`
+}
+
+func (tpcc) PrepareOptions() any { return &PrepareSpec{Loaders: runtime.NumCPU()} }
+func (tpcc) RunOptions() any     { return &RunSpec{} }
+func (tpcc) CheckOptions() any   { return &CheckSpec{} }
+
+func (tpcc) Prepare(ctx context.Context, t target.Target, opts any, p workload.Preparing) error {
+	o := opts.(*PrepareSpec)
+	if o.Seed == 0 {
+		o.Seed = workload.RandomSeed()
+	}
+	loaders := o.Loaders
+	if t.Dialect().SingleWriter {
+		loaders = 1
+	}
+	w := max(o.Warehouses, 1)
+	var rows atomic.Int64
+	start := time.Now()
+	meta, err := Prepare(ctx, t, PrepareOptions{Warehouses: o.Warehouses, Loaders: o.Loaders, Seed: o.Seed, Partition: o.Partition,
+		Procedures: !o.NoProcs && t.Dialect().Procedures, Rows: &rows,
+		Phase: func(ph string) {
+			switch ph {
+			case "schema":
+				p.Say("preparing TPC-C: %s on %s (%s), %s, seed %d", workload.Plural(w, "warehouse"), t.Name(), target.Where(t),
+					workload.Plural(loaders, "loader"), o.Seed)
+			case "load":
+				p.Load(ExpectedRows(w), &rows)
+			case "indexes":
+				p.Loaded()
+				p.Say("loaded %s in %.1f s; building indexes", workload.Plural(int(rows.Load()), "row"), time.Since(start).Seconds())
+			default:
+				p.Say("%s", ph)
+			}
+		}})
+	p.Loaded()
+	if errors.Is(err, workload.ErrAlreadyPrepared) {
+		p.Say("%s already holds a complete TPC-C schema of %s (prepared %s, seed %d); nothing to do",
+			target.Where(t), workload.Plural(meta.Warehouses, "warehouse"), meta.PreparedAt.Format(time.RFC3339), meta.Seed)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	p.Say("prepared %s in %.1f s (%d rows, %.0f rows/s overall)",
+		workload.Plural(meta.Warehouses, "warehouse"), meta.LoadSeconds, rows.Load(), float64(rows.Load())/meta.LoadSeconds)
+	return nil
+}
+
+// Summary ends the common summary with TPC-C's own lines: the deliveries that found nothing to
+// deliver, and HammerDB's result line.
+func (tpcc) Summary(w io.Writer, d *results.Document, _ *workload.Engine, _ any) {
+	switch s := d.Extra["delivery_skipped_districts"].(type) {
+	case int64:
+		if s > 0 {
+			fmt.Fprintf(w, "delivery: %d districts had no undelivered order and were skipped (whole run)\n", s)
+		}
+	case float64: // read back from a stored document
+		if s > 0 {
+			fmt.Fprintf(w, "delivery: %.0f districts had no undelivered order and were skipped (whole run)\n", s)
+		}
+	}
+	if d.Result.NOPM != nil && d.Result.TPM != nil {
+		fmt.Fprintf(w, "TEST RESULT : System achieved %d NOPM from %d %s TPM\n", *d.Result.NOPM, *d.Result.TPM, d.Target.Name)
+	}
+}
+
+// Replaces is false: TPC-C's lines follow the common summary.
+func (tpcc) Replaces() bool { return false }
+
+// headlineSQL is read at both ends of the window: each committed New-Order adds one.
+const headlineSQL = "(SELECT SUM(d_next_o_id) FROM district)"
+
+// Extra is TPC-C's own section of the result document (extra.tpcc): what the run found prepared.
+type Extra struct {
+	Warehouses    int       `json:"warehouses"`
+	Partitioned   bool      `json:"partitioned"`
+	DataSeed      uint64    `json:"data_seed"`
+	LoadConstants Constants `json:"load_constants"`
+	RunConstants  Constants `json:"run_constants"`
+}
+
+func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (*workload.Run, error) {
+	o := opts.(*RunSpec)
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := LoadMeta(ctx, t, c)
+	c.Close()
+	if err != nil {
+		return nil, err
+	}
+	mode := o.Mode
+	switch mode {
+	case "":
+		mode = ModeSQL
+		if meta.Procedures {
+			mode = ModeProcs
+		}
+	case ModeProcs:
+		if !t.Dialect().Procedures {
+			return nil, options.Errorf("mode", mode, "%s has no stored procedures; use --mode sql", t.Name())
+		}
+		if !meta.Procedures {
+			return nil, options.Errorf("mode", mode, "the schema was prepared without procedures; run cleanup and prepare again")
+		}
+	}
+	rc := RunConstants(newRand(seed, 7), meta.Load)
+	o.Mode = mode // the stored spec says which mode ran
+	cfg := VUConfig{Mode: mode, AllWarehouses: o.AllWarehouses, Seed: seed, Meta: *meta, Run: rc}
+	var mu sync.Mutex
+	var vus []*VU
+	return &workload.Run{Types: TxnNames, Main: TxNewOrder, Headline: workload.HeadlineServer, HeadlineTx: TxNewOrder,
+		HeadlineSQL: headlineSQL, Mode: mode, Pace: o.KeyingThinking,
+		NewVU: func(id int) (workload.VU, error) {
+			v, err := NewVU(id, t.Dialect(), cfg)
+			if err == nil {
+				mu.Lock()
+				vus = append(vus, v)
+				mu.Unlock()
+			}
+			return v, err
+		},
+		Finish: func(d *results.Document) {
+			var skips int64
+			mu.Lock()
+			for _, v := range vus {
+				skips += v.DeliverySkips.Load()
+			}
+			mu.Unlock()
+			d.Extra = map[string]any{"delivery_skipped_districts": skips, "tpcc": Extra{Warehouses: meta.Warehouses,
+				Partitioned: meta.Partitioned, DataSeed: meta.Seed, LoadConstants: meta.Load, RunConstants: rc}}
+		}}, nil
+}
+
+// Check runs the consistency conditions and prints a line for each.
+func (tpcc) Check(ctx context.Context, t target.Target, opts any, w io.Writer) error {
+	o := opts.(*CheckSpec)
+	conds, err := Check(ctx, t, o.All, o.Initial)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, c := range conds {
+		if c.Passed {
+			fmt.Fprintf(w, "PASS  3.3.2.%-2d %s (%.2f s)\n", c.Number, c.Title, c.Seconds)
+			continue
+		}
+		bad++
+		fmt.Fprintf(w, "FAIL  3.3.2.%-2d %s: %d violations, e.g. %v\n", c.Number, c.Title, c.Violations, c.Examples)
+	}
+	if bad > 0 {
+		return &workload.CheckFailed{Msg: fmt.Sprintf("%d of %d consistency conditions violated", bad, len(conds))}
+	}
+	fmt.Fprintf(w, "all %d consistency conditions hold\n", len(conds))
+	return nil
+}

@@ -1,4 +1,0 @@
--- The session settings of the load connections. (The meta table and the schema bookkeeping are
--- shared by every workload: internal/workload/sql.)
--- name: load_session
-PRAGMA synchronous = OFF
