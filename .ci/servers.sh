@@ -43,14 +43,15 @@ su postgres -c "psql -qAt -c \"SELECT 1 FROM pg_database WHERE datname='cairn_te
 
 # --- MariaDB ------------------------------------------------------------------------------------
 mycnf=/etc/mysql/mariadb.conf.d/99-cairn.cnf
-if [ ! -f "$mycnf" ]; then
-  cat > "$mycnf" <<CONF
-[mysqld]
+# performance_schema on: the wait-event tests read InnoDB's waits from it (docs/waits.md).
+want="[mysqld]
 innodb_buffer_pool_size = 2G
 max_connections = 500
 local_infile = ON
 bind-address = 127.0.0.1
-CONF
+performance_schema = ON"
+if [ "$(cat "$mycnf" 2>/dev/null)" != "$want" ]; then
+  printf '%s\n' "$want" > "$mycnf"
   mysqladmin --protocol=socket -uroot shutdown >/dev/null 2>&1 || true
   sleep 1
 fi

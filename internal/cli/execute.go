@@ -35,6 +35,7 @@ func execute(ctx context.Context, s *spec.Spec, storePath string, f runFlags, st
 	h := runner.Hooks{
 		Preparing: &terminalPreparing{out: stdout, err: stderr},
 		Start:     func(line string) { fmt.Fprintln(stdout, line) },
+		Note:      func(line string) { fmt.Fprintln(stdout, line) },
 		Progress:  func(_ workload.Progress, line string) { fmt.Fprintln(stderr, line) },
 		Out:       stdout,
 	}

@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("CAIRN_RESULTS", filepath.Join(dir, "results.db"))
+	os.Setenv("CAIRN_STATE", filepath.Join(dir, "undo")) // the undo journal of the runs these tests make
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

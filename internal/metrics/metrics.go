@@ -362,4 +362,15 @@ type Second struct {
 	Headline int64   `json:"headline_txns"` // transactions of the headline type (TPC-C: New-Order)
 	Errors   int64   `json:"errors"`
 	P95ms    float64 `json:"p95_ms"` // over all types
+	// CPU is the host's CPU over this second, Cores each CPU's (cpu0 first), from /proc/stat;
+	// absent with --observe off or where /proc/stat cannot be read.
+	CPU   *CPUShare  `json:"cpu,omitempty"`
+	Cores []CPUShare `json:"cores,omitempty"`
 }
+
+// CPUShare is how a CPU (or the host, over all of them) spent an interval, in percent of it:
+// user (nice and guest included), system, iowait, irq (softirq included), steal, idle.
+type CPUShare [6]float64
+
+// Busy is the share of the interval not idle and not waiting for I/O.
+func (c CPUShare) Busy() float64 { return c[0] + c[1] + c[3] + c[4] }

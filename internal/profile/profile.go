@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -51,7 +52,7 @@ func Run(ctx context.Context, p *results.Profile, o Options, step StepFunc, h Ho
 		p.StartedAt = time.Now().UTC()
 	}
 	if p.Host == nil {
-		p.Host = results.ReadHost()
+		p.Host = observe.ReadHost(false)
 	}
 	if p.Cairn.Go == "" {
 		p.Cairn.Go = runtime.Version()

@@ -77,7 +77,17 @@ func RunFigures(headline, main string, types []string) []Figure {
 	}
 	f = append(f,
 		Figure{"errors", false, func(d *Document) (float64, bool) { return float64(d.TotalErrors()), true }},
-		Figure{"client CPU µs/txn", false, func(d *Document) (float64, bool) { return d.Client.CPUusPerTxn, d.Client.CPUusPerTxn > 0 }})
+		Figure{"client CPU µs/txn", false, func(d *Document) (float64, bool) { return d.Client.CPUusPerTxn, d.Client.CPUusPerTxn > 0 }},
+		Figure{"server CPU µs/txn", false, func(d *Document) (float64, bool) {
+			if d.Server == nil || d.Server.CPUusPerTxn == 0 {
+				return 0, false
+			}
+			return d.Server.CPUusPerTxn, true
+		}},
+		Figure{"host CPU busy %", false, func(d *Document) (float64, bool) {
+			c, _, ok := d.WindowCPU()
+			return c.Busy(), ok
+		}})
 	return f
 }
 

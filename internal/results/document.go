@@ -18,32 +18,36 @@ const FormatVersion = 2
 
 // Document is one run's result. docs/result-format.md defines every field.
 type Document struct {
-	Format      int               `json:"format"`
-	Kind        string            `json:"kind"` // "run"
-	ID          string            `json:"id,omitempty"`
-	ProfileID   string            `json:"profile_id,omitempty"` // set on the steps of a profile
-	Cairn       Cairn             `json:"cairn"`
-	Workload    string            `json:"workload"`
-	MainTxn     string            `json:"main_transaction"` // the type whose latency profiles and reports show
-	StartedAt   time.Time         `json:"started_at"`
-	Interrupted bool              `json:"interrupted"`
-	Target      Target            `json:"target"`
-	Host        *Host             `json:"host,omitempty"`
-	VU          int               `json:"vu"`
-	Mode        string            `json:"mode,omitempty"`
-	Seed        uint64            `json:"seed"`
-	Window      Window            `json:"window"`
-	Result      Result            `json:"result"`
-	Txns        map[string]*Txn   `json:"transactions"`
-	TxnOrder    []string          `json:"transaction_order"`
-	Statements  map[string]*Stmt  `json:"statements,omitempty"`
-	StmtOrder   []string          `json:"statement_order,omitempty"`
-	Queries     *Queries          `json:"queries,omitempty"`
-	Errors      map[string]int64  `json:"errors"`
-	Client      Client            `json:"client"`
-	Config      any               `json:"config"`
-	Series      []metrics.Second  `json:"timeseries"`
-	Histograms  map[string]string `json:"histograms"`
+	Format      int              `json:"format"`
+	Kind        string           `json:"kind"` // "run"
+	ID          string           `json:"id,omitempty"`
+	ProfileID   string           `json:"profile_id,omitempty"` // set on the steps of a profile
+	Cairn       Cairn            `json:"cairn"`
+	Workload    string           `json:"workload"`
+	MainTxn     string           `json:"main_transaction"` // the type whose latency profiles and reports show
+	StartedAt   time.Time        `json:"started_at"`
+	Interrupted bool             `json:"interrupted"`
+	Target      Target           `json:"target"`
+	Host        *Host            `json:"host,omitempty"`
+	VU          int              `json:"vu"`
+	Mode        string           `json:"mode,omitempty"`
+	Seed        uint64           `json:"seed"`
+	Window      Window           `json:"window"`
+	Result      Result           `json:"result"`
+	Txns        map[string]*Txn  `json:"transactions"`
+	TxnOrder    []string         `json:"transaction_order"`
+	Statements  map[string]*Stmt `json:"statements,omitempty"`
+	StmtOrder   []string         `json:"statement_order,omitempty"`
+	Queries     *Queries         `json:"queries,omitempty"`
+	Errors      map[string]int64 `json:"errors"`
+	Client      Client           `json:"client"`
+	// Server, Waits and Binding are what cairn observed (docs/result-format.md#observations).
+	Server     *Server           `json:"server,omitempty"`
+	Waits      *Waits            `json:"waits,omitempty"`
+	Binding    *Binding          `json:"binding,omitempty"`
+	Config     any               `json:"config"`
+	Series     []metrics.Second  `json:"timeseries"`
+	Histograms map[string]string `json:"histograms"`
 	// Timings are individually timed executions, for workloads that time each query of a stream
 	// (TPC-H's power and throughput tests).
 	Timings []Timing       `json:"timings,omitempty"`
@@ -258,4 +262,41 @@ func (d *Document) UnmarshalJSON(b []byte) error {
 	}
 	d.Config = decodeConfig(aux.Config)
 	return nil
+}
+
+// WindowCPU averages the per-second CPU shares of the window's seconds: the host's and each
+// core's. ok is false when none was recorded.
+func (d *Document) WindowCPU() (metrics.CPUShare, []metrics.CPUShare, bool) {
+	var host metrics.CPUShare
+	var cores []metrics.CPUShare
+	n := 0
+	for _, s := range d.Series {
+		if !s.Window || s.CPU == nil {
+			continue
+		}
+		n++
+		for i := range host {
+			host[i] += s.CPU[i]
+		}
+		if len(cores) < len(s.Cores) {
+			cores = append(cores, make([]metrics.CPUShare, len(s.Cores)-len(cores))...)
+		}
+		for c := range s.Cores {
+			for i := range cores[c] {
+				cores[c][i] += s.Cores[c][i]
+			}
+		}
+	}
+	if n == 0 {
+		return host, nil, false
+	}
+	for i := range host {
+		host[i] /= float64(n)
+	}
+	for c := range cores {
+		for i := range cores[c] {
+			cores[c][i] /= float64(n)
+		}
+	}
+	return host, cores, true
 }

@@ -1,17 +1,13 @@
 package results
 
 import (
-	"bufio"
-	"os"
-	"runtime"
-	"strconv"
+	"fmt"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
-// Host is the inventory of the machine cairn ran on. Fields it could not read stay empty: a
-// container may hide /sys, and other systems than Linux have no /proc.
+// Host is what cairn found of the machine it ran on (internal/observe reads it): the inventory,
+// and the facts that silently distort results, each "unknown" with the reason in Unknown when it
+// could not be read (a virtual machine has no cpufreq, a container may hide /sys).
 type Host struct {
 	Hostname  string `json:"hostname"`
 	OS        string `json:"os"`
@@ -22,74 +18,145 @@ type Host struct {
 	Cores     int    `json:"cores,omitempty"` // physical cores
 	Threads   int    `json:"threads"`         // logical CPUs
 	MemoryMiB int64  `json:"memory_mib,omitempty"`
-	Governor  string `json:"cpu_governor,omitempty"`
+	// Governor is the cpufreq governor summarized over the CPUs: "performance", or
+	// "powersave ×2, performance ×30" when they differ.
+	Governor string `json:"cpu_governor,omitempty"`
+
+	// The facts below came with cairn host; documents stored before lack them.
+	SMT         string     `json:"smt,omitempty"` // on, off, forceoff, notsupported, notimplemented
+	NUMA        []NUMANode `json:"numa,omitempty"`
+	FreqDriver  string     `json:"frequency_driver,omitempty"`              // scaling_driver, summarized
+	PState      string     `json:"pstate,omitempty"`                        // intel_pstate or amd_pstate mode
+	EPP         string     `json:"energy_performance_preference,omitempty"` // summarized
+	Turbo       string     `json:"turbo,omitempty"`                         // on, off
+	IdleDriver  string     `json:"cpuidle_driver,omitempty"`
+	THP         string     `json:"transparent_hugepages,omitempty"` // always, madvise, never
+	THPDefrag   string     `json:"transparent_hugepages_defrag,omitempty"`
+	Clocksource string     `json:"clocksource,omitempty"`
+	Virtualized string     `json:"virtualized,omitempty"` // yes (the CPU's hypervisor flag), no
+	Pause       *Pause     `json:"pause,omitempty"`
+	// Unknown says why a fact reads "unknown", by its JSON name.
+	Unknown  map[string]string `json:"unknown,omitempty"`
+	Findings []Finding         `json:"findings,omitempty"`
 }
 
-// ReadHost reads the inventory from /proc, /sys and uname.
-func ReadHost() *Host {
-	h := &Host{Arch: runtime.GOARCH, Threads: runtime.NumCPU()}
-	h.Hostname, _ = os.Hostname()
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		h.Kernel = unix.ByteSliceToString(u.Sysname[:]) + " " + unix.ByteSliceToString(u.Release[:])
-	}
-	h.OS = runtime.GOOS
-	if m := keyValues("/etc/os-release", "="); m["PRETTY_NAME"] != "" {
-		h.OS = strings.Trim(m["PRETTY_NAME"], `"`)
-	}
-	h.CPUModel, h.Sockets, h.Cores = cpuInfo()
-	if m := keyValues("/proc/meminfo", ":"); m["MemTotal"] != "" {
-		kb, _ := strconv.ParseInt(strings.TrimSuffix(m["MemTotal"], " kB"), 10, 64)
-		h.MemoryMiB = kb / 1024
-	}
-	if b, err := os.ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); err == nil {
-		h.Governor = strings.TrimSpace(string(b))
-	}
-	return h
+// NUMANode is one NUMA node and its CPUs ("0-15,32-47").
+type NUMANode struct {
+	Node int    `json:"node"`
+	CPUs string `json:"cpus"`
 }
 
-// cpuInfo counts distinct (physical id, core id) pairs: /proc/cpuinfo lists logical CPUs, and
-// SMT siblings share a core id.
-func cpuInfo() (model string, sockets, cores int) {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "", 0, 0
-	}
-	defer f.Close()
-	socketSet, coreSet := map[string]bool{}, map[string]bool{}
-	phys := ""
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		switch k {
-		case "model name":
-			if model == "" {
-				model = v
-			}
-		case "physical id":
-			phys = v
-			socketSet[v] = true
-		case "core id":
-			coreSet[phys+"/"+v] = true
-		}
-	}
-	return model, len(socketSet), len(coreSet)
+// Pause is the measured latency of the spin-wait instruction (PAUSE on amd64): the median over
+// Repeats timed loops, in nanoseconds and in TSC ticks (not core cycles: the TSC ticks at a fixed
+// rate whatever the core's frequency). NA says why it was not measured.
+type Pause struct {
+	NS       float64 `json:"ns,omitempty"`
+	TSCTicks float64 `json:"tsc_ticks,omitempty"`
+	Repeats  int     `json:"repeats,omitempty"`
+	NA       string  `json:"na,omitempty"`
 }
 
-func keyValues(path, sep string) map[string]string {
-	m := map[string]string{}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return m
+// Finding is one thing about the host that distorts results or is worth knowing before reading
+// them: Tier is "warning" or "advice", Code is stable (governor-powersave, turbo-off, …).
+type Finding struct {
+	Code    string `json:"code"`
+	Tier    string `json:"tier"`
+	Message string `json:"message"`
+}
+
+// Finding tiers.
+const (
+	Warning = "warning"
+	Advice  = "advice"
+)
+
+// Warnings returns the findings of tier warning.
+func (h *Host) Warnings() []Finding {
+	var out []Finding
+	if h == nil {
+		return nil
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, sep); ok {
-			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	for _, f := range h.Findings {
+		if f.Tier == Warning {
+			out = append(out, f)
 		}
 	}
-	return m
+	return out
+}
+
+// Server is the database server's process as cairn found it, and its CPU over the window.
+type Server struct {
+	// Where is "local" (on this host), "remote", or "embedded" (SQLite, inside cairn).
+	Where   string `json:"where"`
+	PID     int    `json:"pid,omitempty"`
+	Process string `json:"process,omitempty"`
+	FoundBy string `json:"found_by,omitempty"`
+	// Note says why there is no CPU figure: remote, or the process could not be seen.
+	Note        string  `json:"note,omitempty"`
+	CPUSeconds  float64 `json:"cpu_seconds,omitempty"`
+	CPUusPerTxn float64 `json:"cpu_us_per_txn,omitempty"`
+}
+
+// Binding is the CPUs client and server were bound to (--client-cpus, --server-cpus); empty is
+// not bound.
+type Binding struct {
+	ClientCPUs string `json:"client_cpus,omitempty"`
+	ServerCPUs string `json:"server_cpus,omitempty"`
+}
+
+// Waits is what the server's sessions waited on over the window (docs/waits.md).
+type Waits struct {
+	Source string `json:"source"`
+	// Sampled: events are samples of the active sessions every IntervalMs, and Share is each
+	// event's part of them ("CPU": active, not waiting). Otherwise events are the counts and
+	// times the server accumulated over the window, and Share is each event's part of the timed
+	// waits' total time.
+	Sampled    bool           `json:"sampled"`
+	IntervalMs int            `json:"interval_ms,omitempty"`
+	Samples    int64          `json:"samples,omitempty"`
+	Notes      []string       `json:"notes,omitempty"`
+	Events     []WaitEvent    `json:"events"`
+	Intervals  []WaitInterval `json:"intervals,omitempty"`
+}
+
+// WaitEvent is one event's samples, or its count and time, and its share.
+type WaitEvent struct {
+	Name    string  `json:"name"`
+	Class   string  `json:"class"`
+	Samples int64   `json:"samples,omitempty"`
+	Count   int64   `json:"count,omitempty"`
+	TimeMs  float64 `json:"time_ms,omitempty"`
+	Share   float64 `json:"share"`
+}
+
+// WaitInterval is the top events of one progress interval, ending T seconds into the run.
+type WaitInterval struct {
+	T   float64     `json:"t"`
+	Top []WaitEvent `json:"top"`
+}
+
+// Top names the first n events with their shares: "Lock:tuple 62%, CPU 30%".
+func (w *Waits) Top(n int) string {
+	if w == nil {
+		return ""
+	}
+	return TopWaits(w.Events, n)
+}
+
+// TopWaits names the first n events with their shares (or counts, for untimed ones).
+func TopWaits(evs []WaitEvent, n int) string {
+	var parts []string
+	for _, e := range evs {
+		if len(parts) == n {
+			break
+		}
+		if e.Share >= 0.1 {
+			parts = append(parts, fmt.Sprintf("%s %.0f%%", e.Name, 100*e.Share))
+		} else if e.Share > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.1f%%", e.Name, 100*e.Share))
+		} else if e.Count > 0 {
+			parts = append(parts, fmt.Sprintf("%s ×%d", e.Name, e.Count))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

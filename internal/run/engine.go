@@ -56,6 +56,18 @@ type Progress struct {
 	Errors     int64
 	Retries    int64
 	Set        *metrics.Set
+	Waits      string // the interval's top waits, from the Observer
+}
+
+// Observer watches a run on the engine's clock (internal/observe is the one): the engine calls it
+// from its monitor goroutine, once a second, at the window's edges and at each progress line.
+type Observer interface {
+	// Tick adds the observer's part of one second to sec.
+	Tick(sec *metrics.Second)
+	// Window marks the start (true) or the end of the measured window.
+	Window(start bool)
+	// Interval ends a progress interval; it returns what the progress line shows of it.
+	Interval() string
 }
 
 // Outcome is what a run measured.
@@ -91,6 +103,8 @@ type Engine struct {
 	// HeadlineSQL is the scalar the window snapshots read (see workload.Headliner); may be "".
 	HeadlineSQL string
 	OnProgress  func(Progress)
+	// Observe, when set, watches the host and the server over the run.
+	Observe Observer
 	// Statements are the statement types VUs that implement workload.StatementTimer report.
 	Statements []workload.Statement
 
@@ -367,6 +381,9 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 			e.cpu[0] = readCPU()
 			out.Start = e.snapshot(snapCtx, mon)
 			out.WindowStarted = true
+			if e.Observe != nil {
+				e.Observe.Window(true)
+			}
 		}
 		windowOver := out.WindowStarted && now >= e.we
 		if interrupted || windowOver {
@@ -374,6 +391,9 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 				out.ClientWindow = min(now, e.we) - e.ws
 				e.cpu[1] = readCPU()
 				out.End = e.snapshot(snapCtx, mon)
+				if e.Observe != nil {
+					e.Observe.Window(false)
+				}
 				if out.Start.OK && out.End.OK && (out.End.Start-out.Start.Start > 5 || out.Start.Start-out.End.Start > 5 || out.End.Counter < out.Start.Counter) {
 					out.Restarted = true
 				}
@@ -394,6 +414,9 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 				sec.Headline = tick.Counts[e.Headline].Count
 			}
 			sec.P95ms = float64(all.ValueAtQuantile(95)) / 1000
+			if e.Observe != nil {
+				e.Observe.Tick(&sec)
+			}
 			out.Series = append(out.Series, sec)
 			progSet.Merge(tick)
 			tick.Reset()
@@ -438,6 +461,9 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 				}
 				t := progSet.Total()
 				p.Errors, p.Retries = t.Errors, t.Retries
+				if e.Observe != nil {
+					p.Waits = e.Observe.Interval()
+				}
 				e.OnProgress(p)
 				progSet.Reset()
 				lastProgAt = now

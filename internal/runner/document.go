@@ -17,14 +17,14 @@ import (
 // declared (a server-counted per-minute rate, or client-counted transactions per second), then the
 // workload's own figures and notes.
 func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target, targetVersion string,
-	settings map[string]string, version string) *results.Document {
+	settings map[string]string, version string, host *results.Host) *results.Document {
 	d := fromOutcome(out, def.Types, runtime.NumCPU())
 	d.MainTxn = def.Types[def.Main]
 	d.Mode = def.Mode
 	d.Cairn = results.Cairn{Version: version, Go: runtime.Version()}
 	d.Target = results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(),
 		Database: t.Database(), Settings: settings}
-	d.Host = results.ReadHost()
+	d.Host = host
 	d.VU = cfg.VUs
 	d.Seed = cfg.Seed
 	d.Window.RampupSeconds = cfg.Rampup.Seconds()

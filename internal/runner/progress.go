@@ -19,7 +19,7 @@ func (se *Session) progress(def *workload.Run, emit func(workload.Progress, stri
 	return func(rp run.Progress) {
 		p := workload.Progress{Elapsed: rp.Elapsed, Phase: rp.Phase, InWindow: rp.InWindow, HeadlinePM: rp.HeadlinePM,
 			TxnPM: rp.TxnPM, Source: rp.Source, P95: rp.P95, Errors: rp.Errors, Retries: rp.Retries,
-			Interval: rp.Elapsed - last}
+			Interval: rp.Elapsed - last, Waits: rp.Waits}
 		last = rp.Elapsed
 		tot := rp.Set.Total()
 		p.Count, p.Late, p.Skipped = tot.Count, tot.Late, tot.Skipped
@@ -72,6 +72,9 @@ func commonLine(p workload.Progress, def *workload.Run) string {
 			}
 		}
 		fmt.Fprintf(&b, "  errors %d retries %d", p.Errors, p.Retries)
+		if p.Waits != "" {
+			fmt.Fprintf(&b, "  waits %s", p.Waits)
+		}
 		return b.String()
 	}
 	tps := 0.0
@@ -83,5 +86,8 @@ func commonLine(p workload.Progress, def *workload.Run) string {
 		p95 = p.P95[def.Main]
 	}
 	fmt.Fprintf(&b, "  tps %9.1f  p95 ms %s  errors %d  retries %d", tps, summary.Ms(p95), p.Errors, p.Retries)
+	if p.Waits != "" {
+		fmt.Fprintf(&b, "  waits %s", p.Waits)
+	}
 	return b.String()
 }

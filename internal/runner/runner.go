@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/profile"
 	"github.com/cairn-bench/cairn/internal/results"
@@ -29,6 +30,8 @@ type Hooks struct {
 	Preparing workload.Preparing
 	// Start receives the line that says what runs, before the run starts.
 	Start func(line string)
+	// Note receives lines to show before a run: the host's warnings.
+	Note func(line string)
 	// Progress receives the live progress samples.
 	Progress func(p workload.Progress, line string)
 	// Out receives the lines of a workload that runs itself (TPC-H's query timings).
@@ -45,6 +48,8 @@ type Session struct {
 	W       workload.Workload
 	T       target.Target
 	Version string // cairn's
+	// clientCPUs are the CPUs cairn was bound to when the session opened (--client-cpus).
+	clientCPUs []int
 }
 
 // NoFileError is a run on an SQLite file that does not exist: cairn does not create an empty one.
@@ -63,6 +68,28 @@ func Open(ctx context.Context, s *spec.Spec, version string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.ServerCPUs != "" {
+		if u.Path != "" {
+			return nil, &observe.RemoteError{Where: u.Path, Why: "SQLite runs inside cairn: use --client-cpus"}
+		}
+		if h := u.Parsed.Hostname(); !observe.IsLocalHost(h) {
+			return nil, &observe.RemoteError{Where: u.Parsed.Host, Why: "remote"}
+		}
+		if _, err := observe.HostCPUs("server-cpus", s.ServerCPUs); err != nil {
+			return nil, err
+		}
+	}
+	var client []int
+	if s.ClientCPUs != "" {
+		// Before the target opens: the connections' threads, and the Ps blocking sockets reserve,
+		// follow the binding.
+		if client, err = observe.HostCPUs("client-cpus", s.ClientCPUs); err != nil {
+			return nil, err
+		}
+		if err := observe.PinSelf(client); err != nil {
+			return nil, err
+		}
+	}
 	if u.Path != "" && s.Prepare == nil {
 		if _, err := os.Stat(u.Path); err != nil {
 			return nil, &NoFileError{Path: u.Path, Workload: s.Workload}
@@ -76,7 +103,7 @@ func Open(ctx context.Context, s *spec.Spec, version string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{Spec: s, W: s.WorkloadOf(), T: t, Version: version}, nil
+	return &Session{Spec: s, W: s.WorkloadOf(), T: t, Version: version, clientCPUs: client}, nil
 }
 
 // Close closes the target.
@@ -210,16 +237,52 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	if h.Progress != nil && s.Progress > 0 {
 		eng.OnProgress = se.progress(def, h.Progress)
 	}
-	out, err := eng.Run(ctx)
+	host := observe.ReadHost(true)
+	if h.Note != nil {
+		for _, f := range host.Warnings() {
+			h.Note(fmt.Sprintf("host %s %s: %s", f.Tier, f.Code, f.Message))
+		}
+	}
+	o, err := se.observeOptions()
 	if err != nil {
 		return nil, err
 	}
+	watch, err := observe.Start(ctx, se.T, o)
+	if err != nil {
+		return nil, err
+	}
+	defer watch.Close(ctx) // on every path; the explicit Close below reports its error
+	eng.Observe = watch
+	out, err := eng.Run(ctx)
+	restoreErr := watch.Close(ctx)
+	if err != nil {
+		return nil, errors.Join(err, restoreErr)
+	}
 	step := *s
 	step.Profile, step.VU, step.Seed = false, []int{vu}, seed
-	d := build(out, cfg, def, se.T, targetVersion, settings, se.Version)
+	d := build(out, cfg, def, se.T, targetVersion, settings, se.Version, host)
+	watch.Fill(d)
 	d.Workload = s.Workload
 	d.Config = step.Config()
+	if restoreErr != nil {
+		return d, fmt.Errorf("the run was measured, but what cairn changed on the server was not all restored ('cairn restore' undoes the rest): %w", restoreErr)
+	}
 	return d, nil
+}
+
+// observeOptions reads the spec's observation settings; the server's CPU list is checked
+// against this host's CPUs.
+func (se *Session) observeOptions() (observe.Options, error) {
+	s := se.Spec
+	o := observe.Options{Off: s.Observe == "off", WaitSample: s.WaitSample, Instrument: s.Waits == "instrument", ClientCPUs: se.clientCPUs}
+	if s.ServerCPUs != "" {
+		cpus, err := observe.HostCPUs("server-cpus", s.ServerCPUs)
+		if err != nil {
+			return o, err
+		}
+		o.ServerCPUs = cpus
+	}
+	return o, nil
 }
 
 // Profile runs the spec's profile: once per VU count (Repeat times each), pausing between runs.

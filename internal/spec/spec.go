@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -133,6 +134,13 @@ func (s *Spec) Check() error {
 	}
 	if s.w.Info().Uses("duration") && s.Duration <= 0 {
 		return &options.Error{Name: "duration", Msg: "must be positive, like 2m"}
+	}
+	for key, list := range map[string]string{"client-cpus": s.ClientCPUs, "server-cpus": s.ServerCPUs} {
+		if list != "" {
+			if _, err := observe.ParseCPUList(list); err != nil {
+				return &options.Error{Name: key, Value: list, Msg: strings.TrimPrefix(err.Error(), fmt.Sprintf("%q is ", list))}
+			}
+		}
 	}
 	if r, ok := s.Options.(interface{ Resolve() }); ok {
 		r.Resolve() // defaults that depend on other options
@@ -497,6 +505,9 @@ func (s *Spec) Node() *yaml.Node {
 		if f.Name == "vu" && !s.Profile && len(s.VU) == 1 {
 			add("vu", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(s.VU[0])})
 			continue
+		}
+		if f.HasUnset && f.IsUnset(&s.Engine) {
+			continue // not given (no CPU binding)
 		}
 		add(f.Name, fieldNode(f, &s.Engine))
 	}

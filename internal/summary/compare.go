@@ -42,6 +42,9 @@ func CompareRuns(w io.Writer, groups []Group) {
 	anyP, anySingle, few := false, false, false
 	for _, f := range results.RunFigures(headline, base.MainTxn, base.TxnOrder) {
 		a := f.Values(docs[0])
+		if none(f, docs) {
+			continue // a figure none of them has (recorded by later versions of cairn)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t", f.Name, figureText(f.Name, results.NewStat(a)))
 		for i := 1; i < len(groups); i++ {
 			d := results.Compare(a, f.Values(docs[i]))
@@ -56,6 +59,16 @@ func CompareRuns(w io.Writer, groups []Group) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	var waits []string
+	for i, g := range docs {
+		if top := g[0].Waits.Top(4); top != "" {
+			waits = append(waits, fmt.Sprintf("  %c: %s", 'A'+i, top))
+		}
+	}
+	if len(waits) > 0 {
+		fmt.Fprintln(w, "\ntop waits (the first run of each):")
+		fmt.Fprintln(w, strings.Join(waits, "\n"))
+	}
 	fmt.Fprintln(w)
 	if anyP {
 		fmt.Fprintf(w, "p: two-sided Mann-Whitney U test over the runs; '~' marks a difference within the run-to-run spread (p ≥ %.2f)\n", results.Alpha)
@@ -154,4 +167,13 @@ func deltaText(d results.Delta) string {
 		t += fmt.Sprintf(" (p=%.3f)", d.P)
 	}
 	return t
+}
+
+func none(f results.Figure, groups [][]*results.Document) bool {
+	for _, g := range groups {
+		if len(f.Values(g)) > 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -125,6 +125,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		}
 		fmt.Fprintln(w)
 	}
+	Observations(w, d)
 	if c.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", c.Reconnects)
 	}
@@ -293,10 +294,105 @@ func Conditions(w io.Writer, t results.Target, h *results.Host) {
 		fmt.Fprintf(w, "settings: %s\n", strings.Join(parts, " "))
 	}
 	if h != nil {
-		fmt.Fprintf(w, "host: %s · %s · %d cores / %d threads · %d MiB · %s · %s", h.Hostname, h.CPUModel, h.Cores, h.Threads, h.MemoryMiB, h.Kernel, h.OS)
+		Host(w, h)
+	}
+}
+
+// Host prints the host's facts, what could not be read and why, and the findings.
+func Host(w io.Writer, h *results.Host) {
+	fmt.Fprintf(w, "host: %s · %s · %s · %s\n", h.Hostname, h.OS, h.Kernel, h.Arch)
+	fmt.Fprintf(w, "CPU: %s · %s, %s, %s", h.CPUModel, workload.Plural(h.Sockets, "socket"), workload.Plural(h.Cores, "core"), workload.Plural(h.Threads, "thread"))
+	if h.SMT != "" {
+		fmt.Fprintf(w, " · SMT %s", h.SMT)
+	}
+	for _, n := range h.NUMA {
+		fmt.Fprintf(w, " · NUMA node%d %s", n.Node, n.CPUs)
+	}
+	fmt.Fprintln(w)
+	if h.MemoryMiB > 0 {
+		fmt.Fprintf(w, "memory: %s MiB\n", humanize.Comma(h.MemoryMiB))
+	}
+	if h.FreqDriver == "" { // stored before cairn host: only the governor
 		if h.Governor != "" {
-			fmt.Fprintf(w, " · governor %s", h.Governor)
+			fmt.Fprintf(w, "CPU governor: %s\n", h.Governor)
+		}
+		return
+	}
+	fmt.Fprintf(w, "frequency: driver %s · governor %s · energy-performance %s · pstate %s · turbo %s\n", h.FreqDriver, h.Governor, h.EPP, h.PState, h.Turbo)
+	fmt.Fprintf(w, "idle driver %s · transparent huge pages %s (defrag %s) · clocksource %s · virtualized %s\n", h.IdleDriver, h.THP, h.THPDefrag, h.Clocksource, h.Virtualized)
+	if p := h.Pause; p != nil {
+		if p.NA != "" {
+			fmt.Fprintf(w, "PAUSE: n/a (%s)\n", p.NA)
+		} else {
+			fmt.Fprintf(w, "PAUSE: %.1f ns, %.1f TSC ticks (median of %d timed loops)\n", p.NS, p.TSCTicks, p.Repeats)
+		}
+	}
+	keys := make([]string, 0, len(h.Unknown))
+	for k := range h.Unknown {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(w, "unknown %s: %s\n", k, h.Unknown[k])
+	}
+	Findings(w, h.Findings)
+}
+
+// Findings prints findings one a line: "warning governor-powersave: …".
+func Findings(w io.Writer, fs []results.Finding) {
+	for _, f := range fs {
+		fmt.Fprintf(w, "%-7s %s: %s\n", f.Tier, f.Code, f.Message)
+	}
+}
+
+// Observations prints what was observed over the window: the server's CPU, the host's and its
+// busiest core's, the top waits, the binding.
+func Observations(w io.Writer, d *results.Document) {
+	if s := d.Server; s != nil {
+		switch {
+		case s.Where == "embedded":
+		case s.CPUusPerTxn > 0:
+			fmt.Fprintf(w, "server CPU: %.1f µs per transaction (%.2f s in the window, %s pid %d)", s.CPUusPerTxn, s.CPUSeconds, s.Process, s.PID)
+			if c := d.Client.CPUusPerTxn; c > 0 {
+				fmt.Fprintf(w, "; client/server %.2f", c/s.CPUusPerTxn)
+			}
+			fmt.Fprintln(w)
+		case s.Note != "":
+			fmt.Fprintf(w, "server CPU: n/a (%s)\n", s.Note)
+		}
+	}
+	if avg, cores, ok := d.WindowCPU(); ok {
+		fmt.Fprintf(w, "host CPU: %.1f%% busy over the window (user %.1f, system %.1f, iowait %.1f, irq %.1f, steal %.1f)",
+			avg.Busy(), avg[0], avg[1], avg[2], avg[3], avg[4])
+		busiest := 0
+		for i := range cores {
+			if cores[i].Busy() > cores[busiest].Busy() {
+				busiest = i
+			}
+		}
+		if len(cores) > 1 {
+			fmt.Fprintf(w, "; busiest core cpu%d %.1f%%", busiest, cores[busiest].Busy())
 		}
 		fmt.Fprintln(w)
+	}
+	if wt := d.Waits; wt != nil {
+		if top := wt.Top(5); top != "" {
+			fmt.Fprintf(w, "top waits: %s\n", top)
+		} else {
+			fmt.Fprintln(w, "top waits: none recorded")
+		}
+		for _, n := range wt.Notes {
+			fmt.Fprintf(w, "waits: %s\n", n)
+		}
+	}
+	if b := d.Binding; b != nil {
+		var parts []string
+		if b.ClientCPUs != "" {
+			parts = append(parts, "cairn on CPUs "+b.ClientCPUs)
+		}
+		if b.ServerCPUs != "" {
+			parts = append(parts, "the server on CPUs "+b.ServerCPUs)
+		}
+		fmt.Fprintf(w, "binding: %s\n", strings.Join(parts, ", "))
 	}
 }

@@ -136,6 +136,42 @@ type Cells interface {
 	SimpleArgs() []any
 }
 
+// Waiter is a target whose server says what its sessions wait on (docs/waits.md).
+type Waiter interface {
+	// OpenWaits starts reading waits on c, a connection of its own. With instrument it first
+	// turns on the instruments that time the server's internal waits, after recording their
+	// state with save (undo's journal, so that a crash leaves them restorable); Close restores
+	// them.
+	OpenWaits(ctx context.Context, c Conn, instrument bool, save Saver) (WaitSource, error)
+}
+
+// Saver records a change about to be made outside cairn (its kind and what undoes it) and
+// returns the function that forgets it once it is undone.
+type Saver func(kind string, data any) (done func() error, err error)
+
+// WaitSource reads one server's waits.
+type WaitSource interface {
+	// Sampled: Read returns the wait of each active session now, one sample each ("CPU" for an
+	// active session not waiting). Otherwise Read returns cumulative counts and times, and the
+	// reader takes differences.
+	Sampled() bool
+	// Describe says where the waits come from, for the result: "pg_stat_activity of cairn_test".
+	Describe() string
+	Read(ctx context.Context) ([]Wait, error)
+	// Notes say what to know to read them: which instruments were on, what the server lacks.
+	Notes() []string
+	// Close restores what OpenWaits changed.
+	Close(ctx context.Context) error
+}
+
+// Wait is one wait event: a sample of it, or its cumulative count and time.
+type Wait struct {
+	Name   string  // "Lock:transactionid", "wait/synch/mutex/innodb/buf_pool_mutex", "CPU"
+	Class  string  // "Lock", "LWLock", "IO", "CPU"; "mutex", "rwlock", "io", "innodb_metrics"
+	Count  int64   // samples, or the cumulative count
+	TimeMs float64 // cumulative time, where the server times it
+}
+
 // Row is the result of QueryRow.
 type Row interface{ Scan(dest ...any) error }
 

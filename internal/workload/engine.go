@@ -20,13 +20,18 @@ type Engine struct {
 	Seed         uint64        `opt:"seed" help:"seed of the run's random inputs; each profile step's is derived from it (0: random, printed and stored)"`
 	Repeat       int           `opt:"repeat" min:"1" help:"profile: runs per step; with 2 or more, figures are means with their spread"`
 	Pause        time.Duration `opt:"pause" help:"profile: pause between runs, for the server to settle"`
+	Observe      string        `opt:"observe" enum:"on,off" help:"per-core CPU, the server's CPU and its wait events over the run (off: none of them; host facts are always taken)"`
+	WaitSample   time.Duration `opt:"wait-sample" min:"10ms" max:"10s" help:"interval of the wait-event samples, where the server shows only current waits (PostgreSQL)"`
+	Waits        string        `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
+	ClientCPUs   string        `opt:"client-cpus" unset:"" help:"bind cairn to these CPUs (a list like 0-3,8); GOMAXPROCS becomes their count"`
+	ServerCPUs   string        `opt:"server-cpus" unset:"" help:"bind the server's processes to these CPUs for the run (a server on this host only); restored after, also on Ctrl-C"`
 }
 
 // EngineDefaults are the engine settings' defaults for a run (profile false) or a profile, with
 // the workload's own defaults applied.
 func EngineDefaults(info Info, profile bool) Engine {
 	e := Engine{VU: []int{4}, Rampup: 10 * time.Second, Duration: time.Minute, MaxRetries: 10,
-		Progress: 5 * time.Second, Repeat: 1, Pause: 10 * time.Second}
+		Progress: 5 * time.Second, Repeat: 1, Pause: 10 * time.Second, Observe: "on", WaitSample: 100 * time.Millisecond, Waits: "read"}
 	cmd := "run"
 	if profile {
 		e.VU, e.Progress, cmd = []int{1, 2, 4, 8}, 0, "profile"

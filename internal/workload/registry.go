@@ -139,6 +139,7 @@ type Progress struct {
 	LagMs      float64 // with a rate: mean schedule lag of the interval
 	Late       int64
 	Skipped    int64
+	Waits      string // the interval's top wait events, when observed
 }
 
 // Progresser prints a workload's own live progress line.

@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/cairn-bench/cairn/internal/target"
 )
 
@@ -36,9 +38,17 @@ var (
 	open   atomic.Int32 // blocking connections currently open
 	slots  atomic.Int32 // blocking connections the Ps reserved so far allow (see Reserve)
 	procMu sync.Mutex
-	// baseProcs is GOMAXPROCS as the runtime chose it (the CPUs this process may use).
-	baseProcs = runtime.GOMAXPROCS(0)
 )
+
+// baseProcs is the number of CPUs this process may use: its affinity, which --client-cpus
+// narrows before a target opens.
+func baseProcs() int {
+	var s unix.CPUSet
+	if unix.SchedGetaffinity(0, &s) == nil && s.Count() > 0 {
+		return s.Count()
+	}
+	return runtime.NumCPU()
+}
 
 // Transport is one opened target's choice of sockets. Everything process-wide about it is
 // decided in New, when the target opens: CAIRN_SOCKETS is read there, and the Ps that blocking
@@ -46,6 +56,7 @@ var (
 // socket and the poller.
 type Transport struct {
 	perCPU int
+	base   int    // CPUs this process may use when the target opened
 	force  string // "blocking" or "poller" from CAIRN_SOCKETS; "" lets concurrency decide
 }
 
@@ -65,7 +76,7 @@ type Transport struct {
 // CAIRN_SOCKETS=blocking or CAIRN_SOCKETS=poller overrides the choice, to measure one against the
 // other.
 func New(perCPU, concurrency int) *Transport {
-	tr := &Transport{perCPU: perCPU}
+	tr := &Transport{perCPU: perCPU, base: baseProcs()}
 	switch os.Getenv("CAIRN_SOCKETS") {
 	case "blocking", "poller":
 		tr.force = os.Getenv("CAIRN_SOCKETS")
@@ -74,11 +85,11 @@ func New(perCPU, concurrency int) *Transport {
 		return tr
 	}
 	n := concurrency
-	if limit := perCPU * baseProcs; tr.force == "" && (n == 0 || n > limit) {
+	if limit := perCPU * tr.base; tr.force == "" && (n == 0 || n > limit) {
 		n = limit // more than that run on the poller
 	}
 	if n == 0 {
-		n = perCPU * baseProcs
+		n = perCPU * tr.base
 	}
 	// Two more for the connections a run opens besides its VUs' (the headline's, a monitor's).
 	Reserve(n + 2)
@@ -88,7 +99,7 @@ func New(perCPU, concurrency int) *Transport {
 // Dial opens a connection, with a blocking socket when the dial's context expects few busy
 // connections and the reserved Ps allow one more.
 func (tr *Transport) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	blocking := target.Concurrency(ctx) <= tr.perCPU*baseProcs
+	blocking := target.Concurrency(ctx) <= tr.perCPU*tr.base
 	switch tr.force {
 	case "blocking":
 		blocking = true
@@ -153,7 +164,7 @@ func Reserve(n int) {
 		return
 	}
 	slots.Store(int32(n))
-	if want := baseProcs + n + 1; runtime.GOMAXPROCS(0) < want {
+	if want := baseProcs() + n + 1; runtime.GOMAXPROCS(0) < want {
 		runtime.GOMAXPROCS(want)
 	}
 }

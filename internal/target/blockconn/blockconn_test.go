@@ -43,8 +43,8 @@ func TestRoundTripAndClose(t *testing.T) {
 	if _, ok := c.(*Conn); !ok {
 		t.Fatalf("with no concurrency hint the connection should be blocking, got %T", c)
 	}
-	if runtime.GOMAXPROCS(0) < baseProcs+2 {
-		t.Errorf("GOMAXPROCS %d: a transport for blocking connections should reserve Ps (base %d)", runtime.GOMAXPROCS(0), baseProcs)
+	if runtime.GOMAXPROCS(0) < baseProcs()+2 {
+		t.Errorf("GOMAXPROCS %d: a transport for blocking connections should reserve Ps (base %d)", runtime.GOMAXPROCS(0), baseProcs())
 	}
 	msg := []byte("select 1")
 	for i := 0; i < 100; i++ {
@@ -131,15 +131,15 @@ func TestDeadlines(t *testing.T) {
 func TestConcurrencyChoosesTransport(t *testing.T) {
 	addr := echoServer(t)
 	dial := New(2, 0).Dial
-	few := target.WithConcurrency(context.Background(), 2*baseProcs)
-	many := target.WithConcurrency(context.Background(), 2*baseProcs+1)
+	few := target.WithConcurrency(context.Background(), 2*baseProcs())
+	many := target.WithConcurrency(context.Background(), 2*baseProcs()+1)
 	c, err := dial(few, "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	if _, ok := c.(*Conn); !ok {
-		t.Errorf("%d busy connections at 2 per CPU: got %T, want a blocking *Conn", 2*baseProcs, c)
+		t.Errorf("%d busy connections at 2 per CPU: got %T, want a blocking *Conn", 2*baseProcs(), c)
 	}
 	c2, err := dial(many, "tcp", addr)
 	if err != nil {
@@ -147,7 +147,7 @@ func TestConcurrencyChoosesTransport(t *testing.T) {
 	}
 	defer c2.Close()
 	if _, ok := c2.(*net.TCPConn); !ok {
-		t.Errorf("%d busy connections at 2 per CPU: got %T, want the poller's *net.TCPConn", 2*baseProcs+1, c2)
+		t.Errorf("%d busy connections at 2 per CPU: got %T, want the poller's *net.TCPConn", 2*baseProcs()+1, c2)
 	}
 	// CAIRN_SOCKETS is read when a target opens, not on every dial.
 	t.Setenv("CAIRN_SOCKETS", "poller")
@@ -175,8 +175,8 @@ func TestNoDialChangesGOMAXPROCS(t *testing.T) {
 	addr := echoServer(t)
 	tr := New(1, 1)
 	procs := runtime.GOMAXPROCS(0)
-	if procs < baseProcs+int(slots.Load())+1 {
-		t.Fatalf("GOMAXPROCS %d for %d slots (base %d)", procs, slots.Load(), baseProcs)
+	if procs < baseProcs()+int(slots.Load())+1 {
+		t.Fatalf("GOMAXPROCS %d for %d slots (base %d)", procs, slots.Load(), baseProcs())
 	}
 	var conns []net.Conn
 	defer func() {

@@ -275,5 +275,8 @@ func (tpcb) ProgressLine(p workload.Progress, _ any, rate, limit bool) string {
 	if limit {
 		fmt.Fprintf(&b, ", %d late", p.Late)
 	}
+	if p.Waits != "" { // cairn's, after pgbench's fields
+		fmt.Fprintf(&b, ", waits %s", p.Waits)
+	}
 	return b.String()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -269,7 +270,7 @@ func document(t target.Target, version string, meta *Meta, o RunOptions, out *Ou
 		Cairn:    results.Cairn{Go: runtime.Version()},
 		Workload: "tpch", StartedAt: started.UTC(), Interrupted: out.Interrupted,
 		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: version, Address: t.Address(), Database: t.Database()},
-		Host:   results.ReadHost(), VU: vu, Mode: mode, Seed: o.Seed,
+		Host:   observe.ReadHost(true), VU: vu, Mode: mode, Seed: o.Seed,
 		Window: results.Window{Seconds: out.PowerSeconds + out.ThroughputSeconds, ClientSeconds: out.PowerSeconds + out.ThroughputSeconds,
 			Start: started.UTC(), End: time.Now().UTC()},
 		Result: results.Result{Power: out.PowerAtSize, Throughput: out.ThroughputAtSize, QphH: out.QphH, GeomeanS: out.GeomeanSeconds},

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/summary"
+)
+
+func newHost(stdout io.Writer) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "host",
+		Short: "Show this host's facts that distort results (governor, turbo, SMT, NUMA, THP, PAUSE, …) and findings",
+		Long: `Show what cairn records of this host with every run: CPU, sockets, cores, SMT, NUMA nodes, the
+frequency driver, governor, energy-performance preference and turbo, the idle driver, transparent
+huge pages, the clocksource, virtualization and the measured latency of PAUSE, then findings
+(warnings and advice, each with a stable code). What cannot be read is "unknown", with the
+reason. docs/host.md defines every fact and finding.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			h := observe.ReadHost(true)
+			if asJSON {
+				enc := json.NewEncoder(stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(h)
+			}
+			summary.Host(stdout, h)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the facts as JSON (the result document's host object)")
+	return cmd
+}

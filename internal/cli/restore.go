@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-bench/cairn/internal/undo"
+)
+
+func newRestore(stdout io.Writer) *cobra.Command {
+	var db string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "restore",
+		Short: "Undo what a cairn that crashed left changed: a server's CPU binding, wait instruments, settings",
+		Long: `cairn records every change it makes outside itself (a server process's CPU binding, performance_schema
+instruments, server settings) in its journal before making it, and removes the record once the
+change is undone, at the end of a run, on an error or on Ctrl-C. What a killed or crashed cairn
+left behind is still in the journal: 'cairn restore' undoes it. Changes on a database need its URL
+(--db, with the password the journal never holds); changes of a cairn that still runs are left to
+it unless --force. The journal is in $CAIRN_STATE, else $XDG_STATE_HOME/cairn/undo, else
+~/.local/state/cairn/undo.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pending, err := undo.Pending()
+			if err != nil {
+				return err
+			}
+			if len(pending) == 0 {
+				fmt.Fprintf(stdout, "nothing to restore (the journal %s holds no change)\n", undo.Dir())
+				return nil
+			}
+			left := 0
+			for _, e := range pending {
+				if e.Alive() && !force {
+					fmt.Fprintf(stdout, "left: %s: cairn pid %d still runs and restores it itself (--force to restore it now)\n", e.What, e.PID)
+					left++
+					continue
+				}
+				if err := e.Undo(cmd.Context(), db); err != nil {
+					fmt.Fprintf(stdout, "left: %s: %v\n", e.What, err)
+					left++
+					continue
+				}
+				fmt.Fprintf(stdout, "restored: %s (changed %s by cairn pid %d)\n", e.What, e.Made.Format("2006-01-02 15:04:05 MST"), e.PID)
+			}
+			if left > 0 {
+				return failed{fmt.Sprintf("%d of %d changes are not restored", left, len(pending))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", "", "the database URL, for changes made on a database (with its password)")
+	cmd.Flags().BoolVar(&force, "force", false, "restore also the changes of a cairn that still runs")
+	return cmd
+}

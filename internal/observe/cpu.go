@@ -1,0 +1,79 @@
+package observe
+
+import (
+	"math"
+	"sort"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+)
+
+// CPUSampler turns /proc/stat's cumulative per-CPU times into each interval's shares.
+type CPUSampler struct {
+	fs   procfs.FS
+	prev procfs.Stat
+	ok   bool
+}
+
+// NewCPUSampler takes the first reading; nil where /proc/stat cannot be read.
+func NewCPUSampler() *CPUSampler {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil
+	}
+	s := &CPUSampler{fs: fs}
+	s.prev, err = fs.Stat()
+	s.ok = err == nil
+	if !s.ok {
+		return nil
+	}
+	return s
+}
+
+// Sample returns the host's and each CPU's shares since the previous sample (cpu0 first).
+func (s *CPUSampler) Sample() (*metrics.CPUShare, []metrics.CPUShare) {
+	cur, err := s.fs.Stat()
+	if err != nil {
+		return nil, nil
+	}
+	prev := s.prev
+	s.prev = cur
+	host := share(prev.CPUTotal, cur.CPUTotal)
+	ids := make([]int64, 0, len(cur.CPU))
+	for id := range cur.CPU {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	cores := make([]metrics.CPUShare, 0, len(ids))
+	for _, id := range ids {
+		cores = append(cores, share(prev.CPU[id], cur.CPU[id]))
+	}
+	return &host, cores
+}
+
+// share is the interval between two readings in percent: user, system, iowait, irq, steal, idle.
+// Guest time is already in user and nice, so it is not added again.
+func share(a, b procfs.CPUStat) metrics.CPUShare {
+	d := [6]float64{
+		b.User - a.User + b.Nice - a.Nice,
+		b.System - a.System,
+		b.Iowait - a.Iowait,
+		b.IRQ - a.IRQ + b.SoftIRQ - a.SoftIRQ,
+		b.Steal - a.Steal,
+		b.Idle - a.Idle,
+	}
+	total := 0.0
+	for i, v := range d {
+		d[i] = math.Max(v, 0) // a CPU going offline resets its counters
+		total += d[i]
+	}
+	var out metrics.CPUShare
+	if total <= 0 {
+		return out
+	}
+	for i, v := range d {
+		out[i] = math.Round(1000*v/total) / 10
+	}
+	return out
+}

@@ -1,0 +1,268 @@
+package mysql
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/undo"
+)
+
+// innodbInstruments are InnoDB's mutex and rw-lock instruments, off by default.
+const innodbInstruments = `(NAME LIKE 'wait/synch/mutex/innodb/%' OR NAME LIKE 'wait/synch/rwlock/innodb/%' OR NAME LIKE 'wait/synch/sxlock/innodb/%')`
+
+// innodbCounters are the INNODB_METRICS counters of spins and lock waits that cairn reads where
+// the server has them: MySQL 5.7 and 8.0 keep the rw-lock ones (some 8.0 releases keep them at
+// zero), MariaDB removed them in 10.6.
+var innodbCounters = []string{
+	"innodb_rwlock_s_spin_waits", "innodb_rwlock_x_spin_waits", "innodb_rwlock_sx_spin_waits",
+	"innodb_rwlock_s_spin_rounds", "innodb_rwlock_x_spin_rounds", "innodb_rwlock_sx_spin_rounds",
+	"innodb_rwlock_s_os_waits", "innodb_rwlock_x_os_waits", "innodb_rwlock_sx_os_waits",
+	"lock_row_lock_waits", "lock_deadlocks", "lock_timeouts",
+}
+
+type myWaits struct {
+	c        target.Conn
+	pfs      bool
+	counters []any // the innodbCounters this server has, as query arguments
+	mutexes  bool  // MariaDB's INNODB_MUTEXES
+	notes    []string
+	restore  []instrument
+	done     func() error
+}
+
+type instrument struct {
+	Name    string `json:"name"`
+	Enabled string `json:"enabled"`
+	Timed   string `json:"timed"`
+}
+
+// OpenWaits implements target.Waiter from performance_schema's cumulative waits and InnoDB's
+// counters, read as differences over the window.
+func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, instrument bool, save target.Saver) (target.WaitSource, error) {
+	w := &myWaits{c: c}
+	var pfs int64
+	if err := c.QueryRow(ctx, "SELECT @@performance_schema").Scan(&pfs); err != nil {
+		return nil, err
+	}
+	w.pfs = pfs == 1
+	if !w.pfs {
+		w.notes = append(w.notes, "performance_schema is off: only InnoDB's counters are read (set performance_schema=ON in the server's configuration and restart it to see wait events)")
+		if instrument {
+			w.notes = append(w.notes, "--waits instrument did nothing: performance_schema is off")
+		}
+	} else {
+		if instrument {
+			if err := w.instrument(ctx, t, save); err != nil {
+				return nil, err
+			}
+		}
+		var on, all, innodbOff int64
+		if err := c.QueryRow(ctx, `SELECT SUM(ENABLED = 'YES' AND TIMED = 'YES'), COUNT(*), SUM(`+innodbInstruments+` AND ENABLED <> 'YES')
+			FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/%'`).Scan(&on, &all, &innodbOff); err != nil {
+			return nil, err
+		}
+		w.notes = append(w.notes, fmt.Sprintf("performance_schema: %d of %d wait instruments on and timed", on, all))
+		if innodbOff > 0 && !instrument {
+			w.notes = append(w.notes, fmt.Sprintf("%d InnoDB mutex and rw-lock instruments are off: --waits instrument turns them on for the run", innodbOff))
+		}
+		var consumer string
+		if err := c.QueryRow(ctx, "SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'global_instrumentation'").Scan(&consumer); err == nil && consumer != "YES" {
+			w.notes = append(w.notes, "performance_schema's global_instrumentation consumer is off: its summaries do not count")
+		}
+	}
+	args := make([]any, len(innodbCounters))
+	for i, n := range innodbCounters {
+		args[i] = n
+	}
+	rows, err := c.Query(ctx, "SELECT NAME FROM information_schema.INNODB_METRICS WHERE NAME IN (?"+strings.Repeat(", ?", len(args)-1)+")", args...)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		have[n] = true
+		w.counters = append(w.counters, n)
+	}
+	rows.Close()
+	if !have["innodb_rwlock_s_spin_waits"] {
+		w.notes = append(w.notes, "INNODB_METRICS has no rw-lock spin counters on this server (MariaDB removed them in 10.6)")
+	}
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'information_schema' AND TABLE_NAME = 'INNODB_MUTEXES'").Scan(&n); err == nil && n > 0 {
+		w.mutexes = true
+	}
+	return w, nil
+}
+
+// instrument turns on InnoDB's mutex and rw-lock instruments, recording first which were off.
+func (w *myWaits) instrument(ctx context.Context, t *mysqlTarget, save target.Saver) error {
+	rows, err := w.c.Query(ctx, "SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments WHERE "+innodbInstruments+" AND (ENABLED <> 'YES' OR TIMED <> 'YES')")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var in instrument
+		if err := rows.Scan(&in.Name, &in.Enabled, &in.Timed); err != nil {
+			rows.Close()
+			return err
+		}
+		w.restore = append(w.restore, in)
+	}
+	rows.Close()
+	if len(w.restore) == 0 {
+		w.notes = append(w.notes, "--waits instrument: InnoDB's mutex and rw-lock instruments were on already")
+		return nil
+	}
+	done, err := save("mysql-instruments", instrumentsUndo{Where: target.Where(t), Rows: w.restore})
+	if err != nil {
+		return err
+	}
+	w.done = done
+	if _, err := w.c.Exec(ctx, "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES' WHERE "+innodbInstruments); err != nil {
+		_ = w.Close(ctx)
+		return fmt.Errorf("turn on InnoDB's wait instruments: %w", err)
+	}
+	w.notes = append(w.notes, fmt.Sprintf("--waits instrument turned on %d InnoDB mutex and rw-lock instruments for the run (restored after it)", len(w.restore)))
+	return nil
+}
+
+// instrumentsUndo is the journal's record of instruments cairn turned on.
+type instrumentsUndo struct {
+	Where string       `json:"where"`
+	Rows  []instrument `json:"rows"`
+}
+
+func restoreInstruments(ctx context.Context, c target.Conn, rows []instrument) error {
+	for _, in := range rows {
+		if _, err := c.Exec(ctx, "UPDATE performance_schema.setup_instruments SET ENABLED = ?, TIMED = ? WHERE NAME = ?", in.Enabled, in.Timed, in.Name); err != nil {
+			return fmt.Errorf("restore the instrument %s: %w", in.Name, err)
+		}
+	}
+	return nil
+}
+
+func init() {
+	undo.Register("mysql-instruments", func(ctx context.Context, e *undo.Entry, db string) error {
+		var d instrumentsUndo
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			return err
+		}
+		if db == "" {
+			return fmt.Errorf("give --db for %s to restore its instruments", d.Where)
+		}
+		t, err := target.Open(ctx, db)
+		if err != nil {
+			return err
+		}
+		defer t.Close()
+		if w := target.Where(t); w != d.Where {
+			return fmt.Errorf("--db is %s, but the instruments were changed on %s", w, d.Where)
+		}
+		c, err := t.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		return restoreInstruments(ctx, c, d.Rows)
+	})
+}
+
+func (w *myWaits) Sampled() bool { return false }
+
+func (w *myWaits) Describe() string {
+	if w.pfs {
+		return "performance_schema.events_waits_summary_global_by_event_name and information_schema.INNODB_METRICS, server-wide, differences over the window"
+	}
+	return "information_schema.INNODB_METRICS, server-wide, differences over the window"
+}
+
+func (w *myWaits) Read(ctx context.Context) ([]target.Wait, error) {
+	var out []target.Wait
+	if w.pfs {
+		rows, err := w.c.Query(ctx, "SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'")
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var name string
+			var n int64
+			var ps float64 // picoseconds
+			if err := rows.Scan(&name, &n, &ps); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, target.Wait{Name: name, Class: waitClass(name), Count: n, TimeMs: ps / 1e9})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if len(w.counters) > 0 {
+		rows, err := w.c.Query(ctx, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN (?"+strings.Repeat(", ?", len(w.counters)-1)+")", w.counters...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var name string
+			var n int64
+			if err := rows.Scan(&name, &n); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, target.Wait{Name: "innodb_metrics/" + name, Class: "innodb_metrics", Count: n})
+		}
+		rows.Close()
+	}
+	if w.mutexes {
+		rows, err := w.c.Query(ctx, "SELECT NAME, SUM(OS_WAITS) FROM information_schema.INNODB_MUTEXES GROUP BY NAME")
+		if err == nil {
+			for rows.Next() {
+				var name string
+				var n int64
+				if rows.Scan(&name, &n) == nil {
+					out = append(out, target.Wait{Name: "innodb_mutexes/" + name, Class: "innodb_mutexes", Count: n})
+				}
+			}
+			rows.Close()
+		}
+	}
+	return out, nil
+}
+
+// waitClass is an event's kind from its name: wait/synch/mutex/innodb/… is "mutex",
+// wait/io/file/… "io/file", wait/lock/table/… "lock/table".
+func waitClass(name string) string {
+	p := strings.Split(name, "/")
+	switch {
+	case len(p) >= 3 && p[1] == "synch":
+		return p[2]
+	case len(p) >= 3:
+		return p[1] + "/" + p[2]
+	case len(p) == 2:
+		return p[1]
+	}
+	return name
+}
+
+func (w *myWaits) Notes() []string { return w.notes }
+
+// Close restores the instruments OpenWaits turned on.
+func (w *myWaits) Close(ctx context.Context) error {
+	if len(w.restore) == 0 || w.done == nil {
+		return nil
+	}
+	if err := restoreInstruments(ctx, w.c, w.restore); err != nil {
+		return err
+	}
+	w.restore = nil
+	return w.done()
+}
