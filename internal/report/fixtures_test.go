@@ -88,9 +88,19 @@ func testRun(t testing.TB, id string, tg results.Target, vu int, speed float64, 
 	for s := 1; s <= 30; s++ {
 		ramp := math.Min(1, float64(s)/5)
 		txns := int64(tps * ramp * (0.95 + 0.1*rng.Float64()))
+		busy := math.Min(95, 40*ramp*speed+10*rng.Float64())
+		cores := []metrics.CPUShare{{busy * 0.6, busy * 0.3, 1, busy * 0.1, 0, 99 - busy}, {busy * 0.5, busy * 0.4, 0, busy * 0.1, 0, 100 - busy}}
+		host := metrics.CPUShare{busy * 0.55, busy * 0.35, 0.5, busy * 0.1, 0, 99.5 - busy}
 		d.Series = append(d.Series, metrics.Second{T: float64(s) + 0.002*float64(rng.IntN(3)), Window: s > 5, Txns: txns,
-			Headline: txns * 45 / 100, P95ms: lat / 1000 * 1.8 * (0.9 + 0.2*rng.Float64())})
+			Headline: txns * 45 / 100, P95ms: lat / 1000 * 1.8 * (0.9 + 0.2*rng.Float64()), CPU: &host, Cores: cores})
 	}
+	lock := math.Min(0.8, 0.05*float64(vu))
+	d.Waits = &results.Waits{Source: "pg_stat_activity (fixture)", Sampled: true, IntervalMs: 100, Samples: 1000,
+		Events: []results.WaitEvent{{Name: "CPU", Class: "CPU", Samples: int64(1000 * (1 - lock) * 0.7), Share: (1 - lock) * 0.7},
+			{Name: "Lock:transactionid", Class: "Lock", Samples: int64(1000 * lock), Share: lock},
+			{Name: "IO:WALSync", Class: "IO", Samples: int64(1000 * (1 - lock) * 0.3), Share: (1 - lock) * 0.3}}}
+	d.Server = &results.Server{Where: "local", PID: 4242, Process: "postgres", FoundBy: "listening socket 127.0.0.1:5432",
+		CPUSeconds: 11.3, CPUusPerTxn: 146.5}
 	// The engine's last tick is cut short when the window ends.
 	d.Series = append(d.Series, metrics.Second{T: 30.04, Window: true, Txns: 3, Headline: 1, P95ms: 2})
 	return d

@@ -152,6 +152,7 @@ func summarizeRun(d *results.Document, label string) itemView {
 	if d.Client.CPUusPerTxn > 0 {
 		v.Figures = append(v.Figures, kv{"client CPU per transaction", num(d.Client.CPUusPerTxn) + " µs"})
 	}
+	v.Figures = append(v.Figures, observed(d)...)
 	v.Settings = settings(d.Target.Settings)
 	v.Host = host(d.Host)
 	v.Config = config(d.Config)
@@ -290,6 +291,81 @@ func host(h *results.Host) []kv {
 	add("kernel", h.Kernel)
 	add("architecture", h.Arch)
 	add("CPU governor", h.Governor)
+	add("SMT", h.SMT)
+	for _, n := range h.NUMA {
+		add(fmt.Sprintf("NUMA node %d", n.Node), n.CPUs)
+	}
+	add("frequency driver", h.FreqDriver)
+	add("P-state driver", h.PState)
+	add("energy-performance preference", h.EPP)
+	add("turbo", h.Turbo)
+	add("idle driver", h.IdleDriver)
+	add("transparent huge pages", h.THP)
+	add("clocksource", h.Clocksource)
+	add("virtualized", h.Virtualized)
+	if p := h.Pause; p != nil {
+		if p.NA != "" {
+			add("PAUSE", "n/a ("+p.NA+")")
+		} else {
+			add("PAUSE", fmt.Sprintf("%s ns, %s TSC ticks", num(p.NS), num(p.TSCTicks)))
+		}
+	}
+	keys := make([]string, 0, len(h.Unknown))
+	for k := range h.Unknown {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		add("unknown: "+k, h.Unknown[k])
+	}
+	for _, f := range h.Findings {
+		add(f.Tier+": "+f.Code, f.Message)
+	}
+	return out
+}
+
+// observed are the observations of a run beside its figures: the server's CPU, the host's, the
+// top waits, the binding.
+func observed(d *results.Document) []kv {
+	var out []kv
+	if s := d.Server; s != nil && s.Where != "embedded" {
+		if s.CPUusPerTxn > 0 {
+			out = append(out, kv{"server CPU per transaction", fmt.Sprintf("%s µs (%s pid %d)", num(s.CPUusPerTxn), s.Process, s.PID)})
+		} else if s.Note != "" {
+			out = append(out, kv{"server CPU", "n/a (" + s.Note + ")"})
+		}
+	}
+	if c, cores, ok := d.WindowCPU(); ok {
+		busiest := 0
+		for i := range cores {
+			if cores[i].Busy() > cores[busiest].Busy() {
+				busiest = i
+			}
+		}
+		t := num(c.Busy()) + "% busy"
+		if len(cores) > 1 {
+			t += fmt.Sprintf("; busiest core cpu%d %s%%", busiest, num(cores[busiest].Busy()))
+		}
+		out = append(out, kv{"host CPU over the window", t})
+	}
+	if w := d.Waits; w != nil {
+		top := w.Top(5)
+		if top == "" {
+			top = "none recorded"
+		}
+		out = append(out, kv{"top waits", top})
+		for _, n := range w.Notes {
+			out = append(out, kv{"waits", n})
+		}
+	}
+	if b := d.Binding; b != nil {
+		if b.ClientCPUs != "" {
+			out = append(out, kv{"cairn bound to CPUs", b.ClientCPUs})
+		}
+		if b.ServerCPUs != "" {
+			out = append(out, kv{"server bound to CPUs", b.ServerCPUs})
+		}
+	}
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -72,6 +73,9 @@ func writePNG(path string, c Chart) error {
 // drawPNG renders a chart: the plot on the left, its legend in a column on the right, where it
 // cannot cover a line (gonum draws legends inside the plot area).
 func drawPNG(c Chart) (*vgimg.Canvas, error) {
+	if c.Heat != nil {
+		return drawHeat(c)
+	}
 	p := plot.New()
 	p.Title.Text = c.Title
 	p.Title.TextStyle.Font.Size = vg.Points(14)
@@ -88,6 +92,15 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 	p.Add(plotter.NewGrid())
 
 	ymax := 0.0
+	if c.Stacked {
+		sums := map[float64]float64{}
+		for _, s := range c.Series {
+			for _, pt := range s.Points {
+				sums[pt[0]] += pt[1]
+				ymax = math.Max(ymax, sums[pt[0]])
+			}
+		}
+	}
 	for _, s := range c.Series {
 		for i, pt := range s.Points {
 			ymax = math.Max(ymax, pt[1])
@@ -194,7 +207,14 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 // side within it.
 func addBars(p *plot.Plot, legend *plot.Legend, c Chart) error {
 	n := len(c.Series)
+	if c.Stacked {
+		n = 1 // one bar a category, the series on top of each other
+	}
 	width := vg.Points(math.Max(2, math.Min(14, 520/float64(n*len(c.Categories)))))
+	if c.Stacked {
+		width = vg.Points(math.Max(8, math.Min(60, 520/float64(len(c.Categories)))))
+	}
+	var below *plotter.BarChart
 	for i, s := range c.Series {
 		vals := make(plotter.Values, len(c.Categories))
 		for _, pt := range s.Points {
@@ -208,7 +228,14 @@ func addBars(p *plot.Plot, legend *plot.Legend, c Chart) error {
 		}
 		bc.Color = hexColor(palette[i%len(palette)])
 		bc.LineStyle.Width = 0
-		bc.Offset = vg.Length(float64(i)-float64(n-1)/2) * width
+		if c.Stacked {
+			if below != nil {
+				bc.StackOn(below)
+			}
+			below = bc
+		} else {
+			bc.Offset = vg.Length(float64(i)-float64(n-1)/2) * width
+		}
 		p.Add(bc)
 		legend.Add(legendName(s.Name), bc)
 	}
@@ -356,3 +383,39 @@ func hexColor(s string) color.Color {
 	}
 	return color.NRGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}
 }
+
+// drawHeat renders a heat map: one row a CPU, one column a second, blue (idle) to red (busy).
+func drawHeat(c Chart) (*vgimg.Canvas, error) {
+	h := c.Heat
+	p := plot.New()
+	p.Title.Text = c.Title + " (" + h.Unit + ", blue 0 to red " + strconv.FormatFloat(h.Max, 'f', -1, 64) + ")"
+	p.Title.TextStyle.Font.Size = vg.Points(14)
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text, p.Y.Label.Text = c.XLabel, c.YLabel
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font} {
+		f.Variant = sans
+	}
+	hm := plotter.NewHeatMap(heatGrid{h}, moreland.SmoothBlueRed().Palette(64))
+	hm.Min, hm.Max = 0, h.Max
+	p.Add(hm)
+	ticks := make([]Tick, len(h.Rows))
+	for i, r := range h.Rows {
+		ticks[i] = Tick{Value: float64(i), Label: r}
+	}
+	p.Y.Tick.Marker = fixedTicks(ticks)
+	p.X.Tick.Marker = numberTicks{}
+	w := vg.Length(PNGWidth) * vg.Inch / pngDPI
+	ht := vg.Length(PNGHeight) * vg.Inch / pngDPI
+	img := vgimg.NewWith(vgimg.UseWH(w, ht), vgimg.UseDPI(pngDPI))
+	p.Draw(draw.New(img))
+	return img, nil
+}
+
+// heatGrid is a Heat as gonum's grid: columns are seconds, rows CPUs.
+type heatGrid struct{ h *Heat }
+
+func (g heatGrid) Dims() (int, int)   { return len(g.h.X), len(g.h.Rows) }
+func (g heatGrid) Z(c, r int) float64 { return g.h.Values[c][r] }
+func (g heatGrid) X(c int) float64    { return g.h.X[c] }
+func (g heatGrid) Y(r int) float64    { return float64(r) }

@@ -43,7 +43,20 @@ type Chart struct {
 	// Categories, when set, make the x axis categorical (TPC-H's queries): a point's x is the index
 	// of its category, and the series are drawn as grouped bars.
 	Categories []string `json:"categories,omitempty"`
-	Series     []Series `json:"series"`
+	// Stacked draws a chart of categories as stacked bars (each series on top of the previous).
+	Stacked bool     `json:"stacked,omitempty"`
+	Series  []Series `json:"series"`
+	// Heat, when set, makes the chart a heat map (per-core CPU over time) instead of lines.
+	Heat *Heat `json:"heat,omitempty"`
+}
+
+// Heat is a heat map: a value for each x (seconds) and row (a CPU), from 0 to Max.
+type Heat struct {
+	X      []float64   `json:"x"`
+	Rows   []string    `json:"rows"`
+	Values [][]float64 `json:"values"` // [x][row]
+	Max    float64     `json:"max"`
+	Unit   string      `json:"unit"`
 }
 
 // Series is one line of a chart.
@@ -115,6 +128,7 @@ func Charts(items []Item) []Chart {
 	default:
 		cs = append(cs, runOverlays(series)...)
 	}
+	cs = append(cs, observationCharts(runs, profiles)...)
 	out := cs[:0]
 	for _, c := range cs {
 		if c.hasPoints() {
@@ -130,6 +144,9 @@ type labelled struct {
 }
 
 func (c Chart) hasPoints() bool {
+	if c.Heat != nil {
+		return len(c.Heat.X) > 0 && len(c.Heat.Rows) > 0
+	}
 	for _, s := range c.Series {
 		if len(s.Points) > 0 {
 			return true

@@ -42,17 +42,27 @@ func chartCases(t *testing.T) []struct {
 	// Overlays draw every transaction type's distribution; profiles also their peaks over time.
 	runsIDs := with([]string{"runs-throughput", "runs-p95"}, "runs")
 	profilesIDs := with([]string{"profiles-headline", "profiles-p95", "profiles-peak-throughput", "profiles-peak-p95"}, "profiles-peak")
+	// What was observed follows: each run's per-core CPU, the runs' waits, each profile's waits per
+	// step and its peak step's per-core CPU.
+	cat := func(lists ...[]string) []string {
+		var out []string
+		for _, l := range lists {
+			out = append(out, l...)
+		}
+		return out
+	}
 	return []struct {
 		name  string
 		items []Item
 		ids   []string
 	}{
-		{"run", []Item{{Run: r1}}, runIDs},
-		{"profile", []Item{{Profile: p1}}, profileIDs},
-		{"runs", []Item{{Run: r1}, {Run: r2}}, runsIDs},
-		{"profiles", []Item{{Profile: p1}, {Profile: p2}}, profilesIDs},
-		{"mix", []Item{{Profile: p1}, {Run: r1}, {Profile: p2}, {Run: r2}}, append(append([]string{}, profilesIDs...), runsIDs...)},
-		{"one-of-each", []Item{{Run: r1}, {Profile: p1}}, append(append([]string{}, profileIDs...), runIDs...)},
+		{"run", []Item{{Run: r1}}, cat(runIDs, []string{"run-cpu-1", "run-waits"})},
+		{"profile", []Item{{Profile: p1}}, cat(profileIDs, []string{"profile-waits-1", "profile-cpu-1"})},
+		{"runs", []Item{{Run: r1}, {Run: r2}}, cat(runsIDs, []string{"run-cpu-1", "run-cpu-2", "run-waits"})},
+		{"profiles", []Item{{Profile: p1}, {Profile: p2}}, cat(profilesIDs, []string{"profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
+		{"mix", []Item{{Profile: p1}, {Run: r1}, {Profile: p2}, {Run: r2}}, cat(profilesIDs, runsIDs,
+			[]string{"run-cpu-1", "run-cpu-2", "run-waits", "profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
+		{"one-of-each", []Item{{Run: r1}, {Profile: p1}}, cat(profileIDs, runIDs, []string{"run-cpu-1", "run-waits", "profile-waits-1", "profile-cpu-1"})},
 	}
 }
 
@@ -74,6 +84,17 @@ func TestCharts(t *testing.T) {
 			for _, c := range cs {
 				if c.Title == "" || c.XLabel == "" || c.YLabel == "" {
 					t.Errorf("%s: missing title or axis label: %+v", c.ID, c)
+				}
+				if h := c.Heat; h != nil {
+					if len(h.X) < 2 || len(h.Rows) == 0 || len(h.Values) != len(h.X) {
+						t.Errorf("%s: heat map of %d seconds × %d rows, %d columns of values", c.ID, len(h.X), len(h.Rows), len(h.Values))
+					}
+					for i, col := range h.Values {
+						if len(col) != len(h.Rows) {
+							t.Errorf("%s: column %d has %d values for %d rows", c.ID, i, len(col), len(h.Rows))
+						}
+					}
+					continue
 				}
 				if len(c.Series) == 0 {
 					t.Errorf("%s: no series", c.ID)
@@ -274,14 +295,15 @@ func TestHTML(t *testing.T) {
 		"<title>TPC-C on PostgreSQL</title>", "#12 PostgreSQL 15.18", "AMD EPYC 7B13", "shared_buffers", "2GB",
 		"Linux 6.1.0", "62.8 GiB", "new_order", "pg_stat_database", "duration_seconds", "2026-03-14",
 		`data-chart-id="run-throughput"`, `data-chart-id="run-p95"`, `data-chart-id="run-distribution"`,
-		"echarts.init(", "Apache ECharts 6.1.0",
+		`data-chart-id="run-cpu-1"`, `data-chart-id="run-waits"`, "Lock:transactionid", "server CPU per transaction",
+		"147 µs", "echarts.init(", "Apache ECharts 6.1.0",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	if n := strings.Count(out, `class="chart"`); n != 3 {
-		t.Errorf("%d chart divs, want 3", n)
+	if n := strings.Count(out, `class="chart"`); n != 5 {
+		t.Errorf("%d chart divs, want 5", n)
 	}
 	// Self-contained: the page itself (ECharts aside, which has markup in its strings) loads nothing.
 	page := strings.Replace(out, echartsJS, "", 1)
@@ -391,7 +413,7 @@ func TestPNG(t *testing.T) {
 // charts of a single point still render.
 func TestSparseResults(t *testing.T) {
 	empty := testRun(t, "30", pg, 2, 1, 9)
-	empty.Series, empty.Histograms, empty.Result = nil, map[string]string{}, results.Result{}
+	empty.Series, empty.Histograms, empty.Result, empty.Waits = nil, map[string]string{}, results.Result{}, nil
 	one := testProfile(t, "31", pg, 1, 1, 9)
 	one.Steps, one.VUs = one.Steps[:1], one.VUs[:1]
 	one.Summarize()
@@ -402,7 +424,7 @@ func TestSparseResults(t *testing.T) {
 	}{
 		{"nothing measured", []Item{{Run: empty}}, nil},
 		{"one step", []Item{{Profile: one}}, []string{"profile-headline", "profile-tpm", "profile-latency",
-			"profile-throughput-time", "profile-p95-time", "profile-distribution"}},
+			"profile-throughput-time", "profile-p95-time", "profile-distribution", "profile-waits-1", "profile-cpu-1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := strings.Join(chartIDs(Charts(tc.items)), " "); got != strings.Join(tc.ids, " ") {

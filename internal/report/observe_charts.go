@@ -1,0 +1,166 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// observationCharts draw what cairn observed beside the figures: each run's per-core CPU as a
+// heat map over time, the top waits of runs side by side, and a profile's waits per step.
+func observationCharts(runs, profiles []labelled) []Chart {
+	var out []Chart
+	for i, r := range runs {
+		if c := coreHeat(r.Run, r.label, fmt.Sprintf("run-cpu-%d", i+1)); c != nil {
+			out = append(out, *c)
+		}
+	}
+	if c := runWaits(runs); c != nil {
+		out = append(out, *c)
+	}
+	for i, p := range profiles {
+		if c := stepWaits(p.Profile, p.label, fmt.Sprintf("profile-waits-%d", i+1)); c != nil {
+			out = append(out, *c)
+		}
+		if peak := p.Profile.StepAt(p.Profile.Marks.Peak); peak != nil {
+			if d := firstMeasured(peak); d != nil {
+				if c := coreHeat(d, p.label+" · peak step, "+vuName(peak.VU), fmt.Sprintf("profile-cpu-%d", i+1)); c != nil {
+					out = append(out, *c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// coreHeat is each CPU's busy share (not idle, not waiting for I/O) every second of the run.
+func coreHeat(d *results.Document, label, id string) *Chart {
+	h := &Heat{Max: 100, Unit: "% busy"}
+	for _, s := range d.Series {
+		if len(s.Cores) == 0 {
+			continue
+		}
+		if len(h.Rows) == 0 {
+			for c := range s.Cores {
+				h.Rows = append(h.Rows, fmt.Sprintf("cpu%d", c))
+			}
+		}
+		row := make([]float64, len(h.Rows))
+		for c := range row {
+			if c < len(s.Cores) {
+				row[c] = math.Round(s.Cores[c].Busy()*10) / 10
+			}
+		}
+		h.X = append(h.X, s.T)
+		h.Values = append(h.Values, row)
+	}
+	if len(h.X) < 2 { // a heat map needs two columns to have a width
+		return nil
+	}
+	return &Chart{ID: id, Title: "Per-core CPU busy over time · " + label, XLabel: labelSeconds, YLabel: "CPU",
+		XAxis: AxisLinear, Bands: windowBands(d.Series), Heat: h}
+}
+
+// runWaits is the top waits of one or more runs, grouped by event: each run's share of its
+// sampled sessions (or of its timed waits' time).
+func runWaits(runs []labelled) *Chart {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r.Run.Waits == nil {
+			continue
+		}
+		for i, e := range r.Run.Waits.Events {
+			if i == 8 {
+				break
+			}
+			if e.Share > 0 && !seen[e.Name] {
+				seen[e.Name] = true
+				names = append(names, e.Name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	c := &Chart{ID: "run-waits", Title: "Top waits (share of the measured window)", XLabel: "wait event",
+		YLabel: "% of samples or of wait time", XAxis: AxisLinear, Categories: names}
+	for _, r := range runs {
+		s := Series{Name: r.label}
+		if r.Run.Waits != nil {
+			for _, e := range r.Run.Waits.Events {
+				for j, n := range names {
+					if n == e.Name {
+						s.Points = append(s.Points, [2]float64{float64(j), math.Round(e.Share*1000) / 10})
+					}
+				}
+			}
+		}
+		sort.Slice(s.Points, func(a, b int) bool { return s.Points[a][0] < s.Points[b][0] })
+		c.Series = append(c.Series, s)
+	}
+	return c
+}
+
+// stepWaits stacks each step's waits by event: the events that lead anywhere, the rest "other".
+func stepWaits(p *results.Profile, label, id string) *Chart {
+	weight := map[string]float64{}
+	var steps []*results.Document
+	var cats []string
+	for _, st := range p.Steps {
+		d := firstMeasured(st)
+		if d == nil || d.Waits == nil || len(d.Waits.Events) == 0 {
+			continue
+		}
+		steps = append(steps, d)
+		cats = append(cats, vuName(st.VU))
+		for _, e := range d.Waits.Events {
+			weight[e.Name] += e.Share
+		}
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(weight))
+	for n, w := range weight {
+		if w > 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Slice(names, func(i, j int) bool {
+		return weight[names[i]] > weight[names[j]] || weight[names[i]] == weight[names[j]] && names[i] < names[j]
+	})
+	if len(names) > 7 {
+		names = append(names[:7], "other")
+	}
+	c := &Chart{ID: id, Title: "Waits per step (first run of each) · " + label, XLabel: labelVUs,
+		YLabel: "% of samples or of wait time", XAxis: AxisLinear, Categories: cats, Stacked: true}
+	for _, n := range names {
+		s := Series{Name: n}
+		for i, d := range steps {
+			v := 0.0
+			for _, e := range d.Waits.Events {
+				if e.Name == n || n == "other" && !contains(names[:len(names)-1], e.Name) {
+					v += e.Share
+				}
+			}
+			s.Points = append(s.Points, [2]float64{float64(i), math.Round(v*1000) / 10})
+		}
+		c.Series = append(c.Series, s)
+	}
+	return c
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
