@@ -1,11 +1,11 @@
 # Shell helpers shared by the bench scripts (sourced, not run).
 
-# ratio_or_empty A B: A/B to two places, or nothing when A is empty or B is not positive (an
-# empty figure is left out of medians); ratio prints n/a instead.
-ratio_or_empty() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a / b }'; }
-ratio() { local r; r=$(ratio_or_empty "$1" "$2"); echo "${r:-n/a}"; }
-# median: the median of the numbers on stdin, one per line, to two places.
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# ratio_or_empty A B [PLACES]: A/B to PLACES places (default 2), or nothing when A is empty or B is
+# not positive (an empty figure is left out of medians); ratio prints n/a instead.
+ratio_or_empty() { awk -v a="$1" -v b="$2" -v p="${3:-2}" 'BEGIN { if (a != "" && b > 0) printf "%." p "f", a / b }'; }
+ratio() { local r; r=$(ratio_or_empty "$@"); echo "${r:-n/a}"; }
+# median [PLACES]: the median of the numbers on stdin, one per line, to PLACES places (default 2).
+median() { sort -g | awk -v p="${1:-2}" '{ v[NR] = $1 } END { if (NR) printf "%." p "f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # cpu_per_txn TIMEFILE TXNS: microseconds of user+system CPU per transaction, from GNU time's
 # "cpu %U %S" line.
 cpu_per_txn() { awk -v n="$2" '/^cpu/ { if (n > 0) printf "%.1f", ($2 + $3) * 1e6 / n; else print "n/a" }' "$1"; }
