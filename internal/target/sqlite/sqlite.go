@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	sqlite "modernc.org/sqlite"
@@ -29,6 +30,9 @@ func init() {
 type lite struct {
 	db   *sql.DB
 	path string
+
+	mu      sync.Mutex
+	pragmas map[string]string // a study's settings, run on every connection handed out
 }
 
 // Open opens (and creates, if missing) the database file.
@@ -117,6 +121,18 @@ func (t *lite) Conn(ctx context.Context) (target.Conn, error) {
 	c.BeginSQL = "BEGIN IMMEDIATE"
 	c.BeginRO = "BEGIN"
 	c.BulkLoader = bulkInsert
+	t.mu.Lock()
+	set := make([]string, 0, len(t.pragmas))
+	for n, v := range t.pragmas {
+		set = append(set, "PRAGMA "+n+" = "+v)
+	}
+	t.mu.Unlock()
+	for _, q := range set {
+		if _, err := c.C.ExecContext(ctx, q); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
