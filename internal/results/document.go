@@ -18,10 +18,13 @@ const FormatVersion = 2
 
 // Document is one run's result. docs/result-format.md defines every field.
 type Document struct {
-	Format      int              `json:"format"`
-	Kind        string           `json:"kind"` // "run"
-	ID          string           `json:"id,omitempty"`
-	ProfileID   string           `json:"profile_id,omitempty"` // set on the steps of a profile
+	Format    int    `json:"format"`
+	Kind      string `json:"kind"` // "run"
+	ID        string `json:"id,omitempty"`
+	ProfileID string `json:"profile_id,omitempty"` // set on the steps of a profile or a study
+	// Study places a run in its study; Changes are the settings changed live in its window.
+	Study       *StudyRef        `json:"study,omitempty"`
+	Changes     []SettingChange  `json:"setting_changes,omitempty"`
 	Cairn       Cairn            `json:"cairn"`
 	Workload    string           `json:"workload"`
 	MainTxn     string           `json:"main_transaction"` // the type whose latency profiles and reports show

@@ -56,3 +56,36 @@ func WriteProfileCSV(w io.Writer, id string, p *Profile) error {
 
 func i64(v int64) string   { return strconv.FormatInt(v, 10) }
 func f64(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// WriteStudyCSV writes one row per run of a study, in running order, with its case's levels.
+func WriteStudyCSV(w io.Writer, id string, s *Study) error {
+	cw := csv.NewWriter(w)
+	head := []string{"study_id", "step", "case"}
+	for _, f := range s.Factors {
+		head = append(head, f.Name)
+	}
+	head = append(head, "vu", "repeat", "run_id", strings.ToLower(s.Headline), "main_p95_ms", "errors", "interrupted")
+	cw.Write(head)
+	for _, d := range s.Runs() {
+		c := s.Cases[d.Study.Case]
+		row := []string{id, strconv.Itoa(d.Study.Step + 1), c.Label}
+		for _, f := range s.Factors {
+			v := ""
+			for _, l := range c.Levels {
+				if l.Name == f.Name {
+					v = l.Value
+				}
+			}
+			row = append(row, v)
+		}
+		_, h, _ := d.Headline()
+		var p95 string
+		if m := d.Main(); m != nil {
+			p95 = f64(m.LatencyMs.P95)
+		}
+		row = append(row, strconv.Itoa(d.VU), strconv.Itoa(d.Study.Repeat+1), d.ID, f64(h), p95, i64(d.TotalErrors()), strconv.FormatBool(d.Interrupted))
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}

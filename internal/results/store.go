@@ -24,9 +24,10 @@ import (
 // into another program's database that happens to be named results.db.
 const applicationID = 0x6361726e
 
-// migrations[i] takes the store from schema version i to i+1. Append only: a released migration
-// never changes, because stores written by it exist.
-var migrations = []string{
+// migrations[i] takes the store from schema version i to i+1: SQL, or a function for what SQL
+// alone cannot say. Append only: a released migration never changes, because stores written by it
+// exist.
+var migrations = []any{
 	// v1: every run and profile, its time series and histograms.
 	`PRAGMA application_id = 1667330670;
 	CREATE TABLE results (
@@ -73,6 +74,36 @@ var migrations = []string{
 	// v2: indexes for 'results list' filters and for loading a profile's steps.
 	`CREATE INDEX results_by_workload ON results(workload, target_kind, id);
 	CREATE INDEX results_by_profile ON results(profile_id, step_index);`,
+	// v3: studies. A study's runs refer to it through profile_id, as a profile's steps do.
+	allowStudies,
+}
+
+// allowStudies widens the results table's CHECK on kind to admit 'study'. SQLite cannot alter a
+// CHECK, and rebuilding the table would cascade its foreign keys (the store always runs with them
+// on); a looser CHECK changes nothing on disk, so the table's definition is edited in place, the
+// procedure https://www.sqlite.org/lang_altertable.html#otheralter gives for it.
+func allowStudies(ctx context.Context, tx *sql.Tx) error {
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA schema_version").Scan(&v); err != nil {
+		return err
+	}
+	for _, q := range []string{"PRAGMA writable_schema = ON",
+		`UPDATE sqlite_master SET sql = replace(sql, 'CHECK (kind IN (''run'', ''profile''))', 'CHECK (kind IN (''run'', ''profile'', ''study''))')
+			WHERE type = 'table' AND name = 'results'`,
+		fmt.Sprintf("PRAGMA schema_version = %d", v+1),
+		"PRAGMA writable_schema = OFF"} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	var sqlText string
+	if err := tx.QueryRowContext(ctx, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'results'").Scan(&sqlText); err != nil {
+		return err
+	}
+	if !strings.Contains(sqlText, "'study'") {
+		return fmt.Errorf("the results table's definition is not the one cairn wrote")
+	}
+	return nil
 }
 
 // SchemaVersion is the store schema this cairn writes.
@@ -258,7 +289,13 @@ func (s *Store) migrate(ctx context.Context) error {
 		case v == SchemaVersion:
 			return tx.Rollback()
 		}
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		switch m := migrations[v].(type) {
+		case string:
+			_, err = tx.ExecContext(ctx, m)
+		case func(context.Context, *sql.Tx) error:
+			err = m(ctx, tx)
+		}
+		if err != nil {
 			tx.Rollback()
 			return fmt.Errorf("results store %s: upgrade to schema %d: %w", s.Path, v+1, err)
 		}
@@ -359,6 +396,50 @@ func (s *Store) UpdateProfile(ctx context.Context, p *Profile) error {
 		}
 		return setDocument(ctx, tx, id, stripRuns(p))
 	})
+}
+
+// BeginStudy stores a study before its first run, so that runs can refer to it, and sets st.ID.
+func (s *Store) BeginStudy(ctx context.Context, st *Study) error {
+	st.Kind = KindStudy
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		id, err := insertRow(ctx, tx, studyRow(st))
+		if err != nil {
+			return err
+		}
+		st.ID = strconv.FormatInt(id, 10)
+		return setDocument(ctx, tx, id, st.stripped())
+	})
+}
+
+// UpdateStudy rewrites a stored study after a run or at the end; its runs are rows of their own.
+func (s *Store) UpdateStudy(ctx context.Context, st *Study) error {
+	r := studyRow(st)
+	id, err := strconv.ParseInt(st.ID, 10, 64)
+	if err != nil {
+		return fmt.Errorf("study id %q: %w", st.ID, err)
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE results SET headline = ?, tpm = ?, main_p95_ms = ?, interrupted = ?,
+			headline_name = ? WHERE id = ?`, r.headline, r.tpm, r.p95, r.interrupted, r.headlineName, id); err != nil {
+			return err
+		}
+		return setDocument(ctx, tx, id, st.stripped())
+	})
+}
+
+// studyRow lists a study by its first case's peak, as a profile is listed by its own.
+func studyRow(st *Study) row {
+	vus := make([]string, len(st.VUs))
+	for i, v := range st.VUs {
+		vus[i] = strconv.Itoa(v)
+	}
+	r := row{kind: KindStudy, workload: st.Workload, target: st.Target, started: st.StartedAt, vu: strings.Join(vus, ","),
+		headlineName: st.Headline, interrupted: st.Interrupted, config: st.Config, host: st.Host}
+	if len(st.Cases) > 0 {
+		pr := profileRow(st.Cases[0].Profile)
+		r.headline, r.tpm, r.p95 = pr.headline, pr.tpm, pr.p95
+	}
+	return r
 }
 
 func profileRow(p *Profile) row {
@@ -520,6 +601,67 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	return out, rows.Err()
 }
 
+// Loaded is one stored result: exactly one of its fields is set.
+type Loaded struct {
+	Run     *Document
+	Profile *Profile
+	Study   *Study
+}
+
+// Load loads a run, a profile (with its steps' runs) or a study (with its runs).
+func (s *Store) Load(ctx context.Context, id string) (Loaded, error) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n <= 0 {
+		return Loaded{}, &NotFoundError{ID: strconv.Quote(id), Path: s.Path}
+	}
+	var kind string
+	if err := s.db.QueryRowContext(ctx, `SELECT kind FROM results WHERE id = ?`, n).Scan(&kind); errors.Is(err, sql.ErrNoRows) {
+		return Loaded{}, &NotFoundError{ID: id, Path: s.Path}
+	} else if err != nil {
+		return Loaded{}, fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	if kind == KindStudy {
+		st, err := s.getStudy(ctx, n)
+		return Loaded{Study: st}, err
+	}
+	d, p, err := s.Get(ctx, id)
+	return Loaded{Run: d, Profile: p}, err
+}
+
+func (s *Store) getStudy(ctx context.Context, n int64) (*Study, error) {
+	var blob []byte
+	if err := s.db.QueryRowContext(ctx, `SELECT document FROM results WHERE id = ?`, n).Scan(&blob); err != nil {
+		return nil, fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	st := &Study{}
+	if err := decodeBlob(blob, st); err != nil {
+		return nil, fmt.Errorf("results store %s: study %d: %w", s.Path, n, err)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT document FROM results WHERE profile_id = ? ORDER BY step_index, id`, n)
+	if err != nil {
+		return nil, fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	defer rows.Close()
+	for _, c := range st.Cases {
+		for _, step := range c.Profile.Steps {
+			step.Runs = nil
+		}
+	}
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, err
+		}
+		d := &Document{}
+		if err := decodeBlob(b, d); err != nil {
+			return nil, fmt.Errorf("results store %s: a run of study %d: %w", s.Path, n, err)
+		}
+		d.upgrade()
+		st.Place(d)
+	}
+	return st, rows.Err()
+}
+
 // Get loads a run or a profile (with its steps' runs). Exactly one of the results is non-nil.
 func (s *Store) Get(ctx context.Context, id string) (*Document, *Profile, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
@@ -534,6 +676,9 @@ func (s *Store) Get(ctx context.Context, id string) (*Document, *Profile, error)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("results store %s: %w", s.Path, err)
+	}
+	if kind == KindStudy {
+		return nil, nil, &StoreError{fmt.Sprintf("result %d is a study", n)}
 	}
 	if kind == KindRun {
 		d := &Document{}
@@ -606,7 +751,9 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 			return err
 		}
 		if parent.Valid {
-			return &StoreError{fmt.Sprintf("run %d is a step of profile %d: remove the profile ('cairn results rm %d')", n, parent.Int64, parent.Int64)}
+			what := KindProfile
+			_ = tx.QueryRowContext(ctx, `SELECT kind FROM results WHERE id = ?`, parent.Int64).Scan(&what)
+			return &StoreError{fmt.Sprintf("run %d is a step of %s %d: remove the %s ('cairn results rm %d')", n, what, parent.Int64, what, parent.Int64)}
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM results WHERE id = ?`, n)
 		return err

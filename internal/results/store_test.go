@@ -161,7 +161,7 @@ func TestStoreMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(migrations[0] + "; PRAGMA user_version = 1"); err != nil {
+	if _, err := db.Exec(migrations[0].(string) + "; PRAGMA user_version = 1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Exec(`INSERT INTO results (kind, workload, target_kind, target_name, target_version, target_address, started_at,
@@ -188,6 +188,18 @@ func TestStoreMigrations(t *testing.T) {
 	}
 	if err := s.SaveRun(ctx, storedRun(1, 7), 0); err != nil {
 		t.Fatal(err)
+	}
+	// v3 admits studies; the rows stored before keep their place.
+	st := &Study{Name: "s", Workload: "tpcc", Target: Target{Kind: "sqlite"}, StartedAt: time.Now(),
+		Cases: []*StudyCase{{Label: "as found", Profile: &Profile{}}}}
+	if err := s.BeginStudy(ctx, st); err != nil {
+		t.Fatalf("a study in an upgraded store: %v", err)
+	}
+	if l, err := s.Load(ctx, st.ID); err != nil || l.Study == nil || l.Study.Name != "s" {
+		t.Fatalf("the study read back: %v %+v", err, l)
+	}
+	if es, _ := s.List(ctx, Filter{}); len(es) != 3 {
+		t.Fatalf("after storing a study: %d results, want 3", len(es))
 	}
 }
 

@@ -1,0 +1,176 @@
+package results
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// KindStudy is a study's document kind.
+const KindStudy = "study"
+
+// Study is a tuning experiment: the same workload run for every combination of its factors
+// (server settings, CPU bindings) at each VU count, each step possibly repeated, possibly with
+// settings changed live inside each run's window. docs/studies.md defines every field.
+type Study struct {
+	Format      int       `json:"format"`
+	Kind        string    `json:"kind"` // "study"
+	ID          string    `json:"id,omitempty"`
+	Name        string    `json:"name"`
+	Cairn       Cairn     `json:"cairn"`
+	Workload    string    `json:"workload"`
+	MainTxn     string    `json:"main_transaction"`
+	StartedAt   time.Time `json:"started_at"`
+	Interrupted bool      `json:"interrupted"`
+	Target      Target    `json:"target"`
+	Host        *Host     `json:"host,omitempty"`
+	Order       string    `json:"order"`
+	VUs         []int     `json:"vus"`
+	Repeat      int       `json:"repeat"`
+	// Factors are the varied settings and CPU lists, each with its levels in the file's order.
+	Factors []Factor `json:"factors"`
+	// Original holds every setting the study changes, as the server had it before the first
+	// change: what the study restores.
+	Original []SettingValue `json:"original_settings"`
+	// Restored says whether every original setting was read back equal at the end.
+	Restored bool             `json:"restored"`
+	Schedule []ScheduledSet   `json:"schedule,omitempty"`
+	Config   any              `json:"config"` // the study file's keys, its password a ${CAIRN_PASSWORD}
+	Headline string           `json:"headline"`
+	Cases    []*StudyCase     `json:"cases"`
+	Steps    []StudyStepOrder `json:"steps"` // the runs in the order they ran
+}
+
+// Factor is one varied setting ("innodb_spin_wait_delay") or CPU list ("client-cpus").
+type Factor struct {
+	Name   string   `json:"name"`
+	Levels []string `json:"levels"`
+}
+
+// SettingValue is one setting's value.
+type SettingValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// ScheduledSet is a live change planned at At seconds into each run's window.
+type ScheduledSet struct {
+	AtSec float64        `json:"at_seconds"`
+	Set   []SettingValue `json:"set"`
+}
+
+// StudyCase is one combination of the factors: its levels, the values the server read back once
+// they were applied, and a profile of its runs over the VU counts.
+type StudyCase struct {
+	Label      string         `json:"label"`
+	Levels     []SettingValue `json:"levels"` // factor name → level, in the factors' order
+	Applied    []SettingValue `json:"applied,omitempty"`
+	ClientCPUs string         `json:"client_cpus,omitempty"`
+	ServerCPUs string         `json:"server_cpus,omitempty"`
+	Profile    *Profile       `json:"profile"`
+}
+
+// StudyStepOrder is one run of the study, in running order: which case, VU count and repeat.
+type StudyStepOrder struct {
+	Case   int    `json:"case"`
+	VU     int    `json:"vu"`
+	Repeat int    `json:"repeat"`
+	Result string `json:"result,omitempty"` // the run's id in the results store
+}
+
+// StudyRef places a run in its study.
+type StudyRef struct {
+	Case   int `json:"case"`
+	Repeat int `json:"repeat"`
+	Step   int `json:"step"` // its position in the running order
+}
+
+// SettingChange is a live change as it was made inside a run's window.
+type SettingChange struct {
+	AtSec    float64 `json:"at_seconds"` // when it took effect, in seconds from the window's start
+	T        float64 `json:"t"`          // the same instant on the time series' clock (from the run's start)
+	Planned  float64 `json:"planned_seconds"`
+	Name     string  `json:"name"`
+	Value    string  `json:"value"`
+	ReadBack string  `json:"read_back"`
+}
+
+// Summarize summarizes every case's profile; the study's headline is the first measured case's.
+func (s *Study) Summarize() {
+	for _, c := range s.Cases {
+		c.Profile.Summarize()
+		if s.Headline == "" {
+			s.Headline = c.Profile.Headline
+		}
+		if s.MainTxn == "" {
+			s.MainTxn = c.Profile.MainTxn
+		}
+	}
+}
+
+// Place puts a run loaded from the store into its case's step.
+func (s *Study) Place(d *Document) {
+	if d.Study == nil || d.Study.Case < 0 || d.Study.Case >= len(s.Cases) {
+		return
+	}
+	p := s.Cases[d.Study.Case].Profile
+	st := p.StepAt(d.VU)
+	if st == nil {
+		st = &Step{VU: d.VU}
+		p.Steps = append(p.Steps, st)
+	}
+	st.Runs = append(st.Runs, d)
+}
+
+// Runs are all the study's runs, in running order.
+func (s *Study) Runs() []*Document {
+	var out []*Document
+	for _, c := range s.Cases {
+		for _, st := range c.Profile.Steps {
+			out = append(out, st.Runs...)
+		}
+	}
+	sortByStep(out)
+	return out
+}
+
+func sortByStep(ds []*Document) {
+	for i := 1; i < len(ds); i++ {
+		for j := i; j > 0 && stepOf(ds[j]) < stepOf(ds[j-1]); j-- {
+			ds[j], ds[j-1] = ds[j-1], ds[j]
+		}
+	}
+}
+
+func stepOf(d *Document) int {
+	if d.Study == nil {
+		return 0
+	}
+	return d.Study.Step
+}
+
+// stripped is the study as its store row keeps it: the runs are rows of their own.
+func (s *Study) stripped() *Study {
+	c := *s
+	c.Cases = make([]*StudyCase, len(s.Cases))
+	for i, sc := range s.Cases {
+		cc := *sc
+		cc.Profile = stripRuns(sc.Profile)
+		c.Cases[i] = &cc
+	}
+	return &c
+}
+
+// UnmarshalJSON reads a study, its config with exact numbers.
+func (s *Study) UnmarshalJSON(b []byte) error {
+	type plain Study
+	var aux struct {
+		*plain
+		Config json.RawMessage `json:"config"`
+	}
+	aux.plain = (*plain)(s)
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	s.Config = decodeConfig(aux.Config)
+	return nil
+}
