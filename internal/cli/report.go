@@ -42,7 +42,10 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 				if l.workload() != workload {
 					return usagef("result %s is %s and result %s is %s: a report overlays results of one workload", ls[0].id, workload, l.id, l.workload())
 				}
-				items[i] = report.Item{Run: l.run, Profile: l.profile}
+				if l.study != nil && len(ls) > 1 {
+					return usagef("result %s is a study: report it alone (its cases are drawn side by side)", l.id)
+				}
+				items[i] = report.Item{Run: l.run, Profile: l.profile, Study: l.study}
 			}
 			if out != "" {
 				if err := writeReport(out, items, "cairn report: "+strings.Join(args, ", ")); err != nil {

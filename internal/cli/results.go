@@ -119,32 +119,42 @@ func newResultsList(stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-// loaded is one stored result: a run or a profile.
+// loaded is one stored result: a run, a profile or a study.
 type loaded struct {
 	id      string
 	run     *results.Document
 	profile *results.Profile
+	study   *results.Study
 }
 
 func (l loaded) workload() string {
-	if l.run != nil {
+	switch {
+	case l.run != nil:
 		return l.run.Workload
+	case l.study != nil:
+		return l.study.Workload
 	}
 	return l.profile.Workload
 }
 
 func (l loaded) kind() string {
-	if l.run != nil {
+	switch {
+	case l.run != nil:
 		return results.KindRun
+	case l.study != nil:
+		return results.KindStudy
 	}
 	return results.KindProfile
 }
 
 func (l loaded) label() string {
 	var t results.Target
-	if l.run != nil {
+	switch {
+	case l.run != nil:
 		t = l.run.Target
-	} else {
+	case l.study != nil:
+		t = l.study.Target
+	default:
 		t = l.profile.Target
 	}
 	return fmt.Sprintf("#%s %s %s", l.id, t.Name, t.Version)
@@ -153,11 +163,11 @@ func (l loaded) label() string {
 func loadIDs(ctx context.Context, s *results.Store, ids []string) ([]loaded, error) {
 	var out []loaded
 	for _, id := range ids {
-		d, p, err := s.Get(ctx, id)
+		r, err := s.Load(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, loaded{id: id, run: d, profile: p})
+		out = append(out, loaded{id: id, run: r.Run, profile: r.Profile, study: r.Study})
 	}
 	return out, nil
 }
@@ -179,6 +189,18 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 				return err
 			}
 			l := ls[0]
+			if l.study != nil {
+				if asSpec {
+					return usagef("result %s is a study: its file is in its document's config ('cairn results export %s')", l.id, l.id)
+				}
+				fmt.Fprintf(stdout, "study %s, started %s\n", l.id, l.study.StartedAt.Format("2006-01-02 15:04:05 MST"))
+				summary.Study(stdout, l.study)
+				for _, d := range l.study.Runs() {
+					fmt.Fprintf(stdout, "  run %d: %s, %s: result %s\n", d.Study.Step+1, l.study.Cases[d.Study.Case].Label, plural(d.VU, "VU"), d.ID)
+				}
+				summary.Conditions(stdout, l.study.Target, l.study.Host)
+				return nil
+			}
 			if asSpec {
 				config := l.profile.GetConfig()
 				if l.run != nil {
@@ -227,16 +249,17 @@ func exactIDs(n int) cobra.PositionalArgs {
 
 func newResultsCompare(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:   "compare ID1 ID2 [ID…]",
-		Short: "Compare runs or profiles side by side, with the % change of each figure against the first",
+		Use:   "compare ID1 ID2 [ID…] | compare STUDY",
+		Short: "Compare runs or profiles side by side, or a study's cases, with the % change of each figure against the first",
 		Long: `Compare runs or profiles of one workload side by side; the first is the baseline.
 
 An argument may be a comma-separated group of repeated runs (compare 3,4,5 6,7,8): the group's
 figures are means, and a difference is called significant only when a two-sided Mann-Whitney U
 test over the runs gives p < 0.05, as benchstat does. Profiles are matched step by step by VU count;
-steps run with --repeat are tested the same way. See docs/results-store.md.`,
+steps run with --repeat are tested the same way. One study id compares its cases, each against
+the first listed level, per VU count, over its repeats. See docs/results-store.md.`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) < 2 {
+			if len(args) == 0 {
 				return usagef("compare needs at least two ids (or groups like 3,4,5), got %d", len(args))
 			}
 			return nil
@@ -247,6 +270,17 @@ steps run with --repeat are tested the same way. See docs/results-store.md.`,
 				return err
 			}
 			defer s.Close()
+			if len(args) == 1 {
+				ls, err := loadIDs(cmd.Context(), s, args)
+				if err != nil {
+					return err
+				}
+				if ls[0].study == nil {
+					return usagef("compare needs at least two ids (or groups like 3,4,5), or one study's id; %s is a %s", args[0], ls[0].kind())
+				}
+				summary.Study(stdout, ls[0].study)
+				return nil
+			}
 			var groups [][]loaded
 			for _, a := range args {
 				g, err := loadIDs(cmd.Context(), s, strings.Split(a, ","))
@@ -261,6 +295,9 @@ steps run with --repeat are tested the same way. See docs/results-store.md.`,
 					if l.workload() != first.workload() {
 						return usagef("result %s is %s %s and result %s %s %s: compare results of one workload",
 							first.id, article(first.workload()), first.kind(), l.id, article(l.workload()), l.kind())
+					}
+					if l.study != nil {
+						return usagef("result %s is a study: compare its cases with 'cairn results compare %s' alone", l.id, l.id)
 					}
 					if l.kind() != first.kind() {
 						return usagef("result %s is a %s and result %s a %s: compare runs with runs, profiles with profiles",
@@ -340,13 +377,19 @@ the per-second time series), and for a profile one row per run of each step.`,
 			if format == "json" {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
-				if l.run != nil {
+				switch {
+				case l.run != nil:
 					return enc.Encode(l.run)
+				case l.study != nil:
+					return enc.Encode(l.study)
 				}
 				return enc.Encode(l.profile)
 			}
 			if l.run != nil {
 				return results.WriteRunCSV(w, l.id, l.run, series)
+			}
+			if l.study != nil {
+				return results.WriteStudyCSV(w, l.id, l.study)
 			}
 			return results.WriteProfileCSV(w, l.id, l.profile)
 		},

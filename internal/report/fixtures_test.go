@@ -126,3 +126,30 @@ func testProfile(t testing.TB, id string, tg results.Target, speed float64, repe
 	p.Summarize()
 	return p
 }
+
+// testStudy is a study of two cases (a setting on and off), each a profile whose runs carry a
+// live change at 2 s into their window.
+func testStudy(t testing.TB, id string, tg results.Target) *results.Study {
+	t.Helper()
+	st := &results.Study{Format: results.FormatVersion, Kind: results.KindStudy, ID: id, Name: "ahi", Workload: "tpcc",
+		MainTxn: "new_order", StartedAt: time.Date(2026, 3, 15, 11, 0, 0, 0, time.UTC), Target: tg, Host: testHost,
+		Order: "interleaved", VUs: []int{1, 2, 4}, Repeat: 2, Headline: "NOPM", Restored: true,
+		Factors:  []results.Factor{{Name: "innodb_adaptive_hash_index", Levels: []string{"ON", "OFF"}}},
+		Original: []results.SettingValue{{Name: "innodb_adaptive_hash_index", Value: "OFF"}, {Name: "innodb_spin_wait_delay", Value: "4"}},
+		Schedule: []results.ScheduledSet{{AtSec: 2, Set: []results.SettingValue{{Name: "innodb_spin_wait_delay", Value: "24"}}}},
+		Config:   map[string]any{"name": "ahi"}, Cairn: results.Cairn{Version: "0.4.0", Go: "go1.26.8"}}
+	for i, level := range []string{"ON", "OFF"} {
+		p := testProfile(t, "", tg, 1-0.2*float64(i), 2, uint64(40+i))
+		for _, step := range p.Steps {
+			for _, d := range step.Runs {
+				d.ProfileID = id
+				d.Study = &results.StudyRef{Case: i}
+				d.Changes = []results.SettingChange{{AtSec: 2.004, T: 3.004, Planned: 2, Name: "innodb_spin_wait_delay", Value: "24", ReadBack: "24"}}
+			}
+		}
+		st.Cases = append(st.Cases, &results.StudyCase{Label: "innodb_adaptive_hash_index=" + level,
+			Levels: []results.SettingValue{{Name: "innodb_adaptive_hash_index", Value: level}}, Profile: p})
+	}
+	st.Summarize()
+	return st
+}

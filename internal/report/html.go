@@ -44,6 +44,13 @@ func HTML(w io.Writer, items []Item, title string) error {
 	labels := itemLabels(items)
 	v := pageView{Title: title, ECharts: template.JS(echartsJS), Palette: palette, Charts: Charts(items)}
 	for i, it := range items {
+		if it.Study != nil {
+			v.Items = append(v.Items, summarizeStudy(it.Study, labels[i]))
+			for _, c := range studyCases(it.Study) {
+				v.Items = append(v.Items, summarizeProfile(c.Profile, c.label))
+			}
+			continue
+		}
 		v.Items = append(v.Items, summarize(it, labels[i]))
 	}
 	// Render into memory first so a failure leaves no half-written page behind.
@@ -60,8 +67,17 @@ func check(items []Item) error {
 		return errors.New("nothing to report")
 	}
 	for i, it := range items {
-		if (it.Run == nil) == (it.Profile == nil) {
-			return fmt.Errorf("report item %d: exactly one of a run or a profile must be set", i+1)
+		n := 0
+		for _, set := range []bool{it.Run != nil, it.Profile != nil, it.Study != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return fmt.Errorf("report item %d: exactly one of a run, a profile or a study must be set", i+1)
+		}
+		if it.Study != nil && len(items) > 1 {
+			return fmt.Errorf("a study is reported alone: its cases are what the report overlays")
 		}
 	}
 	return nil

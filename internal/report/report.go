@@ -11,10 +11,11 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
-// Item is one thing to draw: exactly one of Run or Profile is set.
+// Item is one thing to draw: exactly one of Run, Profile or Study is set.
 type Item struct {
 	Run     *results.Document
 	Profile *results.Profile
+	Study   *results.Study
 }
 
 // Axis is how a chart's x axis maps values.
@@ -95,15 +96,18 @@ type Tick struct {
 func Charts(items []Item) []Chart {
 	var runs, profiles []labelled
 	labels := itemLabels(items)
+	var cs []Chart
 	for i, it := range items {
 		switch {
+		case it.Study != nil:
+			// A study is reported alone: its cases are its overlays.
+			cs = append(cs, studyCharts(it.Study)...)
 		case it.Run != nil:
 			runs = append(runs, labelled{it, labels[i]})
 		case it.Profile != nil:
 			profiles = append(profiles, labelled{it, labels[i]})
 		}
 	}
-	var cs []Chart
 	switch len(profiles) {
 	case 0:
 	case 1:
@@ -181,6 +185,8 @@ func itemLabels(items []Item) []string {
 			id, t = it.Run.ID, it.Run.Target
 		case it.Profile != nil:
 			id, t = it.Profile.ID, it.Profile.Target
+		case it.Study != nil:
+			id, t = it.Study.ID, it.Study.Target
 		default:
 			continue
 		}

@@ -63,6 +63,10 @@ func chartCases(t *testing.T) []struct {
 		{"mix", []Item{{Profile: p1}, {Run: r1}, {Profile: p2}, {Run: r2}}, cat(profilesIDs, runsIDs,
 			[]string{"run-cpu-1", "run-cpu-2", "run-waits", "profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
 		{"one-of-each", []Item{{Run: r1}, {Profile: p1}}, cat(profileIDs, runIDs, []string{"run-cpu-1", "run-waits", "profile-waits-1", "profile-cpu-1"})},
+		// A study draws its cases as overlaid profiles, then each case's runs over time with the
+		// live changes marked, then each case's waits and per-core CPU.
+		{"study", []Item{{Study: testStudy(t, "30", maria)}}, cat(profilesIDs, []string{"study-live-1", "study-live-2",
+			"profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
 	}
 }
 
@@ -255,6 +259,13 @@ func TestChartsFromJSON(t *testing.T) {
 					err = json.Unmarshal(b, &d)
 				}
 				back = append(back, Item{Run: &d})
+			} else if it.Study != nil {
+				b, err = json.Marshal(it.Study)
+				var st results.Study
+				if err == nil {
+					err = json.Unmarshal(b, &st)
+				}
+				back = append(back, Item{Study: &st})
 			} else {
 				b, err = json.Marshal(it.Profile)
 				var p results.Profile

@@ -40,6 +40,20 @@ type Hooks struct {
 	Begin     func(p *results.Profile) error
 	StepStart func(i, n, vu, repeat int)
 	StepDone  func(p *results.Profile, d *results.Document, i int) error
+	// Window is told, on the engine's clock, when the measured window starts (true) and ends: a
+	// study's live changes are timed from it.
+	Window func(start bool)
+}
+
+// windowHook tells Hooks.Window of the window's edges, beside the observer.
+type windowHook struct {
+	run.Observer
+	window func(start bool)
+}
+
+func (w windowHook) Window(start bool) {
+	w.Observer.Window(start)
+	w.window(start)
 }
 
 // Session is a spec with its target open.
@@ -253,6 +267,9 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	}
 	defer watch.Close(ctx) // on every path; the explicit Close below reports its error
 	eng.Observe = watch
+	if h.Window != nil {
+		eng.Observe = windowHook{watch, h.Window}
+	}
 	out, err := eng.Run(ctx)
 	restoreErr := watch.Close(ctx)
 	if err != nil {

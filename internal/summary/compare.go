@@ -122,13 +122,20 @@ func CompareProfiles(w io.Writer, groups []Group) {
 			fmt.Fprintf(w, "steps in only one profile (not compared): %s VUs\n", strings.Join(unmatched, ", "))
 		}
 	}
-	if base.Repeat < 2 {
-		fmt.Fprintln(w, "\nsteps of single runs have no spread to judge a difference against: profile with --repeat 3 or more to test it")
-	} else {
-		fmt.Fprintf(w, "\n'~' marks a step difference within the run-to-run spread (two-sided Mann-Whitney U test, p ≥ %.2f)\n", results.Alpha)
-		if base.Repeat < 4 {
-			fmt.Fprintln(w, "with fewer than 4 runs a step the test cannot reach p < 0.05 however large the difference: repeat more to decide")
-		}
+	fmt.Fprintln(w)
+	spreadNote(w, base.Repeat, "profile with --repeat 3 or more")
+}
+
+// spreadNote says how the step differences above were tested, or why they were not: runs
+// repeated per step (how to ask for more).
+func spreadNote(w io.Writer, repeat int, more string) {
+	if repeat < 2 {
+		fmt.Fprintf(w, "steps of single runs have no spread to judge a difference against: %s to test it\n", more)
+		return
+	}
+	fmt.Fprintf(w, "'~' marks a step difference within the run-to-run spread (two-sided Mann-Whitney U test, p ≥ %.2f)\n", results.Alpha)
+	if repeat < 4 {
+		fmt.Fprintln(w, "with fewer than 4 runs a step the test cannot reach p < 0.05 however large the difference: repeat more to decide")
 	}
 }
 

@@ -1,0 +1,390 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/undo"
+)
+
+// setting reads one server setting as a study would find it.
+func setting(t *testing.T, url, name string) string {
+	t.Helper()
+	tg, c := testutil.Open(t, url)
+	s, err := tg.(target.Configurer).DescribeSetting(context.Background(), c, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Value
+}
+
+// fresh drops the workload's schema before a study that prepares its own, and after it.
+func fresh(t *testing.T, workload, url string) {
+	t.Helper()
+	if code, _, stderr := cairn(t, workload, "cleanup", "--db", url); code != 0 {
+		t.Fatalf("%s cleanup: %s", workload, stderr)
+	}
+	t.Cleanup(func() { cairn(t, workload, "cleanup", "--db", url) })
+}
+
+// writeStudy writes a study file into a test's directory.
+func writeStudy(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "study.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// readStudyDoc reads a study document written with --json.
+func readStudyDoc(t *testing.T, path string) *results.Study {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st results.Study
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return &st
+}
+
+// TestStudySweepPG is the issue's PostgreSQL acceptance: synchronous_commit on and off × 2 and 4
+// VUs, twice each, interleaved; every applied value read back; the setting as found afterwards;
+// the study stored and compared per level with a Mann-Whitney verdict, shown, exported and
+// reported.
+func TestStudySweepPG(t *testing.T) {
+	url := testutil.PG(t)
+	fresh(t, "tpcb", url)
+	before := setting(t, url, "synchronous_commit")
+	store := filepath.Join(t.TempDir(), "results.db")
+	js := filepath.Join(t.TempDir(), "study.json")
+	code, out, stderr := cairn(t, "study", "run", "../../studies/ci/postgres-synchronous-commit.yaml", "--set", "db="+url,
+		"--results", store, "--json", js)
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, want := range []string{"set synchronous_commit = off (reads off)", "stored as study", "A: synchronous_commit=on", "B: synchronous_commit=off"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("study run output lacks %q:\n%s", want, out)
+		}
+	}
+	if got := setting(t, url, "synchronous_commit"); got != before {
+		t.Errorf("synchronous_commit is %s after the study, was %s", got, before)
+	}
+	st := readStudyDoc(t, js)
+	if len(st.Cases) != 2 || !st.Restored || len(st.Steps) != 8 {
+		t.Fatalf("study document: %d cases, restored %v, %d runs (want 2, true, 8)", len(st.Cases), st.Restored, len(st.Steps))
+	}
+	// Interleaved: each repeat visits every case and VU count once before the next repeat.
+	var order []string
+	for _, s := range st.Steps {
+		order = append(order, fmt.Sprintf("%d/%d/%d", s.Case, s.VU, s.Repeat))
+	}
+	if got := strings.Join(order, " "); got != "0/2/0 0/4/0 1/2/0 1/4/0 0/2/1 0/4/1 1/2/1 1/4/1" {
+		t.Errorf("running order %s", got)
+	}
+	for _, c := range st.Cases {
+		if len(c.Applied) != 1 || !strings.EqualFold(c.Applied[0].Value, c.Levels[0].Value) {
+			t.Errorf("case %s: applied %v", c.Label, c.Applied)
+		}
+		for _, step := range c.Profile.Steps {
+			if step.Summary.Headline.N != 2 {
+				t.Errorf("case %s, %d VUs: %d measured runs, want 2", c.Label, step.VU, step.Summary.Headline.N)
+			}
+		}
+	}
+	if st.Original[0].Name != "synchronous_commit" || st.Original[0].Value != before {
+		t.Errorf("original settings %v", st.Original)
+	}
+	code, out, _ = cairn(t, "results", "compare", st.ID, "--results", store)
+	rowsB := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "B ") {
+			rowsB++
+		}
+	}
+	if code != 0 || !strings.Contains(out, "Mann-Whitney") || rowsB != 2 {
+		t.Errorf("compare STUDY: exit %d\n%s", code, out)
+	}
+	code, out, _ = cairn(t, "results", "show", st.ID, "--results", store)
+	if code != 0 || strings.Count(out, ": result ") != 8 {
+		t.Errorf("show STUDY: exit %d\n%s", code, out)
+	}
+	code, out, _ = cairn(t, "results", "export", st.ID, "--format", "csv", "--results", store)
+	if code != 0 || strings.Count(strings.TrimSpace(out), "\n") != 8 || !strings.HasPrefix(out, "study_id,step,case,synchronous_commit,vu") {
+		t.Errorf("export STUDY csv: exit %d\n%s", code, out)
+	}
+	html := filepath.Join(t.TempDir(), "study.html")
+	code, out, _ = cairn(t, "report", st.ID, "-o", html, "--results", store)
+	b, _ := os.ReadFile(html)
+	if code != 0 || !strings.Contains(string(b), "profiles-headline") || !strings.Contains(string(b), "synchronous_commit=off") {
+		t.Errorf("report STUDY: exit %d %s", code, out)
+	}
+	if code, _, stderr := cairn(t, "results", "compare", st.ID, st.Steps[0].Result, "--results", store); code != 2 {
+		t.Errorf("compare of a study with a run: exit %d %s", code, stderr)
+	}
+}
+
+// TestStudyLiveMariaDB runs the live-change study's CI variant on MariaDB: each run's window gets
+// the four changes of innodb_spin_wait_delay, each seen by the server within 100 ms of its time,
+// and the setting is as found afterwards. The report is written for a study id.
+func TestStudyLiveMariaDB(t *testing.T) {
+	url := testutil.MySQL(t)
+	fresh(t, "oltp", url)
+	before := setting(t, url, "innodb_spin_wait_delay")
+	store := filepath.Join(t.TempDir(), "results.db")
+	js := filepath.Join(t.TempDir(), "study.json")
+	// An independent reader: the server's value every 10 ms, with the time it was read.
+	type seen struct {
+		at time.Time
+		v  string
+	}
+	var log []seen
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	tg, c := testutil.Open(t, url)
+	_ = tg
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			var v string
+			if err := c.QueryRow(context.Background(), "SELECT @@GLOBAL.innodb_spin_wait_delay").Scan(&v); err == nil {
+				if len(log) == 0 || log[len(log)-1].v != v {
+					log = append(log, seen{time.Now(), v})
+				}
+			}
+		}
+	}()
+	code, out, stderr := cairn(t, "study", "run", "../../studies/ci/spin-wait-delay-live.yaml", "--set", "db="+url,
+		"--results", store, "--json", js)
+	close(stop)
+	<-done
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if got := setting(t, url, "innodb_spin_wait_delay"); got != before {
+		t.Errorf("innodb_spin_wait_delay is %s after the study, was %s", got, before)
+	}
+	st := readStudyDoc(t, js)
+	runs := 0
+	for _, c := range st.Cases {
+		for _, step := range c.Profile.Steps {
+			for _, d := range step.Runs {
+				runs++
+				if len(d.Changes) != 4 {
+					t.Fatalf("run %s: %d live changes, want 4", d.ID, len(d.Changes))
+				}
+				windowStart := d.StartedAt.Add(time.Duration(d.Window.RampupSeconds * float64(time.Second)))
+				for i, ch := range d.Changes {
+					if want := []string{"12", "24", "48", "96"}[i]; ch.Value != want || ch.ReadBack != want {
+						t.Errorf("run %s change %d: %s read back %s, want %s", d.ID, i, ch.Value, ch.ReadBack, want)
+					}
+					if late := ch.AtSec - ch.Planned; late < 0 || late > 0.1 {
+						t.Errorf("run %s: %s=%s took effect at %.3fs, planned %gs", d.ID, ch.Name, ch.Value, ch.AtSec, ch.Planned)
+					}
+					// The server showed the value from the planned time on (the reader polls every
+					// 10 ms, and the window's start is known to the millisecond).
+					planned := windowStart.Add(time.Duration(ch.Planned * float64(time.Second)))
+					var first time.Time
+					for _, s := range log {
+						if s.v == ch.Value && s.at.After(planned.Add(-50*time.Millisecond)) {
+							first = s.at
+							break
+						}
+					}
+					if first.IsZero() || first.Sub(planned) > 150*time.Millisecond {
+						t.Errorf("run %s: the server showed %s=%s at %v, planned %v", d.ID, ch.Name, ch.Value, first, planned)
+					}
+				}
+			}
+		}
+	}
+	if runs != 2 {
+		t.Errorf("%d runs, want 2", runs)
+	}
+	if !strings.Contains(out, "live: innodb_spin_wait_delay = 96") {
+		t.Errorf("output lacks the live changes:\n%s", out)
+	}
+	html := filepath.Join(t.TempDir(), "study.html")
+	code, out, _ = cairn(t, "report", st.ID, "-o", html, "--results", store)
+	b, _ := os.ReadFile(html)
+	if code != 0 || !strings.Contains(string(b), "study-live-1") || !strings.Contains(string(b), "innodb_spin_wait_delay=96 at") {
+		t.Errorf("report of the live study: exit %d %s", code, out)
+	}
+}
+
+// TestStudyRestore: settings read back equal to the originals after Ctrl-C, and after SIGKILL
+// once 'cairn study restore' has run; until then a new study on that server is refused.
+func TestStudyRestore(t *testing.T) {
+	bin := cairnBinary(t)
+	url := testutil.PG(t)
+	fresh(t, "tpcb", url)
+	before := setting(t, url, "work_mem")
+	changed := "7MB"
+	if before == changed {
+		changed = "9MB"
+	}
+	file := writeStudy(t, fmt.Sprintf(`name: restore
+workload: tpcb
+options: {script: select-only}
+prepare: {scale: 1}
+vu: [1]
+rampup: 0s
+duration: 60s
+progress: 1s
+settings:
+  work_mem: [%q]
+`, changed))
+	start := func() *os.Process {
+		cmd, _ := startUntil(t, bin, "(window ", "study", "run", file, "--set", "db="+url, "--no-store")
+		t.Cleanup(func() { cmd.Process.Kill() })
+		go cmd.Wait()
+		if got := setting(t, url, "work_mem"); got != changed {
+			t.Fatalf("work_mem is %s during the study, want %s", got, changed)
+		}
+		return cmd.Process
+	}
+	waitExit := func(p *os.Process) {
+		for i := 0; i < 200 && p.Signal(syscall.Signal(0)) == nil; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	p := start()
+	p.Signal(syscall.SIGINT)
+	waitExit(p)
+	if got := setting(t, url, "work_mem"); got != before {
+		t.Errorf("after Ctrl-C work_mem is %s, was %s", got, before)
+	}
+
+	p = start()
+	p.Kill()
+	waitExit(p)
+	if got := setting(t, url, "work_mem"); got != changed {
+		t.Fatalf("after kill -9 work_mem is %s: the test cannot check the restore", got)
+	}
+	code, _, stderr := cairn(t, "study", "plan", file, "--set", "db="+url)
+	if code != 2 || !strings.Contains(stderr, "cairn study restore") {
+		t.Errorf("a study after a killed one: exit %d %q, want 2 and a pointer to 'cairn study restore'", code, stderr)
+	}
+	oneCleanLine(t, stderr)
+	code, out, stderr := cairn(t, "study", "restore", "--db", url)
+	if code != 0 || !strings.Contains(out, "restored: settings work_mem") {
+		t.Errorf("study restore: exit %d %q %q", code, out, stderr)
+	}
+	if got := setting(t, url, "work_mem"); got != before {
+		t.Errorf("after study restore work_mem is %s, was %s", got, before)
+	}
+	if pend, _ := undo.Pending(); len(pend) != 0 {
+		t.Errorf("%d journal entries left after the restore", len(pend))
+	}
+	if code, out, _ := cairn(t, "study", "restore", "--db", url); code != 0 || !strings.Contains(out, "nothing to restore") {
+		t.Errorf("restore again: exit %d %q", code, out)
+	}
+}
+
+// TestStudyBadInput: every bad study is one line and exit 2, and the server's settings are as
+// they were.
+func TestStudyBadInput(t *testing.T) {
+	pg := testutil.PG(t)
+	my := testutil.MySQL(t)
+	beforePG := setting(t, pg, "synchronous_commit")
+	beforeMy := setting(t, my, "innodb_spin_wait_delay")
+	base := "name: bad\nworkload: tpcb\nvu: [1]\nduration: 10s\n"
+	for _, c := range []struct {
+		name, db, text, want string
+	}{
+		{"unknown setting", pg, base + "settings: {synchronous_comit: [on]}\n", `PostgreSQL has no setting "synchronous_comit"`},
+		{"refused value", pg, base + "settings: {synchronous_commit: [maybe]}\n", "settings.synchronous_commit: maybe is not one of"},
+		{"restart without restart", pg, base + "settings: {shared_buffers: [256MB]}\n", "takes effect only when PostgreSQL restarts"},
+		{"value out of range", my, "name: bad\nworkload: oltp\nvu: [1]\nsettings: {innodb_spin_wait_delay: [7000]}\n", "above the server's maximum"},
+		{"read-only on MariaDB", my, "name: bad\nworkload: oltp\nvu: [1]\nsettings: {innodb_sort_buffer_size: [2097152]}\n", "read-only"},
+		{"not a MariaDB setting", my, "name: bad\nworkload: oltp\nvu: [1]\nsettings: {innodb_spin_wait_pause_multiplier: [5]}\n", "has no setting"},
+		{"schedule outside the window", pg, base + "schedule: [{at: 20s, set: {work_mem: 8MB}}]\n", "outside the measured window"},
+		{"schedule of a restart setting", pg, base + "schedule: [{at: 5s, set: {shared_buffers: 256MB}}]\n", "restart"},
+		{"unknown key", pg, base + "setings: {work_mem: [8MB]}\n", `setings: unknown key`},
+		{"no name", pg, "workload: tpcb\nvu: [1]\n", "name: missing"},
+		{"bad order", pg, base + "order: shuffled\n", "order: use sequential, interleaved, random"},
+		{"unreachable", "postgres://cairn:secret@127.0.0.1:1/cairn", base + "settings: {work_mem: [8MB]}\n", "127.0.0.1:1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := writeStudy(t, c.text)
+			for _, cmd := range []string{"plan", "run"} {
+				code, _, stderr := cairn(t, "study", cmd, file, "--set", "db="+c.db, "--no-store")
+				if cmd == "plan" {
+					code, _, stderr = cairn(t, "study", cmd, file, "--set", "db="+c.db)
+				}
+				if code != 2 || !strings.Contains(stderr, c.want) {
+					t.Errorf("study %s: exit %d %q, want 2 and %q", cmd, code, stderr, c.want)
+				}
+				oneCleanLine(t, stderr)
+				if strings.Contains(stderr, "secret") {
+					t.Errorf("the password is in %q", stderr)
+				}
+			}
+		})
+	}
+	if got := setting(t, pg, "synchronous_commit"); got != beforePG {
+		t.Errorf("synchronous_commit is %s, was %s", got, beforePG)
+	}
+	if got := setting(t, my, "innodb_spin_wait_delay"); got != beforeMy {
+		t.Errorf("innodb_spin_wait_delay is %s, was %s", got, beforeMy)
+	}
+	code, _, stderr := cairn(t, "study", "run", writeStudy(t, base), "--set", "duration=0s")
+	if code != 2 {
+		t.Errorf("--set duration=0s: exit %d %q", code, stderr)
+	}
+}
+
+// TestStudyFiles: every study shipped in studies/ is valid, and plan says what it would do (or
+// why this server cannot run it).
+func TestStudyFiles(t *testing.T) {
+	my := testutil.MySQL(t)
+	pg := testutil.PG(t)
+	governor, governorWant := 0, "host.cpu_governor"
+	if _, err := os.Stat("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); err != nil {
+		governor, governorWant = 2, "host.cpu_governor: not possible on this host"
+	}
+	for _, c := range []struct {
+		file, db string
+		code     int
+		want     string
+	}{
+		{"spin-wait-delay-live.yaml", my, 0, "innodb_spin_wait_delay"},
+		{"ahi-spin-delay.yaml", my, 0, "innodb_adaptive_hash_index"},
+		{"point-select-binding.yaml", my, 0, "server-cpus 0"},
+		{"postgres-governor.yaml", pg, governor, governorWant},
+		{"mysql8-spin-wait-pause-multiplier.yaml", my, 2, "has no setting \"innodb_spin_wait_pause_multiplier\""},
+		{"fanout-spin-wait-delay.yaml", my, 2, "empty"},
+	} {
+		for _, dir := range []string{"../../studies/", "../../studies/ci/"} {
+			path := dir + c.file
+			if _, err := os.Stat(path); err != nil {
+				continue
+			}
+			t.Setenv("CAIRN_PASSWORD", "cairn")
+			code, out, stderr := cairn(t, "study", "plan", path, "--set", "db="+c.db)
+			if code != c.code || !strings.Contains(out+stderr, c.want) {
+				t.Errorf("plan %s: exit %d, want %d and %q\n%s%s", path, code, c.code, c.want, out, stderr)
+			}
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// studyCases are a study's cases as profiles, each labelled by its factors' levels.
+func studyCases(st *results.Study) []labelled {
+	out := make([]labelled, 0, len(st.Cases))
+	for _, c := range st.Cases {
+		if len(c.Profile.Steps) == 0 {
+			continue
+		}
+		out = append(out, labelled{Item{Profile: c.Profile}, c.Label})
+	}
+	return out
+}
+
+// studyCharts are a study's charts, as the published studies drew them: throughput and p95
+// against VUs with a line per level (error bars over the repeats), each level's waits per VU
+// count stacked, per-core CPU at each level's peak, and for live changes the throughput over time
+// with each change marked where it took effect.
+func studyCharts(st *results.Study) []Chart {
+	cases := studyCases(st)
+	var cs []Chart
+	switch len(cases) {
+	case 0:
+		return nil
+	case 1:
+		cs = profileCharts(cases[0].Profile, cases[0].label)
+	default:
+		cs = profileOverlays(cases)
+	}
+	cs = append(cs, liveCharts(st)...)
+	return append(cs, observationCharts(nil, cases)...)
+}
+
+// liveCharts draw, per case, each VU count's first run over time with its live changes marked.
+func liveCharts(st *results.Study) []Chart {
+	if len(st.Schedule) == 0 {
+		return nil
+	}
+	var out []Chart
+	for ci, c := range st.Cases {
+		ch := Chart{ID: fmt.Sprintf("study-live-%d", ci+1), Title: "Throughput over time with the live changes · " + c.Label,
+			XLabel: "seconds since the run started", YLabel: labelTPM, XAxis: AxisLinear}
+		var bands [][]Band
+		marked := map[string]bool{} // each planned change is labelled once, on the first line it falls on
+		for _, step := range c.Profile.Steps {
+			d := firstMeasured(step)
+			if d == nil {
+				continue
+			}
+			s := Series{Name: vuName(step.VU), Points: rate(d.Series, allTxns)}
+			for _, x := range d.Changes {
+				key := fmt.Sprintf("%g %s", x.Planned, x.Name)
+				if marked[key] {
+					continue
+				}
+				marked[key] = true
+				s.Marks = append(s.Marks, Mark{X: x.T, Y: yAt(s.Points, x.T), Label: fmt.Sprintf("%s=%s at %s", x.Name, x.Value, atText(x.Planned))})
+			}
+			ch.Series = append(ch.Series, s)
+			bands = append(bands, windowBands(d.Series))
+		}
+		if b := sameBands(bands); b != nil {
+			ch.Bands = b
+		}
+		out = append(out, ch)
+	}
+	return out
+}
+
+// yAt is the series' value at the point nearest x.
+func yAt(pts [][2]float64, x float64) float64 {
+	best, y := math.Inf(1), 0.0
+	for _, p := range pts {
+		if d := math.Abs(p[0] - x); d < best {
+			best, y = d, p[1]
+		}
+	}
+	return y
+}
+
+// atText writes a planned time as the study file would: "3m", "45s", "1.5s".
+func atText(sec float64) string {
+	switch {
+	case sec >= 60 && math.Mod(sec, 60) == 0:
+		return fmt.Sprintf("%gm", sec/60)
+	default:
+		return fmt.Sprintf("%gs", sec)
+	}
+}
+
+// summarizeStudy is the study's own summary: what was varied, the settings as found and whether
+// they were restored, the schedule; each case follows as a profile.
+func summarizeStudy(st *results.Study, label string) itemView {
+	v := itemView{Label: label, Interrupted: st.Interrupted}
+	v.Facts = append(v.Facts, facts("study", st.ID, st.Workload, st.StartedAt, st.Target, st.Cairn)...)
+	v.Facts = append(v.Facts, kv{"study", st.Name}, kv{"order", st.Order}, kv{"repeats per step", fmt.Sprint(st.Repeat)})
+	for _, f := range st.Factors {
+		v.Facts = append(v.Facts, kv{"factor " + f.Name, strings.Join(f.Levels, ", ")})
+	}
+	for _, s := range st.Schedule {
+		var set []string
+		for _, a := range s.Set {
+			set = append(set, a.Name+"="+a.Value)
+		}
+		v.Facts = append(v.Facts, kv{"live change at " + atText(s.AtSec), strings.Join(set, ", ")})
+	}
+	for _, o := range st.Original {
+		v.Settings = append(v.Settings, kv{o.Name + " (as found)", o.Value})
+	}
+	restored := "yes, read back equal"
+	if !st.Restored {
+		restored = "NO: run 'cairn study restore --db URL'"
+	}
+	if len(st.Original) > 0 {
+		v.Figures = append(v.Figures, kv{"settings restored", restored})
+	}
+	for i, c := range st.Cases {
+		v.Figures = append(v.Figures, kv{fmt.Sprintf("case %d", i+1), c.Label})
+	}
+	v.Host = host(st.Host)
+	v.Config = config(st.Config)
+	return v
+}

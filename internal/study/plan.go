@@ -1,0 +1,229 @@
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+// Plan is a study checked against its server: every setting it touches, as the server has it.
+type Plan struct {
+	Study    *Study
+	Target   string           // "MariaDB 10.11.19 (127.0.0.1:3306/cairn)"
+	Settings []target.Setting // as found, in SettingNames' order
+	byName   map[string]*target.Setting
+	restarts bool // some level needs the server restarted
+}
+
+// Setting returns what the server said of a setting the study names.
+func (p *Plan) Setting(name string) *target.Setting { return p.byName[strings.ToLower(name)] }
+
+// PlanError is a study the server says cannot run as written: the user's to fix (exit 2).
+type PlanError struct{ Msg string }
+
+func (e *PlanError) Error() string { return e.Msg }
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *PlanError) BadInput() {}
+
+func planErr(format string, a ...any) error { return &PlanError{fmt.Sprintf(format, a...)} }
+
+// PendingError is a study refused because another one has settings changed on the server: a
+// study still running (PID), or one that crashed and left them.
+type PendingError struct {
+	Where, What string
+	PID         int // of a study still running; 0 when it is gone
+}
+
+func (e *PendingError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("a study (cairn pid %d) is running on %s with its settings changed (%s): wait for it to end", e.PID, e.Where, e.What)
+	}
+	return fmt.Sprintf("a study left settings changed on %s (%s): run 'cairn study restore --db URL' first", e.Where, e.What)
+}
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *PendingError) BadInput() {}
+
+// Check asks the server about every setting the study touches and checks every value against
+// it, changing nothing: a setting the server lacks, a value it would refuse, a setting that needs
+// a restart without a restart command, one changed live that cannot be, and settings an earlier
+// study left changed are all refused here.
+func Check(ctx context.Context, t target.Target, st *Study) (*Plan, error) {
+	version, _ := t.Version(ctx)
+	p := &Plan{Study: st, Target: fmt.Sprintf("%s %s (%s)", t.Name(), version, target.Where(t)), byName: map[string]*target.Setting{}}
+	if pending, err := target.PendingSettings(t.Address()); err != nil {
+		return nil, err
+	} else if len(pending) > 0 {
+		e := &PendingError{Where: t.Address(), What: pending[0].What}
+		if pending[0].Alive() {
+			e.PID = pending[0].PID
+		}
+		return nil, e
+	}
+	if pending, err := observe.PendingGovernor(); err != nil {
+		return nil, err
+	} else if len(pending) > 0 {
+		return nil, planErr("a study left the %s changed: run 'cairn restore' first", pending[0].What)
+	}
+	names := st.SettingNames()
+	if len(names) == 0 {
+		return p, nil
+	}
+	var c target.Conn
+	for _, n := range names {
+		if IsHost(n) {
+			continue
+		}
+		if _, ok := t.(target.Configurer); !ok {
+			return nil, planErr("%s: cairn cannot change its settings", t.Name())
+		}
+		var err error
+		if c, err = t.Conn(ctx); err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		break
+	}
+	for _, n := range names {
+		s, err := configurer(t, n).DescribeSetting(ctx, c, n)
+		if err != nil {
+			var ue *target.UnknownSettingError
+			var np *observe.NotPossibleError
+			if errors.As(err, &ue) || errors.As(err, &np) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("reading setting %s: %w", n, err)
+		}
+		if s.Fixed {
+			return nil, planErr("%s cannot be changed on %s while it runs (read-only: only its configuration file and a restart change it)", s.Name, t.Name())
+		}
+		if s.Restart && st.Restart == "" {
+			return nil, planErr("%s takes effect only when %s restarts: give the study a restart command (restart: \"systemctl restart …\")", s.Name, t.Name())
+		}
+		p.restarts = p.restarts || s.Restart
+		p.Settings = append(p.Settings, s)
+		p.byName[strings.ToLower(n)] = &p.Settings[len(p.Settings)-1]
+	}
+	for i := range p.Settings {
+		p.byName[strings.ToLower(p.Settings[i].Name)] = &p.Settings[i]
+	}
+	for _, f := range st.Settings {
+		s := p.Setting(f.Name)
+		for _, v := range f.Values {
+			if why := target.CheckSettingValue(*s, v); why != "" {
+				return nil, planErr("settings.%s: %s is %s", f.Name, v, why)
+			}
+		}
+	}
+	for i, ch := range st.Schedule {
+		for _, a := range ch.Set {
+			s := p.Setting(a.Name)
+			if s.Restart || s.NewSessions {
+				return nil, planErr("schedule[%d]: %s cannot change inside a run: it takes effect only %s", i, s.Name,
+					map[bool]string{true: "after a restart", false: "in new sessions"}[s.Restart])
+			}
+			if why := target.CheckSettingValue(*s, a.Value); why != "" {
+				return nil, planErr("schedule[%d].set.%s: %s is %s", i, a.Name, a.Value, why)
+			}
+		}
+	}
+	return p, nil
+}
+
+// IsHost says whether a setting is the host's (host.cpu_governor) rather than the server's.
+func IsHost(name string) bool { return strings.HasPrefix(name, "host.") }
+
+// configurer is what sets the setting: the host for host.*, else the target.
+func configurer(t target.Target, name string) target.Configurer {
+	if IsHost(name) {
+		return observe.Host{}
+	}
+	return t.(target.Configurer)
+}
+
+// Print writes the plan: the settings as found and as studied, the steps in order, the time.
+func (p *Plan) Print(w io.Writer) {
+	st := p.Study
+	s := st.Spec
+	fmt.Fprintf(w, "study %s: %s on %s\n", st.Name, s.Workload, p.Target)
+	if len(p.Settings) > 0 {
+		fmt.Fprintln(w, "settings (as found → as studied):")
+		width := 0
+		for _, x := range p.Settings {
+			width = max(width, len(x.Name))
+		}
+		for _, x := range p.Settings {
+			var studied, live []string
+			for _, f := range st.Settings {
+				if strings.EqualFold(f.Name, x.Name) {
+					studied = append(studied, strings.Join(f.Values, ", "))
+				}
+			}
+			for _, ch := range st.Schedule {
+				for _, a := range ch.Set {
+					if strings.EqualFold(a.Name, x.Name) {
+						live = append(live, fmt.Sprintf("%s at %s", a.Value, options.FormatDuration(ch.At)))
+					}
+				}
+			}
+			if len(live) > 0 {
+				studied = append(studied, "live: "+strings.Join(live, ", "))
+			}
+			kind := "dynamic"
+			switch {
+			case x.Restart:
+				kind = "needs a restart"
+			case x.NewSessions:
+				kind = "new sessions only"
+			}
+			fmt.Fprintf(w, "  %-*s  %s (%s; %s) → %s\n", width, x.Name, x.Value, describeType(x), kind, strings.Join(studied, "; "))
+		}
+	}
+	steps := st.Steps()
+	fmt.Fprintf(w, "%s × %s × %s = %s, order %s; each %s rampup + %s window, %s pause between\n",
+		plural(len(st.Cases()), "case"), plural(len(s.VU), "VU count"), plural(s.Repeat, "repeat"), plural(len(steps), "run"), st.Order,
+		options.FormatDuration(s.Rampup), options.FormatDuration(s.Duration), options.FormatDuration(s.Pause))
+	for i, step := range steps {
+		fmt.Fprintf(w, "  %3d  %-40s %s, run %d\n", i+1, step.Case.Label(), plural(step.VU, "VU"), step.Repeat+1)
+	}
+	var more []string
+	if s.Prepare != nil {
+		more = append(more, "a prepare when the schema is missing")
+	}
+	if p.restarts {
+		more = append(more, "server restarts")
+	}
+	extra := ""
+	if len(more) > 0 {
+		extra = " (plus " + strings.Join(more, " and ") + ")"
+	}
+	fmt.Fprintf(w, "total: %s%s\n", options.FormatDuration(st.Duration()), extra)
+}
+
+func describeType(s target.Setting) string {
+	switch {
+	case s.Type == "enum" && len(s.Enum) > 0:
+		return "one of " + strings.Join(s.Enum, ", ")
+	case (s.Type == "integer" || s.Type == "real") && s.Min != "" && s.Max != "":
+		t := s.Type + " " + s.Min + " to " + s.Max
+		if s.Unit != "" {
+			t += " " + s.Unit
+		}
+		return t
+	}
+	return s.Type
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

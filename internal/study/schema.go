@@ -1,0 +1,45 @@
+package study
+
+import (
+	"encoding/json"
+
+	"github.com/cairn-bench/cairn/internal/spec"
+)
+
+// Schema is the JSON Schema of study files: the run spec's (spec.Schema, made from the same
+// declarations that read specs) with the study's own keys.
+func Schema() []byte {
+	var s map[string]any
+	if err := json.Unmarshal(spec.Schema(), &s); err != nil {
+		panic(err)
+	}
+	props := s["properties"].(map[string]any)
+	value := map[string]any{"type": []string{"string", "number", "boolean"}}
+	values := map[string]any{"oneOf": []any{value, map[string]any{"type": "array", "items": value, "minItems": 1}}}
+	cpuLists := map[string]any{"description": "a factor: CPU lists (like 0-3,8), each a level",
+		"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 1}}}
+	props["name"] = map[string]any{"type": "string", "minLength": 1, "description": "the study's name, in its document and report"}
+	props["order"] = map[string]any{"enum": orders, "default": "sequential",
+		"description": "sequential: each case in turn, VUs rising, repeats at once; interleaved: every case and VU count once per repeat; random: shuffled with the seed"}
+	props["repeat"] = map[string]any{"type": "integer", "minimum": 1, "maximum": 1000, "default": 1, "description": "every step this many times"}
+	props["settings"] = map[string]any{"type": "object", "additionalProperties": values,
+		"description": "factors: server settings and their values; every combination is a case"}
+	props["schedule"] = map[string]any{"type": "array", "description": "live changes inside each run's window, in rising order of time",
+		"items": map[string]any{"type": "object", "required": []string{"at", "set"}, "additionalProperties": false,
+			"properties": map[string]any{
+				"at":  map[string]any{"type": "string", "pattern": `^([0-9]+(\.[0-9]*)?(ms|s|m|h))+$|^[0-9]+(\.[0-9]*)?%$`, "description": "a time in the window (3m) or a share of it (20%)"},
+				"set": map[string]any{"type": "object", "minProperties": 1, "additionalProperties": value}}}}
+	props["restart"] = map[string]any{"type": "string", "description": "the shell command that restarts the server, for settings that need a restart"}
+	props["ready_timeout"] = map[string]any{"type": "string", "default": "60s", "description": "how long a restarted server has to answer"}
+	props["client_cpus"] = cpuLists
+	props["server_cpus"] = cpuLists
+	s["$id"] = "https://github.com/cairn-bench/cairn/docs/study.schema.json"
+	s["title"] = "cairn study"
+	s["description"] = "A tuning experiment: a run spec and the factors it varies; docs/studies.md describes every field."
+	s["required"] = []string{"name", "workload"}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n')
+}

@@ -1,0 +1,519 @@
+// Package study is a tuning experiment in one file: a run spec, the factors it varies (server
+// settings, VU counts, client and server CPU bindings), how often and in what order its steps
+// run, and the setting changes made live inside each run's window. This file reads and checks
+// study files and lays out their steps; plan.go checks them against the server.
+package study
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/spec"
+)
+
+// Study is a parsed study file.
+type Study struct {
+	Name string
+	// Spec is the run spec every step starts from: its VU list is the vu factor, its repeat and
+	// pause the study's.
+	Spec     *spec.Spec
+	Order    string // sequential, interleaved or random
+	Settings []Factor
+	// ClientCPUs and ServerCPUs are factors of CPU lists; one empty level when not varied.
+	ClientCPUs []string
+	ServerCPUs []string
+	Schedule   []Change
+	Restart    string
+	Ready      time.Duration // how long a restarted server has to answer
+	Text       []byte        // the file as given
+}
+
+// Factor is a server setting and the values the study gives it.
+type Factor struct {
+	Name   string
+	Values []string
+}
+
+// Change is a live change: settings set at a time within each run's window, given as a time
+// ("3m") or as a share of the window ("20%", which keeps a schedule's shape when --set changes
+// the duration).
+type Change struct {
+	At   time.Duration
+	Frac float64 // > 0: At is this share of the window
+	Set  []Assign
+}
+
+// Assign is one setting's value.
+type Assign struct{ Name, Value string }
+
+// Case is one combination of the factors other than the VU count.
+type Case struct {
+	Index      int
+	Settings   []Assign
+	ClientCPUs string
+	ServerCPUs string
+}
+
+// Label names the case for people and charts: "innodb_adaptive_hash_index=ON client 0-1".
+func (c Case) Label() string {
+	var parts []string
+	for _, a := range c.Settings {
+		parts = append(parts, a.Name+"="+a.Value)
+	}
+	if c.ClientCPUs != "" {
+		parts = append(parts, "client-cpus "+c.ClientCPUs)
+	}
+	if c.ServerCPUs != "" {
+		parts = append(parts, "server-cpus "+c.ServerCPUs)
+	}
+	if len(parts) == 0 {
+		return "as found"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Step is one run of the study: a case at a VU count, the repeat-th time.
+type Step struct {
+	Case   *Case
+	VU     int
+	Repeat int
+}
+
+// Error is a bad study file; Key is the dotted path of the key at fault.
+type Error = spec.Error
+
+func errf(key, format string, a ...any) error {
+	return &spec.Error{Key: key, Msg: fmt.Sprintf(format, a...)}
+}
+
+var orders = []string{"sequential", "interleaved", "random"}
+
+// settingName is what a setting's name may look like before the server is asked about it: the
+// names of PostgreSQL, MySQL/MariaDB and SQLite all fit.
+var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.]*$`)
+
+// ReadFile reads a study file.
+func ReadFile(path string) (*Study, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
+		return nil, errf("", "cannot read %s: %v", path, err)
+	}
+	return Read(b)
+}
+
+// Read parses a study: a run spec with the study's own keys beside its own.
+func Read(text []byte) (*Study, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, errf("", "not YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, errf("", "empty")
+	}
+	st := &Study{Order: "sequential", Ready: 60 * time.Second, ClientCPUs: []string{""}, ServerCPUs: []string{""}, Text: text}
+	var schedule *yaml.Node
+	repeat, pause := 0, (*time.Duration)(nil)
+	extra := func(key string, v *yaml.Node) (bool, error) {
+		switch key {
+		case "name":
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				return true, errf(key, "must be a name")
+			}
+			st.Name = v.Value
+		case "order":
+			if v.Kind != yaml.ScalarNode || !contains(orders, v.Value) {
+				return true, errf(key, "use %s", strings.Join(orders, ", "))
+			}
+			st.Order = v.Value
+		case "settings":
+			f, err := readFactors(v)
+			if err != nil {
+				return true, err
+			}
+			st.Settings = f
+		case "schedule":
+			schedule = v
+		case "restart":
+			if v.Kind != yaml.ScalarNode || strings.TrimSpace(v.Value) == "" {
+				return true, errf(key, "must be the command that restarts the server")
+			}
+			st.Restart = v.Value
+		case "ready_timeout":
+			d, err := duration(key, v)
+			if err != nil {
+				return true, err
+			}
+			st.Ready = d
+		case "repeat": // a spec of one VU count has no repeat of its own; a study has
+			n, err := strconv.Atoi(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 1000 {
+				return true, errf(key, "must be a whole number from 1 to 1000")
+			}
+			repeat = n
+		case "pause":
+			d, err := duration(key, v)
+			if err != nil {
+				return true, err
+			}
+			pause = &d
+		case "client_cpus", "server_cpus":
+			l, err := scalars(key, v)
+			if err != nil {
+				return true, err
+			}
+			if key == "client_cpus" {
+				st.ClientCPUs = l
+			} else {
+				st.ServerCPUs = l
+			}
+		default:
+			return false, nil
+		}
+		return true, nil
+	}
+	s, err := spec.FromNode(doc.Content[0], extra)
+	if err != nil {
+		return nil, err
+	}
+	if s.Workload == "tpch" {
+		return nil, errf("workload", "a study runs workloads measured over a window at a VU count; tpch runs its own power and throughput tests")
+	}
+	st.Spec = s
+	s.Profile = true // the VU counts are a factor, a list even when of one
+	if st.Name == "" {
+		return nil, errf("name", "missing: name the study")
+	}
+	if schedule != nil {
+		if st.Schedule, err = readSchedule(schedule, s.Duration); err != nil {
+			return nil, err
+		}
+	}
+	if repeat > 0 {
+		s.Repeat = repeat
+	}
+	if pause != nil {
+		s.Pause = *pause
+	}
+	for _, key := range []string{"client_cpus", "server_cpus"} {
+		for _, l := range map[string][]string{"client_cpus": st.ClientCPUs, "server_cpus": st.ServerCPUs}[key] {
+			if l == "" {
+				continue
+			}
+			if err := s.Set(strings.ReplaceAll(key, "_", "-"), l); err != nil {
+				return nil, err
+			}
+			if err := s.Check(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	s.ClientCPUs, s.ServerCPUs = "", ""
+	return st, nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func scalars(key string, v *yaml.Node) ([]string, error) {
+	if v.Kind == yaml.ScalarNode {
+		return []string{v.Value}, nil
+	}
+	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		return nil, errf(key, "must be a value or a list of values")
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range v.Content {
+		if it.Kind != yaml.ScalarNode {
+			return nil, errf(key, "must be a list of values")
+		}
+		if seen[it.Value] {
+			return nil, errf(key, "%s appears twice", it.Value)
+		}
+		seen[it.Value] = true
+		out = append(out, it.Value)
+	}
+	return out, nil
+}
+
+func duration(key string, v *yaml.Node) (time.Duration, error) {
+	if v.Kind != yaml.ScalarNode {
+		return 0, errf(key, "must be a duration, like 30s")
+	}
+	d, err := time.ParseDuration(v.Value)
+	if err != nil || d <= 0 {
+		return 0, errf(key, "must be a positive duration, like 30s (given %s)", v.Value)
+	}
+	return d, nil
+}
+
+func readFactors(v *yaml.Node) ([]Factor, error) {
+	if v.Kind != yaml.MappingNode {
+		return nil, errf("settings", "must be a mapping of setting names to a value or a list of values")
+	}
+	var out []Factor
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		name := v.Content[i].Value
+		key := "settings." + name
+		if !settingName.MatchString(name) {
+			return nil, errf(key, "not a setting name")
+		}
+		if seen[strings.ToLower(name)] {
+			return nil, errf(key, "given twice")
+		}
+		seen[strings.ToLower(name)] = true
+		vals, err := scalars(key, v.Content[i+1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Factor{Name: name, Values: vals})
+	}
+	return out, nil
+}
+
+func readSchedule(v *yaml.Node, window time.Duration) ([]Change, error) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, errf("schedule", "must be a list of {at: TIME, set: {SETTING: VALUE}}")
+	}
+	var out []Change
+	for i, it := range v.Content {
+		key := fmt.Sprintf("schedule[%d]", i)
+		if it.Kind != yaml.MappingNode {
+			return nil, errf(key, "must be {at: TIME, set: {SETTING: VALUE}}")
+		}
+		var ch Change
+		var hasAt bool
+		for j := 0; j+1 < len(it.Content); j += 2 {
+			k, val := it.Content[j].Value, it.Content[j+1]
+			switch k {
+			case "at":
+				if pct, ok := strings.CutSuffix(val.Value, "%"); ok && val.Kind == yaml.ScalarNode {
+					f, err := strconv.ParseFloat(pct, 64)
+					if err != nil || f <= 0 || f >= 100 {
+						return nil, errf(key+".at", "a share of the window must be between 0%% and 100%%, like 20%%")
+					}
+					ch.Frac, hasAt = f/100, true
+					continue
+				}
+				d, err := time.ParseDuration(val.Value)
+				if val.Kind != yaml.ScalarNode || err != nil {
+					return nil, errf(key+".at", "must be a time within the window, like 3m, or a share of it, like 20%%")
+				}
+				ch.At, hasAt = d, true
+			case "set":
+				if val.Kind != yaml.MappingNode || len(val.Content) == 0 {
+					return nil, errf(key+".set", "must be a mapping of setting names to values")
+				}
+				for n := 0; n+1 < len(val.Content); n += 2 {
+					name, value := val.Content[n].Value, val.Content[n+1]
+					if !settingName.MatchString(name) {
+						return nil, errf(key+".set."+name, "not a setting name")
+					}
+					if value.Kind != yaml.ScalarNode {
+						return nil, errf(key+".set."+name, "must be one value")
+					}
+					ch.Set = append(ch.Set, Assign{Name: name, Value: value.Value})
+				}
+			default:
+				return nil, errf(key+"."+k, "unknown key (accepted: at, set)")
+			}
+		}
+		if !hasAt || len(ch.Set) == 0 {
+			return nil, errf(key, "needs at and set")
+		}
+		out = append(out, ch)
+	}
+	return out, resolve(out, window)
+}
+
+// resolve places the schedule in a window of the given length: shares become times, and every
+// time must fall inside the window, in rising order.
+func resolve(sched []Change, window time.Duration) error {
+	for i := range sched {
+		ch := &sched[i]
+		key := fmt.Sprintf("schedule[%d].at", i)
+		if ch.Frac > 0 {
+			ch.At = time.Duration(ch.Frac * float64(window)).Round(time.Millisecond)
+		}
+		if ch.At <= 0 || ch.At >= window {
+			return errf(key, "%s is outside the measured window (0 to %s): a live change must fall inside it", options.FormatDuration(ch.At), options.FormatDuration(window))
+		}
+		if i > 0 && ch.At <= sched[i-1].At {
+			return errf(key, "the schedule must be in rising order of time")
+		}
+	}
+	return nil
+}
+
+// Set changes one key by its dotted path, as 'cairn run --set' does a run spec's, and the study's
+// own: repeat, pause, order. The schedule is placed again in the window it now has.
+func (st *Study) Set(path, value string) error {
+	s := st.Spec
+	switch path {
+	case "repeat":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 || n > 1000 {
+			return errf(path, "must be a whole number from 1 to 1000")
+		}
+		s.Repeat = n
+		return nil
+	case "pause":
+		d, err := time.ParseDuration(value)
+		if err != nil || d < 0 {
+			return errf(path, "must be a duration, like 10s")
+		}
+		s.Pause = d
+		return nil
+	case "order":
+		if !contains(orders, value) {
+			return errf(path, "use %s", strings.Join(orders, ", "))
+		}
+		st.Order = value
+		return nil
+	case "vu":
+		if err := s.Set(path, value); err != nil {
+			return err
+		}
+		s.Profile = true // a study's VU counts are a factor: one count is a list of one
+		return nil
+	case "name", "settings", "schedule", "restart", "client_cpus", "server_cpus":
+		return errf(path, "edit the study file to change it")
+	}
+	if err := s.Set(path, value); err != nil {
+		return err
+	}
+	if err := s.Check(); err != nil {
+		return err
+	}
+	return resolve(st.Schedule, s.Duration)
+}
+
+// Cases are every combination of the settings' values and the CPU lists, in the order the file
+// lists them (the last factor varies fastest).
+func (st *Study) Cases() []*Case {
+	cases := []*Case{{}}
+	for _, f := range st.Settings {
+		var next []*Case
+		for _, c := range cases {
+			for _, v := range f.Values {
+				n := &Case{Settings: append(append([]Assign(nil), c.Settings...), Assign{f.Name, v})}
+				next = append(next, n)
+			}
+		}
+		cases = next
+	}
+	var out []*Case
+	for _, c := range cases {
+		for _, cl := range st.ClientCPUs {
+			for _, sv := range st.ServerCPUs {
+				out = append(out, &Case{Index: len(out), Settings: c.Settings, ClientCPUs: cl, ServerCPUs: sv})
+			}
+		}
+	}
+	return out
+}
+
+// Steps lays out the runs in the study's order. sequential: each case in turn, its VU counts
+// rising, each repeated at once; interleaved: every case and VU count once per round, so that
+// repeats are spread over the study's time and drift touches every level alike; random: the
+// sequential steps shuffled with the spec's seed.
+func (st *Study) Steps() []Step {
+	cases := st.Cases()
+	vus := st.Spec.VU
+	repeat := st.Spec.Repeat
+	var out []Step
+	switch st.Order {
+	case "interleaved":
+		for r := 0; r < repeat; r++ {
+			for _, c := range cases {
+				for _, vu := range vus {
+					out = append(out, Step{Case: c, VU: vu, Repeat: r})
+				}
+			}
+		}
+	default:
+		for _, c := range cases {
+			for _, vu := range vus {
+				for r := 0; r < repeat; r++ {
+					out = append(out, Step{Case: c, VU: vu, Repeat: r})
+				}
+			}
+		}
+		if st.Order == "random" {
+			rng := rand.New(rand.NewPCG(st.Spec.Seed, 0x5ca1ab1e))
+			rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		}
+	}
+	return out
+}
+
+// Duration is how long the steps take: each run's rampup and window, and the pauses between them
+// (a prepare and server restarts come on top).
+func (st *Study) Duration() time.Duration {
+	n := len(st.Steps())
+	s := st.Spec
+	d := time.Duration(n) * (s.Rampup + s.Duration)
+	if n > 1 {
+		d += time.Duration(n-1) * s.Pause
+	}
+	return d
+}
+
+// SettingNames lists every setting the study touches, factors and live changes, each once, in
+// the order they first appear.
+func (st *Study) SettingNames() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[strings.ToLower(n)] {
+			seen[strings.ToLower(n)] = true
+			out = append(out, n)
+		}
+	}
+	for _, f := range st.Settings {
+		add(f.Name)
+	}
+	for _, ch := range st.Schedule {
+		for _, a := range ch.Set {
+			add(a.Name)
+		}
+	}
+	return out
+}
+
+// studyKeys are the keys a study file has beyond its run spec's.
+var studyKeys = []string{"name", "order", "repeat", "pause", "settings", "schedule", "restart", "ready_timeout", "client_cpus", "server_cpus"}
+
+// Config is the study as its document stores it: the run spec's keys with every default (its
+// password a ${CAIRN_PASSWORD} reference), and the study's own keys as the file gives them.
+func (st *Study) Config() map[string]any {
+	cfg := st.Spec.Config()
+	var raw map[string]any
+	if yaml.Unmarshal(st.Text, &raw) == nil {
+		for _, k := range studyKeys {
+			if v, ok := raw[k]; ok {
+				cfg[k] = v
+			}
+		}
+	}
+	cfg["repeat"], cfg["pause"] = st.Spec.Repeat, options.FormatDuration(st.Spec.Pause)
+	return cfg
+}
