@@ -4,8 +4,8 @@
 # the server's CPU, wait events: PostgreSQL's pg_stat_activity sampled every 100 ms, MariaDB's
 # performance_schema read at the window's edges and each progress line) and --observe off, run
 # alternately in one session (off first in odd rounds), BENCH_TIME seconds each (default 20),
-# BENCH_ROUNDS rounds (default 5). Progress lines every 5 s in both, so that the cost of reading
-# the waits per interval is counted.
+# BENCH_ROUNDS rounds (default 5), on the servers in BENCH_KINDS (default "postgres mariadb").
+# Progress lines every 5 s in both, so that the cost of reading the waits per interval is counted.
 #
 # Each figure is cairn's own: TPS from the result document, and client CPU per transaction as
 # user+system CPU of the whole process (GNU time) over its transactions. Ratios are on/off:
@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 CLIENTS=${BENCH_CLIENTS:-16}
 T=${BENCH_TIME:-20}
 ROUNDS=${BENCH_ROUNDS:-5}
+KINDS=${BENCH_KINDS:-postgres mariadb}
 PG=postgres://cairn:cairn@127.0.0.1:5432/cairn_bench
 MY=mysql://cairn:cairn@127.0.0.1:3306/cairn_bench
 out=$PWD/bench/out/observe
@@ -45,7 +46,7 @@ measure() {
   echo "$kind|$mode|$tps|$(cpu_per_txn "$out/$name.time" "$txns")" >> "$FIG"
 }
 for r in $(seq "$ROUNDS"); do
-  for kind in postgres mariadb; do
+  for kind in $KINDS; do
     url=$PG; [ $kind = mariadb ] && url=$MY
     if [ $((r % 2)) -eq 1 ]; then measure $kind "$url" off; measure $kind "$url" on; else measure $kind "$url" on; measure $kind "$url" off; fi
     on=$(grep "^$kind|on|" "$FIG" | tail -1) off=$(grep "^$kind|off|" "$FIG" | tail -1)
@@ -55,7 +56,7 @@ for r in $(seq "$ROUNDS"); do
 done
 echo
 echo "== --observe on / off at $CLIENTS VUs, medians over $ROUNDS rounds (tps wants >= 0.99, cpu/txn <= 1.01)"
-for kind in postgres mariadb; do
+for kind in $KINDS; do
   tp=() cp=()
   for r in $(seq "$ROUNDS"); do
     on=$(grep "^$kind|on|" "$FIG" | sed -n "${r}p") off=$(grep "^$kind|off|" "$FIG" | sed -n "${r}p")

@@ -388,3 +388,59 @@ func TestStudyFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestStudyRestartSetting: a setting that takes effect only at a restart is applied with the
+// study's restart command, in force during the run, and after the study back as found — in
+// postgresql.auto.conf too — with the server restarted again.
+func TestStudyRestartSetting(t *testing.T) {
+	url := testutil.PG(t)
+	restart := testutil.Restart(t, "postgres")
+	fresh(t, "tpcb", url)
+	before := setting(t, url, "shared_buffers")
+	want := "96MB"
+	if before == want {
+		want = "112MB"
+	}
+	tg, c := testutil.Open(t, url)
+	_ = tg
+	autoLines := func() int {
+		var n int
+		if err := c.QueryRow(context.Background(), `SELECT count(*) FROM pg_file_settings WHERE name = 'shared_buffers' AND sourcefile LIKE '%postgresql.auto.conf'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	autoBefore := autoLines()
+	js := filepath.Join(t.TempDir(), "study.json")
+	file := writeStudy(t, fmt.Sprintf(`name: restart
+workload: tpcb
+options: {script: select-only}
+prepare: {scale: 1}
+vu: [1]
+rampup: 0s
+duration: 1s
+restart: %q
+settings:
+  shared_buffers: [%q]
+`, restart, want))
+	code, out, stderr := cairn(t, "study", "run", file, "--set", "db="+url, "--no-store", "--json", js)
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	st := readStudyDoc(t, js)
+	d := st.Runs()[0]
+	if got := d.Target.Settings["shared_buffers"]; got != want {
+		t.Errorf("the run saw shared_buffers %s, want %s", got, want)
+	}
+	if got := setting(t, url, "shared_buffers"); got != before {
+		t.Errorf("shared_buffers is %s after the study, was %s", got, before)
+	}
+	// The test's own connection was cut by the restarts: a new one reads the file's state.
+	_, c = testutil.Open(t, url)
+	if n := autoLines(); n != autoBefore {
+		t.Errorf("postgresql.auto.conf has %d shared_buffers lines after the study, had %d", n, autoBefore)
+	}
+	if !st.Restored {
+		t.Error("the study says its settings were not restored")
+	}
+}
