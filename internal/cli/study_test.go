@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -442,5 +444,55 @@ settings:
 	}
 	if !st.Restored {
 		t.Error("the study says its settings were not restored")
+	}
+}
+
+// TestStudyCIVariants runs the CI variants not run above end to end on MariaDB: two settings
+// crossed in random order, and the server bound to each CPU in turn; afterwards every setting and
+// the server's CPU binding are as found.
+func TestStudyCIVariants(t *testing.T) {
+	url := testutil.MySQL(t)
+	fresh(t, "oltp", url)
+	ahi, delay := setting(t, url, "innodb_adaptive_hash_index"), setting(t, url, "innodb_spin_wait_delay")
+	tg, _ := testutil.Open(t, url)
+	srv := observe.FindServer(tg)
+	if srv.PID == 0 {
+		t.Fatalf("the MariaDB server is not found on this host: %s", srv.Why)
+	}
+	before, err := observe.Affinity(srv.PID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file  string
+		runs  int
+		cases int
+	}{{"ahi-spin-delay.yaml", 8, 4}, {"point-select-binding.yaml", 2, 2}} {
+		if c.file == "point-select-binding.yaml" && runtime.NumCPU() < 2 {
+			continue
+		}
+		js := filepath.Join(t.TempDir(), "study.json")
+		code, out, stderr := cairn(t, "study", "run", "../../studies/ci/"+c.file, "--set", "db="+url, "--no-store", "--json", js)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", c.file, code, out, stderr)
+		}
+		st := readStudyDoc(t, js)
+		if len(st.Steps) != c.runs || len(st.Cases) != c.cases || !st.Restored {
+			t.Errorf("%s: %d runs, %d cases, restored %v", c.file, len(st.Steps), len(st.Cases), st.Restored)
+		}
+		for _, d := range st.Runs() {
+			if want := st.Cases[d.Study.Case].ServerCPUs; want != "" && (d.Binding == nil || d.Binding.ServerCPUs != want) {
+				t.Errorf("%s: run %d bound the server to %+v, want %s", c.file, d.Study.Step, d.Binding, want)
+			}
+		}
+	}
+	if got := setting(t, url, "innodb_adaptive_hash_index"); got != ahi {
+		t.Errorf("innodb_adaptive_hash_index is %s, was %s", got, ahi)
+	}
+	if got := setting(t, url, "innodb_spin_wait_delay"); got != delay {
+		t.Errorf("innodb_spin_wait_delay is %s, was %s", got, delay)
+	}
+	if now, _ := observe.Affinity(srv.PID); now != before {
+		t.Errorf("the server runs on CPUs %s, was %s", now, before)
 	}
 }

@@ -65,46 +65,7 @@ func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Stud
 		return nil, err
 	}
 	r := &runState{plan: plan, t: t, current: map[string]string{}, h: h}
-	version2, _ := t.Version(ctx)
-	r.doc = &results.Study{Format: results.FormatVersion, Kind: results.KindStudy, Name: st.Name, Workload: s.Workload,
-		Cairn: results.Cairn{Version: version, Go: runtime.Version()}, StartedAt: time.Now().UTC(), Order: st.Order,
-		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: version2, Address: t.Address(), Database: t.Database()},
-		Host:   observe.ReadHost(false), VUs: s.VU, Repeat: s.Repeat, Config: st.Config(), Restored: true}
-	for _, f := range st.Settings {
-		r.doc.Factors = append(r.doc.Factors, results.Factor{Name: f.Name, Levels: f.Values})
-	}
-	if len(st.ClientCPUs) > 1 || st.ClientCPUs[0] != "" {
-		r.doc.Factors = append(r.doc.Factors, results.Factor{Name: "client-cpus", Levels: st.ClientCPUs})
-	}
-	if len(st.ServerCPUs) > 1 || st.ServerCPUs[0] != "" {
-		r.doc.Factors = append(r.doc.Factors, results.Factor{Name: "server-cpus", Levels: st.ServerCPUs})
-	}
-	for _, x := range plan.Settings {
-		r.doc.Original = append(r.doc.Original, results.SettingValue{Name: x.Name, Value: x.Value})
-	}
-	for _, ch := range st.Schedule {
-		ss := results.ScheduledSet{AtSec: ch.At.Seconds()}
-		for _, a := range ch.Set {
-			ss.Set = append(ss.Set, results.SettingValue{Name: a.Name, Value: a.Value})
-		}
-		r.doc.Schedule = append(r.doc.Schedule, ss)
-	}
-	cases := st.Cases()
-	for _, c := range cases {
-		sc := &results.StudyCase{Label: c.Label(), ClientCPUs: c.ClientCPUs, ServerCPUs: c.ServerCPUs,
-			Profile: &results.Profile{Format: results.FormatVersion, Kind: results.KindProfile, Workload: s.Workload,
-				Cairn: r.doc.Cairn, StartedAt: r.doc.StartedAt, Target: r.doc.Target, VUs: s.VU, Repeat: s.Repeat, PauseSec: s.Pause.Seconds()}}
-		for _, a := range c.Settings {
-			sc.Levels = append(sc.Levels, results.SettingValue{Name: a.Name, Value: a.Value})
-		}
-		if c.ClientCPUs != "" {
-			sc.Levels = append(sc.Levels, results.SettingValue{Name: "client-cpus", Value: c.ClientCPUs})
-		}
-		if c.ServerCPUs != "" {
-			sc.Levels = append(sc.Levels, results.SettingValue{Name: "server-cpus", Value: c.ServerCPUs})
-		}
-		r.doc.Cases = append(r.doc.Cases, sc)
-	}
+	r.doc = newDocument(ctx, st, t, plan, version)
 	if h.Begin != nil {
 		if err := h.Begin(r.doc); err != nil {
 			return nil, err
@@ -138,7 +99,7 @@ func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Stud
 			r.entries = append(r.entries, e)
 		}
 	}
-	runErr := r.steps(ctx, st, cases, version)
+	runErr := r.steps(ctx, st)
 	restoreErr := r.restore(context.WithoutCancel(ctx), st)
 	if restoreErr != nil {
 		r.doc.Restored = false
@@ -148,8 +109,54 @@ func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Stud
 	return r.doc, errors.Join(runErr, restoreErr)
 }
 
+// newDocument is the study's document before its first run: what it varies, the settings as
+// found, the schedule, and a profile per case to fill.
+func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, version string) *results.Study {
+	s := st.Spec
+	targetVersion, _ := t.Version(ctx)
+	doc := &results.Study{Format: results.FormatVersion, Kind: results.KindStudy, Name: st.Name, Workload: s.Workload,
+		Cairn: results.Cairn{Version: version, Go: runtime.Version()}, StartedAt: time.Now().UTC(), Order: st.Order,
+		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(), Database: t.Database()},
+		Host:   observe.ReadHost(false), VUs: s.VU, Repeat: s.Repeat, Config: st.Config(), Restored: true}
+	for _, f := range st.Settings {
+		doc.Factors = append(doc.Factors, results.Factor{Name: f.Name, Levels: f.Values})
+	}
+	if len(st.ClientCPUs) > 1 || st.ClientCPUs[0] != "" {
+		doc.Factors = append(doc.Factors, results.Factor{Name: "client-cpus", Levels: st.ClientCPUs})
+	}
+	if len(st.ServerCPUs) > 1 || st.ServerCPUs[0] != "" {
+		doc.Factors = append(doc.Factors, results.Factor{Name: "server-cpus", Levels: st.ServerCPUs})
+	}
+	for _, x := range plan.Settings {
+		doc.Original = append(doc.Original, results.SettingValue{Name: x.Name, Value: x.Value})
+	}
+	for _, ch := range st.Schedule {
+		ss := results.ScheduledSet{AtSec: ch.At.Seconds()}
+		for _, a := range ch.Set {
+			ss.Set = append(ss.Set, results.SettingValue{Name: a.Name, Value: a.Value})
+		}
+		doc.Schedule = append(doc.Schedule, ss)
+	}
+	for _, c := range st.Cases() {
+		sc := &results.StudyCase{Label: c.Label(), ClientCPUs: c.ClientCPUs, ServerCPUs: c.ServerCPUs,
+			Profile: &results.Profile{Format: results.FormatVersion, Kind: results.KindProfile, Workload: s.Workload,
+				Cairn: doc.Cairn, StartedAt: doc.StartedAt, Target: doc.Target, VUs: s.VU, Repeat: s.Repeat, PauseSec: s.Pause.Seconds()}}
+		for _, a := range c.Settings {
+			sc.Levels = append(sc.Levels, results.SettingValue{Name: a.Name, Value: a.Value})
+		}
+		if c.ClientCPUs != "" {
+			sc.Levels = append(sc.Levels, results.SettingValue{Name: "client-cpus", Value: c.ClientCPUs})
+		}
+		if c.ServerCPUs != "" {
+			sc.Levels = append(sc.Levels, results.SettingValue{Name: "server-cpus", Value: c.ServerCPUs})
+		}
+		doc.Cases = append(doc.Cases, sc)
+	}
+	return doc
+}
+
 // steps runs every step of the study in its order.
-func (r *runState) steps(ctx context.Context, st *Study, cases []*Case, version string) error {
+func (r *runState) steps(ctx context.Context, st *Study) error {
 	s := st.Spec
 	steps := st.Steps()
 	var pinned bool
