@@ -36,18 +36,8 @@ environment. docs/spec.md describes every field.
 			if err != nil {
 				return err
 			}
-			for _, kv := range sets {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok {
-					return usagef("--set %q: give PATH=VALUE, like vu=4 or options.mode=sql", kv)
-				}
-				if err := s.Set(k, v); err != nil {
-					var se *spec.Error
-					if errors.As(err, &se) {
-						return usagef("--set %s: %s", kv, se.Msg)
-					}
-					return err
-				}
+			if err := applySets(sets, s.Set, "vu=4 or options.mode=sql"); err != nil {
+				return err
 			}
 			if err := s.Check(); err != nil {
 				return err
@@ -65,4 +55,23 @@ environment. docs/spec.md describes every field.
 	fs.BoolVar(&f.noStore, "no-store", false, "do not record the result in the results store")
 	fs.BoolVar(&f.printSpec, "print-spec", false, "print the spec, with the --set changes, and exit without connecting")
 	return cmd
+}
+
+// applySets applies each --set PATH=VALUE with set; a bad one is a usage error naming it (example
+// shows the form).
+func applySets(sets []string, set func(path, value string) error, example string) error {
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return usagef("--set %q: give PATH=VALUE, like %s", kv, example)
+		}
+		if err := set(k, v); err != nil {
+			var se *spec.Error
+			if errors.As(err, &se) {
+				return usagef("--set %s: %s", kv, se.Msg)
+			}
+			return err
+		}
+	}
+	return nil
 }

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -51,18 +49,8 @@ func readStudy(file string, sets []string) (*study.Study, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, kv := range sets {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return nil, usagef("--set %q: give PATH=VALUE, like duration=30s or repeat=1", kv)
-		}
-		if err := st.Set(k, v); err != nil {
-			var se *spec.Error
-			if errors.As(err, &se) {
-				return nil, usagef("--set %s: %s", kv, se.Msg)
-			}
-			return nil, err
-		}
+	if err := applySets(sets, st.Set, "duration=30s or repeat=1"); err != nil {
+		return nil, err
 	}
 	return st, nil
 }
