@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
 	"github.com/cairn-bench/cairn/internal/undo"
 )
@@ -191,6 +192,21 @@ func TestMariaDBWaits(t *testing.T) {
 	}
 }
 
+// localServer finds the process of the server url names on this host and its CPU binding now.
+func localServer(t *testing.T, url string) (*observe.Server, string) {
+	t.Helper()
+	tg, _ := testutil.Open(t, url)
+	srv := observe.FindServer(tg)
+	if srv.PID == 0 {
+		t.Fatalf("the server of %s is not found on this host: %s", target.Redact(url), srv.Why)
+	}
+	cpus, err := observe.Affinity(srv.PID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, cpus
+}
+
 func cpusAllowed(t *testing.T, pid int) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
@@ -231,15 +247,7 @@ func TestCPUBinding(t *testing.T) {
 	bin := cairnBinary(t)
 	url := testutil.MySQL(t)
 	oltpPrepared(t, url)
-	tg, _ := testutil.Open(t, url)
-	srv := observe.FindServer(tg)
-	if srv.PID == 0 {
-		t.Fatalf("the MariaDB server is not found on this host: %s", srv.Why)
-	}
-	before, err := observe.Affinity(srv.PID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, before := localServer(t, url)
 	if before == "1" {
 		t.Fatalf("the server is bound to CPU 1 already: a previous run was not restored")
 	}

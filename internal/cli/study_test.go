@@ -454,15 +454,7 @@ func TestStudyCIVariants(t *testing.T) {
 	url := testutil.MySQL(t)
 	fresh(t, "oltp", url)
 	ahi, delay := setting(t, url, "innodb_adaptive_hash_index"), setting(t, url, "innodb_spin_wait_delay")
-	tg, _ := testutil.Open(t, url)
-	srv := observe.FindServer(tg)
-	if srv.PID == 0 {
-		t.Fatalf("the MariaDB server is not found on this host: %s", srv.Why)
-	}
-	before, err := observe.Affinity(srv.PID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, before := localServer(t, url)
 	for _, c := range []struct {
 		file  string
 		runs  int
