@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/report"
 )
 
@@ -68,29 +66,12 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 	return cmd
 }
 
-// writeReport writes to a temporary file and renames it, so that a failed report leaves no
-// half-written file behind.
+// writeReport writes through path (a symlink's target, a device), never renamed over it; the page
+// is rendered before the first byte is written, so a failed report leaves the file as it was.
 func writeReport(path string, items []report.Item, title string) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".report-*.html")
+	err := outfile.Write(path, func(w io.Writer) error { return report.HTML(w, items, title) })
 	if err != nil {
-		return usagef("-o %s: %v", path, err)
+		return fmt.Errorf("-o: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriter(tmp)
-	if err := report.HTML(bw, items, title); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }

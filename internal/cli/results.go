@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/summary"
@@ -54,7 +55,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return outfile.WriteBytes(path, append(b, '\n'))
 }
 
 func newResults(stdout io.Writer) *cobra.Command {
@@ -364,40 +365,41 @@ the per-second time series), and for a profile one row per run of each step.`,
 			if err != nil {
 				return err
 			}
-			w := stdout
-			if out != "" && out != "-" {
-				f, err := os.Create(out)
-				if err != nil {
-					return usagef("-o %s: %v", out, err)
-				}
-				defer f.Close()
-				w = f
+			if out == "" || out == "-" {
+				return exportTo(stdout, ls[0], format, series)
 			}
-			l := ls[0]
-			if format == "json" {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				switch {
-				case l.run != nil:
-					return enc.Encode(l.run)
-				case l.study != nil:
-					return enc.Encode(l.study)
-				}
-				return enc.Encode(l.profile)
+			if err := outfile.Write(out, func(w io.Writer) error { return exportTo(w, ls[0], format, series) }); err != nil {
+				return fmt.Errorf("-o: %w", err)
 			}
-			if l.run != nil {
-				return results.WriteRunCSV(w, l.id, l.run, series)
-			}
-			if l.study != nil {
-				return results.WriteStudyCSV(w, l.id, l.study)
-			}
-			return results.WriteProfileCSV(w, l.id, l.profile)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "json or csv")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().BoolVar(&series, "series", false, "csv of a run: the per-second time series instead of the per-transaction table")
 	return cmd
+}
+
+// exportTo writes one stored result as JSON or CSV.
+func exportTo(w io.Writer, l loaded, format string, series bool) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		switch {
+		case l.run != nil:
+			return enc.Encode(l.run)
+		case l.study != nil:
+			return enc.Encode(l.study)
+		}
+		return enc.Encode(l.profile)
+	}
+	if l.run != nil {
+		return results.WriteRunCSV(w, l.id, l.run, series)
+	}
+	if l.study != nil {
+		return results.WriteStudyCSV(w, l.id, l.study)
+	}
+	return results.WriteProfileCSV(w, l.id, l.profile)
 }
 
 func newResultsRm(stdout io.Writer) *cobra.Command {

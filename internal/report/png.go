@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/cairn-bench/cairn/internal/outfile"
 )
 
 // PNG size in pixels, and the resolution that maps gonum's points to them.
@@ -59,15 +62,10 @@ func writePNG(path string, c Chart) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	return outfile.Write(path, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
 		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
+	})
 }
 
 // drawPNG renders a chart: the plot on the left, its legend in a column on the right, where it

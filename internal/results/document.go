@@ -5,12 +5,12 @@ package results
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/outfile"
 )
 
 // FormatVersion is the version of the document's shape (docs/result-format.md).
@@ -228,13 +228,13 @@ func EncodeHist(h *hdrhistogram.Histogram) string {
 	return string(b)
 }
 
-// WriteJSON writes the document to path, indented.
+// WriteJSON writes the document through path, indented.
 func (d *Document) WriteJSON(path string) error {
 	b, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return outfile.WriteBytes(path, append(b, '\n'))
 }
 
 // decodeConfig reads a stored config keeping its numbers exact: a run's seed is a 63-bit integer,

@@ -7,6 +7,7 @@ package tpch
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/workload/tpch/dbgen"
 )
 
@@ -155,8 +157,8 @@ func GenFiles(ctx context.Context, dir string, o GenOptions) ([]FileStat, error)
 				b, rows = dbgen.AppendRefresh(nil, table, o.SF, n)
 			}
 			path := filepath.Join(dir, name)
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				return out, fmt.Errorf("write %s: %w", path, err)
+			if err := outfile.WriteBytes(path, b); err != nil {
+				return out, err
 			}
 			out = append(out, FileStat{Table: name, Path: path, Rows: rows, Bytes: int64(len(b)), Seconds: time.Since(t0).Seconds()})
 		}
@@ -166,25 +168,20 @@ func GenFiles(ctx context.Context, dir string, o GenOptions) ([]FileStat, error)
 
 func genFile(ctx context.Context, path, table string, o GenOptions) (FileStat, error) {
 	t0 := time.Now()
-	f, err := os.Create(path)
-	if err != nil {
-		return FileStat{}, fmt.Errorf("create %s: %w", path, err)
-	}
 	st := FileStat{Table: table, Path: path}
 	start, count := dbgen.PartRange(table, o.SF, o.Part, o.Parts)
-	err = dbgen.Generate(ctx, table, o.SF, start, count, dbgen.Options{Workers: o.Workers}, func(c dbgen.Chunk) error {
-		defer c.Release()
-		if _, err := f.Write(c.Buf); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		st.Rows += c.Rows
-		st.Bytes += int64(len(c.Buf))
-		o.Rows.Add(c.Rows)
-		return nil
+	err := outfile.Write(path, func(w io.Writer) error {
+		return dbgen.Generate(ctx, table, o.SF, start, count, dbgen.Options{Workers: o.Workers}, func(c dbgen.Chunk) error {
+			defer c.Release()
+			if _, err := w.Write(c.Buf); err != nil {
+				return err
+			}
+			st.Rows += c.Rows
+			st.Bytes += int64(len(c.Buf))
+			o.Rows.Add(c.Rows)
+			return nil
+		})
 	})
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("write %s: %w", path, cerr)
-	}
 	st.Seconds = time.Since(t0).Seconds()
 	return st, err
 }
