@@ -170,14 +170,30 @@ func (s *Spec) Set(path, value string) error {
 		if !ok {
 			return errf(path, "%s has no option %q (its options: %s)", s.Workload, rest, strings.Join(options.Names(s.Options), ", "))
 		}
-		return keyed("options", f.Set(s.Options, value))
+		if err := keyed("options", f.Set(s.Options, value)); err != nil {
+			return err
+		}
+		// An option the prepare shares (oltp's table-size) describes the same data: the prepare
+		// makes what the run then expects.
+		if s.Prepare != nil {
+			if g, ok := options.Lookup(s.Prepare.Options, rest); ok && g.Kind == f.Kind {
+				return keyed("prepare", g.Set(s.Prepare.Options, value))
+			}
+		}
+		return nil
 	case nested && key == "prepare":
 		s.AskPrepare()
 		f, ok := options.Lookup(s.Prepare.Options, rest)
 		if !ok {
 			return errf(path, "%s's prepare has no option %q (its options: %s)", s.Workload, rest, strings.Join(options.Names(s.Prepare.Options), ", "))
 		}
-		return keyed("prepare", f.Set(s.Prepare.Options, value))
+		if err := keyed("prepare", f.Set(s.Prepare.Options, value)); err != nil {
+			return err
+		}
+		if g, ok := options.Lookup(s.Options, rest); ok && g.Kind == f.Kind {
+			return keyed("options", g.Set(s.Options, value))
+		}
+		return nil
 	case nested:
 		return errf(path, "unknown key %q (use workload, db, the engine's settings, options.NAME or prepare.NAME)", key)
 	}
@@ -309,6 +325,26 @@ func (d decoder) expand(key, text string) (string, error) {
 	return out, nil
 }
 
+// expandURL replaces ${VAR} in a database URL, percent-encoding a value that lands in the
+// userinfo (target.ExpandURL).
+func (d decoder) expandURL(key, text string) (string, error) {
+	if d.literal {
+		return text, nil
+	}
+	var missing string
+	out, err := target.ExpandURL(text, func(name string) (string, bool) {
+		v, ok := os.LookupEnv(name)
+		if !ok && missing == "" {
+			missing = name
+		}
+		return v, ok
+	})
+	if missing != "" {
+		return "", errf(key, "${%s} is not set in the environment", missing)
+	}
+	return out, err
+}
+
 // FromNode reads a spec from a YAML mapping; extra, when not nil, is offered the keys a spec does
 // not know (a study's own keys), and returns false for those it does not know either.
 func FromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (bool, error)) (*Spec, error) {
@@ -353,7 +389,7 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 			if v.Kind != yaml.ScalarNode {
 				return nil, errf(k, "must be a URL")
 			}
-			if s.DB, err = dec.expand(k, v.Value); err != nil {
+			if s.DB, err = dec.expandURL(k, v.Value); err != nil {
 				return nil, err
 			}
 		case "options":

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,6 +127,10 @@ func ParseURL(raw string) (URL, error) {
 	if raw == "" {
 		raw = DefaultURL
 	}
+	raw, err := ExpandURL(raw, os.LookupEnv)
+	if err != nil {
+		return URL{}, err
+	}
 	shown := Redact(raw)
 	i := strings.Index(raw, "://")
 	if i <= 0 {
@@ -177,6 +183,55 @@ func ParseURL(raw string) (URL, error) {
 		u.Password = pw
 	}
 	return u, nil
+}
+
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// ExpandURL replaces each ${VAR} in a database URL by the value lookup gives it. A value that
+// lands in the userinfo (${CAIRN_PASSWORD} in the password's place, most often) is percent-encoded
+// there, so that a password holding / # ? % @ : or a space stays one password. Elsewhere the value
+// goes in as it is. An unset variable is a URLError naming it.
+func ExpandURL(raw string, lookup func(string) (string, bool)) (string, error) {
+	if !strings.Contains(raw, "${") {
+		return raw, nil
+	}
+	// The userinfo ends at the authority's last '@'; a reference holds none of '@', '/', '?', '#',
+	// so the positions in the unexpanded text say where each value lands.
+	userEnd, passStart := -1, -1
+	if i := strings.Index(raw, "://"); i >= 0 {
+		auth := raw[i+3:]
+		if j := strings.IndexAny(auth, "/?#"); j >= 0 {
+			auth = auth[:j]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			userEnd = i + 3 + at
+			passStart = userEnd
+			if c := strings.IndexByte(auth[:at], ':'); c >= 0 {
+				passStart = i + 3 + c
+			}
+		}
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range varRef.FindAllStringSubmatchIndex(raw, -1) {
+		name := raw[m[2]:m[3]]
+		v, ok := lookup(name)
+		if !ok {
+			return "", urlErrorf("--db: ${%s} is not set in the environment: set it, or write the value in the URL", name)
+		}
+		switch {
+		case m[0] >= userEnd:
+		case m[0] > passStart:
+			v = strings.TrimPrefix(url.UserPassword("", v).String(), ":")
+		default:
+			v = url.User(v).String()
+		}
+		b.WriteString(raw[last:m[0]])
+		b.WriteString(v)
+		last = m[1]
+	}
+	b.WriteString(raw[last:])
+	return b.String(), nil
 }
 
 // checkParams decodes a query string and checks each parameter against the scheme's list.

@@ -159,3 +159,29 @@ func TestURLParametersDocumented(t *testing.T) {
 		}
 	}
 }
+
+// ${VAR} in a URL is percent-encoded where it lands in the userinfo, and left as it is elsewhere.
+func TestExpandURL(t *testing.T) {
+	env := map[string]string{"PW": "a/b#c?d%e f@g:h", "USER": "u@x", "HOST": "127.0.0.1:5432", "DB": "tpcc"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	for raw, want := range map[string]string{
+		"postgres://bench:${PW}@${HOST}/${DB}": "postgres://bench:a%2Fb%23c%3Fd%25e%20f%40g%3Ah@127.0.0.1:5432/tpcc",
+		"mysql://${USER}:${PW}@h/db":           "mysql://u%40x:a%2Fb%23c%3Fd%25e%20f%40g%3Ah@h/db",
+		"mysql://${USER}@h/db?tls=false":       "mysql://u%40x@h/db?tls=false",
+		"postgres://u@h/${DB}":                 "postgres://u@h/tpcc",
+		"sqlite://${DB}.db":                    "sqlite://tpcc.db",
+	} {
+		got, err := target.ExpandURL(raw, lookup)
+		if err != nil || got != want {
+			t.Errorf("ExpandURL(%q) = %q, %v; want %q", raw, got, err, want)
+		}
+		if u, err := target.ParseURL(got); err != nil || strings.Contains(raw, "${PW}") && u.Password != env["PW"] {
+			t.Errorf("%q does not parse back to the password: %v", got, err)
+		}
+	}
+	_, err := target.ExpandURL("postgres://u:${NOSUCH}@h/db", lookup)
+	var ue *target.URLError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "${NOSUCH} is not set") {
+		t.Errorf("an unset variable: %v", err)
+	}
+}
