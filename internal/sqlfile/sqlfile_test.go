@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -49,9 +51,79 @@ func TestStatementsPerDialect(t *testing.T) {
 	}
 }
 
-// render lists, for each folder named sql under internal/ (a workload's SQL tree), each file any
-// of its dialect folders has, and each dialect, the statements that dialect gets.
-func render(t *testing.T) []byte {
+// TestStandardStatementsRun: a statement of a standard file that every dialect overrides is text
+// no database runs and no test checks.
+func TestStandardStatementsRun(t *testing.T) {
+	n := 0
+	for _, tree := range trees(t) {
+		sf := sqlfile.Files{FS: os.DirFS(tree), Owner: tree}
+		ents, _ := os.ReadDir(filepath.Join(tree, "sql", sqlfile.Standard))
+		for _, e := range ents {
+			std, err := sf.Stmts(nil, e.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			used := map[sqlfile.Stmt]bool{}
+			for _, dn := range target.Dialects() {
+				d, _ := target.DialectNamed(dn)
+				got, err := sf.Stmts(d.Chain(), e.Name())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range got {
+					used[s] = true
+				}
+			}
+			for _, s := range std {
+				n++
+				if !used[s] {
+					t.Errorf("%s/sql/standard/%s: every dialect overrides %s; give the standard text to one of them", tree, e.Name(), s.Name)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no standard statements found")
+	}
+}
+
+func TestStandardFallback(t *testing.T) {
+	f := sqlfile.Files{Owner: "w", FS: fstest.MapFS{
+		"sql/standard/q.sql": {Data: []byte("-- header\n-- name: a\nA\n-- name: b\nB\n-- name: c\nC\n")},
+		"sql/mysql/q.sql":    {Data: []byte("-- name: b\nB mysql\n-- name: x\nX mysql\n")},
+		"sql/mariadb/q.sql":  {Data: []byte("-- name: c\nC mariadb\n-- name: b\nB mariadb\n")},
+		"sql/mysql/w.sql":    {Data: []byte("-- name: a\nA mysql\n")},
+	}}
+	for _, c := range []struct {
+		chain []string
+		file  string
+		want  string
+	}{
+		{[]string{"sqlite"}, "q.sql", "a=A b=B c=C"},
+		{[]string{"mysql"}, "q.sql", "a=A b=B mysql c=C x=X mysql"},
+		{[]string{"mariadb", "mysql"}, "q.sql", "a=A b=B mariadb c=C mariadb x=X mysql"},
+		{[]string{"mariadb", "mysql"}, "w.sql", "a=A mysql"},
+		{[]string{"sqlite"}, "w.sql", "error: w has no w.sql for sqlite"},
+	} {
+		var got []string
+		stmts, err := f.Stmts(c.chain, c.file)
+		if err != nil {
+			got = append(got, "error: "+err.Error())
+		}
+		for _, s := range stmts {
+			got = append(got, s.Name+"="+s.SQL)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%v %s: got %q, want %q", c.chain, c.file, g, c.want)
+		}
+		if has := f.Has(c.chain, c.file); has != (err == nil) {
+			t.Errorf("%v %s: Has says %v, Stmts says %v", c.chain, c.file, has, err)
+		}
+	}
+}
+
+// trees are the folders under internal/ with a SQL tree (a folder named sql).
+func trees(t *testing.T) []string {
 	var trees []string
 	err := filepath.WalkDir("..", func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -69,10 +141,16 @@ func render(t *testing.T) []byte {
 	if len(trees) < 5 {
 		t.Fatalf("found only %d SQL trees under internal/: %v", len(trees), trees)
 	}
+	return trees
+}
+
+// render lists, for each SQL tree, each file any of its folders has, and each dialect, the
+// statements that dialect gets.
+func render(t *testing.T) []byte {
 	dialects := target.Dialects()
 	sort.Strings(dialects)
 	var b bytes.Buffer
-	for _, tree := range trees {
+	for _, tree := range trees(t) {
 		files := map[string]bool{}
 		subs, err := os.ReadDir(filepath.Join(tree, "sql"))
 		if err != nil {

@@ -8,10 +8,10 @@ import (
 // Dialect describes a database's SQL and what it can do. Workloads read it instead of comparing
 // database names, so that a new database is described once, here, and not in every workload.
 type Dialect struct {
-	// Name chooses the SQL files: sql/<Name>/… in each workload.
+	// Name chooses the SQL files: sql/<Name>/… in each workload, next to sql/standard/….
 	Name string
-	// Base is where a SQL file missing under Name is looked up next (mariadb → mysql), so that a
-	// dialect close to another overrides only the files that differ.
+	// Base is where a SQL file or statement missing under Name is looked up next (mariadb →
+	// mysql), before sql/standard, so that a dialect close to another overrides only what differs.
 	Base string
 	// Dollar says parameters are $1, $2, … (PostgreSQL); otherwise ?.
 	Dollar bool

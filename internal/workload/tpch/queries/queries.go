@@ -1,11 +1,13 @@
 // Package queries holds everything about TPC-H's SQL: the schema of the eight tables, their keys
-// and indexes, the 22 queries for each dialect ("postgres", "mysql" for MySQL and MariaDB,
-// "sqlite"), the substitution parameters of clause 2.4.N.3 (random, qgen-style, and the
-// validation values), the query order of each stream (Appendix A), the reference answers and
-// the comparison of an answer against them with the tolerances of clause 2.1.3.5.
+// and indexes, the 22 queries for each dialect, the substitution parameters of clause 2.4.N.3
+// (random, qgen-style, and the validation values), the query order of each stream (Appendix A),
+// the reference answers and the comparison of an answer against them with the tolerances of
+// clause 2.1.3.5.
 //
-// The SQL lives in sql/<dialect>/*.sql, split into named statements by internal/sqlfile. A query
-// is rendered by replacing :1, :2, … with its parameters as text, as qgen does.
+// The SQL lives in sql/standard/*.sql (the text every dialect shares) and sql/<dialect>/*.sql (a
+// dialect's own files, or its statements that differ from the standard ones), split into named
+// statements by internal/sqlfile. A query is rendered by replacing :1, :2, … with its parameters
+// as text, as qgen does.
 package queries
 
 import (

@@ -78,8 +78,15 @@ func TestRenderEveryQueryEveryDialect(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Render(target.Dialect{Name: "oracle"}, 1, ValidationParams(1, 1, true)); err == nil {
-		t.Error("unknown dialect rendered")
+	// A dialect without a folder of its own gets the standard queries, but no schema.
+	oracle := target.Dialect{Name: "oracle"}
+	got, err := Render(oracle, 1, ValidationParams(1, 1, true))
+	want, _ := Render(testutil.Dialect(t, "mysql"), 1, ValidationParams(1, 1, true))
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("a dialect without a folder got %q (%v) for Q1, want the standard text %q", got, err, want)
+	}
+	if _, err := Schema(oracle); err == nil {
+		t.Error("a dialect without a folder got a schema")
 	}
 	if _, err := Render(testutil.Dialect(t, "sqlite"), 23, Params{}); err == nil {
 		t.Error("Q23 rendered")

@@ -1,14 +1,9 @@
--- The 22 TPC-H queries for SQLite, from the functional query definitions of TPC-H 2.17.3
--- (clause 2.4). :1, :2, … are the substitution parameters of clause 2.4.N.3, replaced as text
--- before the statement is sent (as qgen does); :s would be the stream number.
+-- The TPC-H queries whose SQLite text differs from sql/standard/queries.sql.
 -- Minor modifications (clause 2.2.3.3): dates are 'YYYY-MM-DD' text, shifted with
--- date(d, '+3 month') and read with strftime('%Y', d); substr() for substring(); row limits
--- (clause 2.1.2.9) as LIMIT; Q13 names its derived column with a select-list alias (SQLite has no
--- derived column lists). LIKE is written GLOB (with * for %) because SQLite's LIKE ignores case
--- and the spec's strings are case-sensitive. Q6 rounds its discount bounds to 2 places: with
--- doubles, 0.06 + 0.01 is 0.06999…, which would drop the rows whose l_discount is 0.07.
--- Q15 uses the approved variant with a common table expression instead of the view.
--- A query with statements before or after its answer names them qN_before and qN_after.
+-- date(d, '+3 month') and read with strftime('%Y', d); substr() for substring(). LIKE is written
+-- GLOB (with * for %) because SQLite's LIKE ignores case and the spec's strings are
+-- case-sensitive. Q6 rounds its discount bounds to 2 places: with doubles, 0.06 + 0.01 is
+-- 0.06999…, which would drop the rows whose l_discount is 0.07.
 -- name: q1
 select
 	l_returnflag,
@@ -301,34 +296,6 @@ group by
 order by
 	revenue desc
 limit 20
--- name: q11
-select
-	ps_partkey,
-	sum(ps_supplycost * ps_availqty) as value
-from
-	partsupp,
-	supplier,
-	nation
-where
-	ps_suppkey = s_suppkey
-	and s_nationkey = n_nationkey
-	and n_name = ':1'
-group by
-	ps_partkey having
-		sum(ps_supplycost * ps_availqty) > (
-			select
-				sum(ps_supplycost * ps_availqty) * :2
-			from
-				partsupp,
-				supplier,
-				nation
-			where
-				ps_suppkey = s_suppkey
-				and s_nationkey = n_nationkey
-				and n_name = ':1'
-		)
-order by
-	value desc
 -- name: q12
 select
 	l_shipmode,
@@ -456,94 +423,6 @@ order by
 	p_brand,
 	p_type,
 	p_size
--- name: q17
-select
-	sum(l_extendedprice) / 7.0 as avg_yearly
-from
-	lineitem,
-	part
-where
-	p_partkey = l_partkey
-	and p_brand = ':1'
-	and p_container = ':2'
-	and l_quantity < (
-		select
-			0.2 * avg(l_quantity)
-		from
-			lineitem
-		where
-			l_partkey = p_partkey
-	)
--- name: q18
-select
-	c_name,
-	c_custkey,
-	o_orderkey,
-	o_orderdate,
-	o_totalprice,
-	sum(l_quantity)
-from
-	customer,
-	orders,
-	lineitem
-where
-	o_orderkey in (
-		select
-			l_orderkey
-		from
-			lineitem
-		group by
-			l_orderkey having
-				sum(l_quantity) > :1
-	)
-	and c_custkey = o_custkey
-	and o_orderkey = l_orderkey
-group by
-	c_name,
-	c_custkey,
-	o_orderkey,
-	o_orderdate,
-	o_totalprice
-order by
-	o_totalprice desc,
-	o_orderdate
-limit 100
--- name: q19
-select
-	sum(l_extendedprice* (1 - l_discount)) as revenue
-from
-	lineitem,
-	part
-where
-	(
-		p_partkey = l_partkey
-		and p_brand = ':1'
-		and p_container in ('SM CASE', 'SM BOX', 'SM PACK', 'SM PKG')
-		and l_quantity >= :4 and l_quantity <= :4 + 10
-		and p_size between 1 and 5
-		and l_shipmode in ('AIR', 'AIR REG')
-		and l_shipinstruct = 'DELIVER IN PERSON'
-	)
-	or
-	(
-		p_partkey = l_partkey
-		and p_brand = ':2'
-		and p_container in ('MED BAG', 'MED BOX', 'MED PKG', 'MED PACK')
-		and l_quantity >= :5 and l_quantity <= :5 + 10
-		and p_size between 1 and 10
-		and l_shipmode in ('AIR', 'AIR REG')
-		and l_shipinstruct = 'DELIVER IN PERSON'
-	)
-	or
-	(
-		p_partkey = l_partkey
-		and p_brand = ':3'
-		and p_container in ('LG CASE', 'LG BOX', 'LG PACK', 'LG PKG')
-		and l_quantity >= :6 and l_quantity <= :6 + 10
-		and p_size between 1 and 15
-		and l_shipmode in ('AIR', 'AIR REG')
-		and l_shipinstruct = 'DELIVER IN PERSON'
-	)
 -- name: q20
 select
 	s_name,
@@ -582,47 +461,6 @@ where
 	and n_name = ':3'
 order by
 	s_name
--- name: q21
-select
-	s_name,
-	count(*) as numwait
-from
-	supplier,
-	lineitem l1,
-	orders,
-	nation
-where
-	s_suppkey = l1.l_suppkey
-	and o_orderkey = l1.l_orderkey
-	and o_orderstatus = 'F'
-	and l1.l_receiptdate > l1.l_commitdate
-	and exists (
-		select
-			*
-		from
-			lineitem l2
-		where
-			l2.l_orderkey = l1.l_orderkey
-			and l2.l_suppkey <> l1.l_suppkey
-	)
-	and not exists (
-		select
-			*
-		from
-			lineitem l3
-		where
-			l3.l_orderkey = l1.l_orderkey
-			and l3.l_suppkey <> l1.l_suppkey
-			and l3.l_receiptdate > l3.l_commitdate
-	)
-	and s_nationkey = n_nationkey
-	and n_name = ':1'
-group by
-	s_name
-order by
-	numwait desc,
-	s_name
-limit 100
 -- name: q22
 select
 	cntrycode,

@@ -1,6 +1,8 @@
--- The 22 TPC-H queries for MySQL 8 and MariaDB 10.2+, from the functional query definitions of
--- TPC-H 2.17.3 (clause 2.4). :1, :2, … are the substitution parameters of clause 2.4.N.3, replaced
--- as text before the statement is sent (as qgen does); :s would be the stream number.
+-- The 22 TPC-H queries, from the functional query definitions of TPC-H 2.17.3 (clause 2.4), as
+-- every dialect runs them unless its folder's queries.sql has a statement of the same name
+-- (internal/sqlfile). MySQL and MariaDB run them as they are.
+-- :1, :2, … are the substitution parameters of clause 2.4.N.3, replaced as text before the
+-- statement is sent (as qgen does); :s would be the stream number.
 -- Minor modifications (clause 2.2.3.3): row limits (clause 2.1.2.9) as LIMIT; Q13 names its
 -- derived column with a select-list alias (MariaDB has no derived column lists). Q15 uses the
 -- approved variant with a common table expression instead of the view.

@@ -1,7 +1,8 @@
 -- The SQL commands of pgbench's built-in scripts (builtin_script[] in pgbench.c of PostgreSQL 15),
--- verbatim. :aid, :bid, :tid and :delta are the scripts' \set variables: with --protocol prepared
--- each becomes a parameter ($1, $2, … in order of appearance, as pgbench -M prepared numbers them),
--- with --protocol simple its value is written into the text (pgbench -M simple).
+-- verbatim, as every dialect runs them unless its folder's txn.sql has a statement of the same name
+-- (internal/sqlfile). :aid, :bid, :tid and :delta are the scripts' \set variables: with --protocol
+-- prepared each becomes a parameter ($1, $2, … or ?, in order of appearance, as pgbench -M prepared
+-- numbers them), with --protocol simple its value is written into the text (pgbench -M simple).
 -- name: begin
 BEGIN
 -- name: accounts_update
