@@ -57,9 +57,64 @@ const inspectCharts = `Array.from(document.querySelectorAll(".chart")).map(funct
   };
 })`
 
+// layout is what the page says about where things stand on the first screen and in the tables.
+type layout struct {
+	Viewport   float64  `json:"viewport"`   // the window's inner height
+	FirstChart float64  `json:"firstChart"` // the first chart's top, from the top of the page
+	Squeezed   []string `json:"squeezed"`   // key-value rows whose value column is too narrow to read
+	Overlaps   []string `json:"overlaps"`   // change labels drawn over one another
+}
+
+// inspectLayout measures the page as drawn: the first chart's top; then, with every collapsed
+// block opened, each key-value table's value cells, which must keep a readable share of their
+// table; and the labels of the marked changes, whose drawn boxes must not intersect.
+const inspectLayout = `(function () {
+  var out = { viewport: window.innerHeight, firstChart: -1, squeezed: [], overlaps: [] };
+  var first = document.querySelector(".chart");
+  if (first) { out.firstChart = first.getBoundingClientRect().top + window.scrollY; }
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  document.querySelectorAll("table.kv").forEach(function (t) {
+    var tw = t.getBoundingClientRect().width;
+    t.querySelectorAll("tr").forEach(function (tr) {
+      var td = tr.querySelector("td");
+      if (td && td.getBoundingClientRect().width < 0.4 * tw) {
+        out.squeezed.push(tr.textContent.slice(0, 60) + " (value " + Math.round(td.getBoundingClientRect().width) + " of " + Math.round(tw) + " px)");
+      }
+    });
+  });
+  document.querySelectorAll("details").forEach(function (d) { d.open = false; });
+  document.querySelectorAll(".chart").forEach(function (el) {
+    var inst = echarts.getInstanceByDom(el);
+    if (!inst) { return; }
+    var boxes = [];
+    inst.getZr().storage.getDisplayList(true).forEach(function (d) {
+      var text = d.style && d.style.text;
+      if (!/=.* at [0-9.]+m?s$/.test(text || "")) { return; }
+      // zrender draws a label as a tspan whose box is its width but not its line's height: the
+      // line box is taken as 14 px (12 px type) above the tspan's bottom.
+      var r = d.getBoundingRect().clone();
+      if (d.transform) { r.applyTransform(d.transform); }
+      r.y = r.y + r.height - 14;
+      r.height = 14;
+      boxes.push({ text: text, r: r });
+    });
+    for (var i = 0; i < boxes.length; i++) {
+      for (var j = i + 1; j < boxes.length; j++) {
+        if (boxes[i].r.intersect(boxes[j].r)) {
+          out.overlaps.push(el.getAttribute("data-chart-id") + ": " + boxes[i].text + " over " + boxes[j].text);
+        }
+      }
+    }
+  });
+  return out;
+})()`
+
 // TestHTMLInBrowser opens the report in a real browser, offline, and checks that every chart is
-// drawn with data, that no script fails, and that the page asks the network for nothing. Set
-// CAIRN_REPORT_SHOT to a directory to keep a full-page screenshot of each case there.
+// drawn with data, that no script fails, and that the page asks the network for nothing; in a
+// 1400 × 900 window, that the first chart starts on the first screen, that no key-value table
+// squeezes its values, and that the labels of a study's live changes do not overlap. Set
+// CAIRN_REPORT_SHOT to a directory to keep a screenshot of the first screen and of the full page
+// of each case there.
 func TestHTMLInBrowser(t *testing.T) {
 	exe := chromium(t)
 	for _, tc := range chartCases(t) {
@@ -125,7 +180,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				chromedp.Flag("disable-component-update", true),
 				chromedp.Flag("disable-sync", true),
 				chromedp.UserDataDir(t.TempDir()),
-				chromedp.WindowSize(1280, 900),
+				chromedp.WindowSize(1400, 900),
 			)
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
@@ -153,6 +208,14 @@ func TestHTMLInBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatalf("inspect the charts: %v", err)
 			}
+			lay, err := chromedp.Run(ctx, chromedp.Evaluate[layout](inspectLayout))
+			if err != nil {
+				t.Fatalf("inspect the layout: %v", err)
+			}
+			screen, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+			if err != nil {
+				t.Fatalf("screenshot: %v", err)
+			}
 			// A tooltip exercises the page's own formatter code on every chart.
 			showTips := `Array.from(document.querySelectorAll(".chart")).forEach(function (el) {
 			  var inst = echarts.getInstanceByDom(el);
@@ -175,6 +238,9 @@ func TestHTMLInBrowser(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(keep, tc.name+".png"), shot, 0o644); err != nil {
 					t.Fatal(err)
 				}
+				if err := os.WriteFile(filepath.Join(keep, tc.name+"-screen.png"), screen, 0o644); err != nil {
+					t.Fatal(err)
+				}
 				if err := os.WriteFile(filepath.Join(keep, tc.name+".html"), mustRead(t, page), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -187,6 +253,15 @@ func TestHTMLInBrowser(t *testing.T) {
 			}
 			for _, u := range requests {
 				t.Errorf("the report asked the network for %s", u)
+			}
+			if lay.FirstChart < 0 || lay.FirstChart+100 > lay.Viewport {
+				t.Errorf("the first chart starts %.0f px down the page: not on the first screen of %.0f px", lay.FirstChart, lay.Viewport)
+			}
+			for _, s := range lay.Squeezed {
+				t.Errorf("squeezed: %s", s)
+			}
+			for _, s := range lay.Overlaps {
+				t.Errorf("change labels overlap: %s", s)
 			}
 			if len(charts) != len(tc.ids) {
 				t.Fatalf("%d charts on the page, want %d", len(charts), len(tc.ids))

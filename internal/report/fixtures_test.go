@@ -22,8 +22,21 @@ var (
 		Settings: map[string]string{"shared_buffers": "2GB", "max_connections": "300", "synchronous_commit": "on"}}
 	maria = results.Target{Kind: "mariadb", Name: "MariaDB", Version: "10.11.6", Address: "127.0.0.1:3306", Database: "cairn",
 		Settings: map[string]string{"innodb_buffer_pool_size": "2147483648"}}
+	// A host as cairn host records one, with the facts it could not read and its findings: long
+	// keys and long values are what a report's layout must hold.
 	testHost = &results.Host{Hostname: "bench-1", OS: "Debian GNU/Linux 12 (bookworm)", Kernel: "Linux 6.1.0", Arch: "amd64",
-		CPUModel: "AMD EPYC 7B13", Sockets: 1, Cores: 8, Threads: 16, MemoryMiB: 64288}
+		CPUModel: "AMD EPYC 7B13", Sockets: 1, Cores: 8, Threads: 16, MemoryMiB: 64288, Governor: "unknown", SMT: "on",
+		NUMA: []results.NUMANode{{Node: 0, CPUs: "0-7,16-23"}, {Node: 1, CPUs: "8-15,24-31"}}, FreqDriver: "unknown", PState: "none",
+		EPP: "unknown", Turbo: "unknown", IdleDriver: "haltpoll", THP: "madvise", THPDefrag: "madvise", Clocksource: "tsc",
+		Virtualized: "yes", Pause: &results.Pause{NS: 23.48, TSCTicks: 60.9, Repeats: 9},
+		Unknown: map[string]string{
+			"cpu_governor":                  "no cpufreq in /sys: virtualized, the hypervisor sets the frequency",
+			"energy_performance_preference": "not offered by this frequency driver, or no cpufreq",
+			"frequency_driver":              "no cpufreq in /sys: virtualized, the hypervisor sets the frequency",
+			"turbo":                         "no intel_pstate/no_turbo or cpufreq/boost in /sys"},
+		Findings: []results.Finding{
+			{Code: "virtualized", Tier: "advice", Message: "virtualized (the CPU's hypervisor flag): a hypervisor schedules these CPUs, so steal time and other guests can move the figures; cpufreq and binding facts are the guest's view"},
+			{Code: "transparent-hugepages-defrag", Tier: "warning", Message: "transparent huge pages are compacted on fault (defrag=always): allocations can stall for milliseconds"}}}
 )
 
 // latencies records n log-normal latencies (µs) around median µs, with a slow tail.
@@ -136,15 +149,24 @@ func testStudy(t testing.TB, id string, tg results.Target) *results.Study {
 		Order: "interleaved", VUs: []int{1, 2, 4}, Repeat: 2, Headline: "NOPM", Restored: true,
 		Factors:  []results.Factor{{Name: "innodb_adaptive_hash_index", Levels: []string{"ON", "OFF"}}},
 		Original: []results.SettingValue{{Name: "innodb_adaptive_hash_index", Value: "OFF"}, {Name: "innodb_spin_wait_delay", Value: "4"}},
-		Schedule: []results.ScheduledSet{{AtSec: 2, Set: []results.SettingValue{{Name: "innodb_spin_wait_delay", Value: "24"}}}},
-		Config:   map[string]any{"name": "ahi"}, Cairn: results.Cairn{Version: "0.4.0", Go: "go1.26.8"}}
+		Schedule: []results.ScheduledSet{{AtSec: 5, Set: []results.SettingValue{{Name: "innodb_spin_wait_delay", Value: "12"}}},
+			{AtSec: 7.5, Set: []results.SettingValue{{Name: "innodb_spin_wait_delay", Value: "24"}}},
+			{AtSec: 10, Set: []results.SettingValue{{Name: "innodb_spin_wait_delay", Value: "48"}}},
+			{AtSec: 12.5, Set: []results.SettingValue{{Name: "innodb_spin_wait_delay", Value: "96"}}}},
+		Config: map[string]any{"name": "ahi"}, Cairn: results.Cairn{Version: "0.4.0", Go: "go1.26.8"}}
 	for i, level := range []string{"ON", "OFF"} {
 		p := testProfile(t, "", tg, 1-0.2*float64(i), 2, uint64(40+i))
 		for _, step := range p.Steps {
 			for _, d := range step.Runs {
 				d.ProfileID = id
 				d.Study = &results.StudyRef{Case: i}
-				d.Changes = []results.SettingChange{{AtSec: 2.004, T: 3.004, Planned: 2, Name: "innodb_spin_wait_delay", Value: "24", ReadBack: "24"}}
+				// Changes close together, as spin-wait-delay-live.yaml makes them in a short
+				// window: their labels are wider than the space between them.
+				for k, v := range []string{"12", "24", "48", "96"} {
+					at := 5 + 2.5*float64(k)
+					d.Changes = append(d.Changes, results.SettingChange{AtSec: at + 0.004, T: at + 5.004, Planned: at,
+						Name: "innodb_spin_wait_delay", Value: v, ReadBack: v})
+				}
 			}
 		}
 		st.Cases = append(st.Cases, &results.StudyCase{Label: "innodb_adaptive_hash_index=" + level,

@@ -53,6 +53,9 @@ func HTML(w io.Writer, items []Item, title string) error {
 		}
 		v.Items = append(v.Items, summarize(it, labels[i]))
 	}
+	for i := range v.Items {
+		v.Items[i].Brief = brief(v.Items[i])
+	}
 	// Render into memory first so a failure leaves no half-written page behind.
 	var b bytes.Buffer
 	if err := page.Execute(&b, v); err != nil {
@@ -105,6 +108,7 @@ type itemView struct {
 	StepHead    string
 	Notes       []string
 	Interrupted bool
+	Brief       string // the conditions in a line, beside the collapsed table
 }
 
 type kv struct{ K, V string }
@@ -248,6 +252,29 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 		}
 	}
 	return v
+}
+
+// brief is the line that stands for the conditions while their tables are folded away: the
+// target and the host.
+func brief(v itemView) string {
+	var parts []string
+	pick := func(list []kv, keys ...string) {
+		for _, k := range keys {
+			for _, f := range list {
+				if f.K == k {
+					parts = append(parts, f.V)
+				}
+			}
+		}
+	}
+	pick(v.Facts, "target")
+	pick(v.Host, "hostname", "CPU")
+	for _, f := range v.Host {
+		if f.K == "threads" {
+			parts = append(parts, f.V+" threads")
+		}
+	}
+	return strings.Join(parts, " · ")
 }
 
 func facts(kind, id, workload string, started time.Time, t results.Target, c results.Cairn) []kv {
