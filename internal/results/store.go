@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-	_ "modernc.org/sqlite" // the store is an SQLite file, like the embedded target
+	"modernc.org/sqlite" // the store is an SQLite file, like the embedded target
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // applicationID marks a SQLite file as a cairn results store ("carn"), so that cairn never writes
@@ -185,11 +186,31 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	// WAL lets 'results list' read while a run writes.
-	if _, err := db.ExecContext(ctx, "PRAGMA journal_mode = WAL"); err != nil {
+	if err := switchToWAL(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("results store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// switchToWAL puts the store in WAL mode, waiting on other processes as busy_timeout would. Two
+// processes switching a new store at once each hold a read lock and want the write lock; SQLite
+// refuses one of them at once (SQLITE_BUSY) rather than call its busy handler into a deadlock, so
+// the refused one tries again until the other has switched.
+func switchToWAL(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(30 * time.Second) // busy_timeout's
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		_, err := db.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // writable checks, before anything is measured, that the store and its directory (where SQLite
