@@ -196,6 +196,8 @@ func (s *Spec) Set(path, value string) error {
 		return nil
 	case nested:
 		return errf(path, "unknown key %q (use workload, db, the engine's settings, options.NAME or prepare.NAME)", key)
+	case path == "options":
+		return errf(path, "set one option at a time: options.NAME=VALUE (%s's options: %s)", s.Workload, strings.Join(options.Names(s.Options), ", "))
 	}
 	switch path {
 	case "workload":
@@ -363,7 +365,14 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 			return nil, errf(k, "given twice")
 		}
 		fields[k] = n.Content[i+1]
-		order = append(order, k)
+		if k != "prepare" {
+			order = append(order, k)
+		}
+	}
+	// The prepare takes the run's options of the same name (AskPrepare): they must be read first,
+	// wherever the file puts them.
+	if _, ok := fields["prepare"]; ok {
+		order = append(order, "prepare")
 	}
 	wn, ok := fields["workload"]
 	if !ok {
@@ -499,7 +508,7 @@ func (dec decoder) decodeField(key string, v *yaml.Node, f options.Field, dst an
 		}
 		var parts []string
 		for _, it := range v.Content {
-			if it.Kind != yaml.ScalarNode {
+			if it.Kind != yaml.ScalarNode || quoted(it) {
 				return errf(key, "must be a list of whole numbers")
 			}
 			t, err := dec.expand(key, it.Value)
@@ -516,6 +525,16 @@ func (dec decoder) decodeField(key string, v *yaml.Node, f options.Field, dst an
 	if v.Kind != yaml.ScalarNode {
 		return errf(key, "must be a single value")
 	}
+	// A number or a boolean in quotes is a string, which the schema refuses too: a spec means
+	// the same to cairn and to any validator.
+	if quoted(v) {
+		switch f.Kind {
+		case options.Int, options.Uint, options.Float, options.IntList:
+			return errf(key, "must be a number, not a quoted string (write %s)", v.Value)
+		case options.Bool:
+			return errf(key, "must be true or false, not a quoted string")
+		}
+	}
 	t, err := dec.expand(key, v.Value)
 	if err != nil {
 		return err
@@ -524,6 +543,11 @@ func (dec decoder) decodeField(key string, v *yaml.Node, f options.Field, dst an
 		return errf(key, "has no value")
 	}
 	return rename(f.Set(dst, t))
+}
+
+// quoted says a scalar is a string by its quotes or its tag, whatever its text.
+func quoted(v *yaml.Node) bool {
+	return v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 || (v.Tag == "!!str" && v.Style&yaml.TaggedStyle != 0)
 }
 
 // Node returns the spec as a YAML mapping, in a fixed order: workload, db, the engine's settings,
@@ -578,6 +602,11 @@ func fieldNode(f options.Field, v any) *yaml.Node {
 	switch f.Kind {
 	case options.String:
 		n.Tag = "!!str"
+		if yaml11Word[strings.ToLower(n.Value)] {
+			// YAML 1.1 readers (PyYAML, most schema validators' loaders) take a bare on, off,
+			// yes or no for a boolean: quoted, observe: "on" is a string to every reader.
+			n.Style = yaml.DoubleQuotedStyle
+		}
 	case options.Duration:
 		n.Tag = "!!str"
 	case options.Bool:
@@ -589,6 +618,11 @@ func fieldNode(f options.Field, v any) *yaml.Node {
 	}
 	return n
 }
+
+// yaml11Word are the plain scalars that YAML 1.1 reads as booleans or null (YAML 1.2, and
+// go.yaml.in/yaml/v3, read most of them as strings).
+var yaml11Word = map[string]bool{"y": true, "yes": true, "n": true, "no": true, "true": true, "false": true,
+	"on": true, "off": true, "null": true, "~": true, "": true}
 
 func scalar(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
 
