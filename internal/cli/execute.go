@@ -191,6 +191,6 @@ func newCleanup(stdout io.Writer, f workload.Footprint) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", "", "database URL (default $CAIRN_DB, else sqlite://cairn.db)")
+	dbFlag(cmd, &db, false, true)
 	return cmd
 }

@@ -44,12 +44,27 @@ func newWorkload(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 	return cmd
 }
 
-func dbFlag(cmd *cobra.Command, db *string, long bool) {
+// dbFlag adds --db, and --connect-timeout unless the command binds it itself (a run's spec holds
+// it): the command's connections are then made within that timeout.
+func dbFlag(cmd *cobra.Command, db *string, long, connecting bool) {
 	help := "database URL (default $CAIRN_DB, else sqlite://cairn.db)"
 	if long {
 		help = "database URL: sqlite://FILE, postgres://user:pass@host:port/db, mysql://user:pass@host:port/db (default $CAIRN_DB, else sqlite://cairn.db)"
 	}
 	cmd.Flags().StringVar(db, "db", "", help)
+	if !connecting {
+		return
+	}
+	c := &target.Connecting{ConnectTimeout: target.DefaultConnectTimeout}
+	bind(cmd.Flags(), c, nil, nil, nil)
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := options.Check(c, givenFlag(cmd)); err != nil {
+			return err
+		}
+		cmd.SetContext(target.WithConnectTimeout(cmd.Context(), c.ConnectTimeout))
+		return run(cmd, args)
+	}
 }
 
 // checkOpts checks every option of v once the flags are parsed, and its own rules.
@@ -82,7 +97,7 @@ func newPrepare(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 			defer t.Close()
 			return prepareOn(cmd.Context(), w, t, opts, stdout, stderr)
 		}}
-	dbFlag(cmd, &db, true)
+	dbFlag(cmd, &db, true, true)
 	bind(cmd.Flags(), opts, nil, nil, nil)
 	return cmd
 }
@@ -174,7 +189,7 @@ func newRunCmd(w workload.Workload, profile bool, stdout, stderr io.Writer) *cob
 			return execute(cmd.Context(), s, resultsPath(cmd), f, stdout, stderr)
 		}}
 	fs := cmd.Flags()
-	dbFlag(cmd, &s.DB, false)
+	dbFlag(cmd, &s.DB, false, false)
 	bind(fs, &s.Engine, func(n string) bool {
 		return !info.Uses(n) || !profile && (n == "repeat" || n == "pause")
 	}, info.Shorthands, nil)
@@ -251,7 +266,7 @@ func newCheck(w workload.Workload, c workload.Checker, stdout io.Writer) *cobra.
 			defer t.Close()
 			return c.Check(cmd.Context(), t, opts, stdout)
 		}}
-	dbFlag(cmd, &db, false)
+	dbFlag(cmd, &db, false, true)
 	bind(cmd.Flags(), opts, nil, nil, nil)
 	return cmd
 }

@@ -113,7 +113,7 @@ func Open(ctx context.Context, s *spec.Spec, version string) (*Session, error) {
 	for _, n := range s.VU {
 		busy = max(busy, n)
 	}
-	t, err := target.Open(target.WithConcurrency(ctx, busy), s.DB)
+	t, err := target.Open(target.WithConnectTimeout(target.WithConcurrency(ctx, busy), s.ConnectTimeout), s.DB)
 	if err != nil {
 		return nil, err
 	}

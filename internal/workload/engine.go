@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/target"
 )
 
 // Engine is the part of a run spec the engine reads, the same for every workload (a workload
@@ -25,13 +26,15 @@ type Engine struct {
 	Waits        string        `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
 	ClientCPUs   string        `opt:"client-cpus" unset:"" help:"bind cairn to these CPUs (a list like 0-3,8); GOMAXPROCS becomes their count"`
 	ServerCPUs   string        `opt:"server-cpus" unset:"" help:"bind the server's processes to these CPUs for the run (a server on this host only); restored after, also on Ctrl-C"`
+	target.Connecting
 }
 
 // EngineDefaults are the engine settings' defaults for a run (profile false) or a profile, with
 // the workload's own defaults applied.
 func EngineDefaults(info Info, profile bool) Engine {
 	e := Engine{VU: []int{4}, Rampup: 10 * time.Second, Duration: time.Minute, MaxRetries: 10,
-		Progress: 5 * time.Second, Repeat: 1, Pause: 10 * time.Second, Observe: "on", WaitSample: 100 * time.Millisecond, Waits: "read"}
+		Progress: 5 * time.Second, Repeat: 1, Pause: 10 * time.Second, Observe: "on", WaitSample: 100 * time.Millisecond, Waits: "read",
+		Connecting: target.Connecting{ConnectTimeout: target.DefaultConnectTimeout}}
 	cmd := "run"
 	if profile {
 		e.VU, e.Progress, cmd = []int{1, 2, 4, 8}, 0, "profile"
@@ -55,7 +58,7 @@ func EngineDefaults(info Info, profile bool) Engine {
 
 // Uses reports whether the workload reads the engine setting name.
 func (info Info) Uses(name string) bool {
-	if name == "seed" || info.Engine == nil {
+	if name == "seed" || name == "connect-timeout" || info.Engine == nil {
 		return true
 	}
 	for _, n := range info.Engine {

@@ -45,6 +45,7 @@ type mysqlTarget struct {
 	user    string
 	kind    string
 	version string
+	timeout time.Duration // the connect timeout, for messages
 }
 
 // Open connects once to verify the address, login and database, and learns MySQL from MariaDB.
@@ -61,7 +62,7 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	}
 	cfg.Addr = net.JoinHostPort(host, port)
 	cfg.DBName = strings.Trim(p.Path, "/")
-	cfg.Timeout = 10 * time.Second
+	cfg.Timeout = target.ConnectTimeout(ctx)
 	cfg.ParseTime = true
 	cfg.InterpolateParams = false
 	cfg.AllowNativePasswords = true
@@ -100,16 +101,18 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	db := sql.OpenDB(connector)
 	db.SetMaxIdleConns(1024)
 	db.SetConnMaxLifetime(0)
-	t := &mysqlTarget{db: db, addr: cfg.Addr, dbname: cfg.DBName, user: cfg.User, kind: "mysql"}
-	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	t := &mysqlTarget{db: db, addr: cfg.Addr, dbname: cfg.DBName, user: cfg.User, kind: "mysql", timeout: cfg.Timeout}
+	// The dial timeout does not bound the handshake: a server that accepts and stays silent (a
+	// PostgreSQL port) would hold the first connection until the context ends.
+	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	if err := db.PingContext(cctx); err != nil {
 		db.Close()
-		return nil, t.connErr(err)
+		return nil, t.connErr(ctx, err)
 	}
 	if err := db.QueryRowContext(cctx, "SELECT VERSION()").Scan(&t.version); err != nil {
 		db.Close()
-		return nil, t.connErr(err)
+		return nil, t.connErr(ctx, err)
 	}
 	if strings.Contains(strings.ToLower(t.version), "mariadb") {
 		t.kind = "mariadb"
@@ -129,7 +132,7 @@ var params = []target.Param{
 	{Name: "password", Doc: "the password, when not in the userinfo", Secret: true},
 }
 
-func (t *mysqlTarget) connErr(err error) error {
+func (t *mysqlTarget) connErr(ctx context.Context, err error) error {
 	msg := err.Error()
 	var me *my.MySQLError
 	var oe *net.OpError
@@ -142,10 +145,14 @@ func (t *mysqlTarget) connErr(err error) error {
 		msg = fmt.Sprintf("user %q may not use database %q", t.user, t.dbname)
 	case errors.As(err, &me):
 		msg = me.Message
-	case errors.As(err, &oe):
-		msg = oe.Err.Error()
-		if i := strings.LastIndex(msg, ": "); i >= 0 {
-			msg = msg[i+2:]
+	default:
+		if m := target.Unreachable(ctx, "MySQL/MariaDB", "mysql", t.addr, err, t.timeout); m != "" {
+			msg = m
+		} else if errors.As(err, &oe) {
+			msg = oe.Err.Error()
+			if i := strings.LastIndex(msg, ": "); i >= 0 {
+				msg = msg[i+2:]
+			}
 		}
 	}
 	kind := t.Name()
@@ -264,7 +271,7 @@ func (t *mysqlTarget) Classify(err error) target.ErrClass {
 func (t *mysqlTarget) Conn(ctx context.Context) (target.Conn, error) {
 	c, err := sqlconn.New(ctx, t.db)
 	if err != nil {
-		return nil, t.connErr(err)
+		return nil, t.connErr(ctx, err)
 	}
 	c.Fast = true
 	c.BeginSQL = "START TRANSACTION"

@@ -68,7 +68,9 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	if err != nil {
 		return nil, target.URLErrorf("--db %q is not a valid PostgreSQL URL: %v", u, target.Scrub(err.Error(), u.Raw()))
 	}
-	cfg.ConnectTimeout = 10 * time.Second
+	if u.Params["connect_timeout"] == "" {
+		cfg.ConnectTimeout = target.ConnectTimeout(ctx)
+	}
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
 	}
@@ -107,12 +109,12 @@ func isLoopback(host string) bool {
 func (t *pg) connect(ctx context.Context) (*pgx.Conn, error) {
 	c, err := pgx.ConnectConfig(ctx, t.cfg)
 	if err != nil {
-		return nil, t.connErr(err)
+		return nil, t.connErr(ctx, err)
 	}
 	return c, nil
 }
 
-func (t *pg) connErr(err error) error {
+func (t *pg) connErr(ctx context.Context, err error) error {
 	msg := err.Error()
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -124,6 +126,8 @@ func (t *pg) connErr(err error) error {
 		default:
 			msg = pe.Message
 		}
+	} else if m := target.Unreachable(ctx, "PostgreSQL", "postgres", t.addr, err, t.cfg.ConnectTimeout); m != "" {
+		msg = m
 	} else {
 		var ne net.Error
 		var oe *net.OpError
