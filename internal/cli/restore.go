@@ -45,6 +45,10 @@ it unless --force. The journal is in $CAIRN_STATE, else $XDG_STATE_HOME/cairn/un
 					continue
 				}
 				fmt.Fprintf(stdout, "restored: %s (changed %s by cairn pid %d)\n", e.What, e.Made.Format("2006-01-02 15:04:05 MST"), e.PID)
+				if err := markStudyRestored(cmd.Context(), stdout, e, db, "cairn restore"); err != nil {
+					fmt.Fprintf(stdout, "left: %v\n", err)
+					left++
+				}
 			}
 			if left > 0 {
 				return failed{fmt.Sprintf("%d of %d changes are not restored", left, len(pending))}

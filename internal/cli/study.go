@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/undo"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -95,10 +96,20 @@ func newStudyPlan(stdout io.Writer) *cobra.Command {
 				return err
 			}
 			defer t.Close()
+			// A study running on the server has its settings changed: plan would show them as found.
+			lock, err := study.Lock(cmd.Context(), t, st)
+			if err != nil {
+				return err
+			}
+			if lock != nil {
+				defer lock.Close()
+			}
+			drawn := st.Order == "random" && st.DrawSeed()
 			p, err := study.Check(cmd.Context(), t, st)
 			if err != nil {
 				return err
 			}
+			p.SeedDrawn = drawn
 			p.Print(stdout)
 			fmt.Fprintln(stdout, "nothing was changed")
 			return nil
@@ -146,6 +157,9 @@ func newStudyRun(stdout, stderr io.Writer) *cobra.Command {
 func runStudy(ctx context.Context, st *study.Study, store *results.Store, jsonPath string, stdout, stderr io.Writer) error {
 	bg := context.WithoutCancel(ctx)
 	h := study.Hooks{}
+	if store != nil {
+		h.Store = store.Path
+	}
 	h.Preparing = &terminalPreparing{out: stdout, err: stderr}
 	h.Note = func(line string) { fmt.Fprintln(stdout, line) }
 	h.Progress = func(_ workload.Progress, line string) { fmt.Fprintln(stderr, line) }
@@ -170,17 +184,20 @@ func runStudy(ctx context.Context, st *study.Study, store *results.Store, jsonPa
 			fmt.Fprintf(stdout, "set %s = %s (reads %s)\n", name, value, readBack)
 		}
 	}
-	h.Done = func(s *results.Study, d *results.Document, i int) error {
+	h.Done = func(d *results.Document, i int) error {
 		if store != nil {
 			if err := store.SaveRun(bg, d, i); err != nil {
-				return err
-			}
-			if err := store.UpdateStudy(bg, s); err != nil {
 				return err
 			}
 		}
 		fmt.Fprintln(stdout, summary.StepLine(d))
 		return nil
+	}
+	h.Update = func(s *results.Study) error {
+		if store == nil {
+			return nil
+		}
+		return store.UpdateStudy(bg, s)
 	}
 	doc, err := study.Run(ctx, st, Version, h)
 	if doc == nil {
@@ -190,14 +207,18 @@ func runStudy(ctx context.Context, st *study.Study, store *results.Store, jsonPa
 		}
 		return err
 	}
-	if store != nil && doc.ID != "" {
-		if uerr := store.UpdateStudy(bg, doc); uerr != nil && err == nil {
-			err = uerr
-		}
-	}
 	summary.Study(stdout, doc)
 	if store != nil && doc.ID != "" {
-		fmt.Fprintf(stdout, "stored as study %s in %s\n", doc.ID, store.Path)
+		if !doc.Measured() && doc.Restored {
+			// Nothing to compare or report, and nothing left to restore: a stored study would
+			// look like a result.
+			if rerr := store.Remove(bg, doc.ID); rerr != nil && err == nil {
+				err = rerr
+			}
+			fmt.Fprintln(stdout, "the study measured nothing: it is not stored")
+		} else {
+			fmt.Fprintf(stdout, "stored as study %s in %s\n", doc.ID, store.Path)
+		}
 	}
 	if jsonPath != "" {
 		if werr := writeJSON(jsonPath, doc); werr != nil {
@@ -246,10 +267,26 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 					return fmt.Errorf("%s: %w", e.What, err)
 				}
 				fmt.Fprintf(stdout, "restored: %s (changed %s by cairn pid %d)\n", e.What, e.Made.Format("2006-01-02 15:04:05 MST"), e.PID)
+				if err := markStudyRestored(cmd.Context(), stdout, e, db, "cairn study restore"); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "", "the server's URL, with its password")
 	return cmd
+}
+
+// markStudyRestored has the stored study whose settings a journal entry kept say that they are
+// restored, once the entry is undone.
+func markStudyRestored(ctx context.Context, stdout io.Writer, e *undo.Entry, db, by string) error {
+	id, err := study.MarkRestored(ctx, e, db, by)
+	if err != nil {
+		return failed{err.Error()}
+	}
+	if id != "" {
+		fmt.Fprintf(stdout, "study %s marked restored (read back equal) in its results store\n", id)
+	}
+	return nil
 }

@@ -121,6 +121,10 @@ func TestStudySweepPG(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Mann-Whitney") || rowsB != 2 {
 		t.Errorf("compare STUDY: exit %d\n%s", code, out)
 	}
+	// Two runs a side cannot reach p < 0.05 however far apart: not "within the spread".
+	if !strings.Contains(out, "untestable (n=2)") || strings.Contains(out, "~ (p=") || !strings.Contains(out, "it needs 4 runs") {
+		t.Errorf("compare STUDY of 2 runs a step does not call the differences untestable:\n%s", out)
+	}
 	code, out, _ = cairn(t, "results", "show", st.ID, "--results", store)
 	if code != 0 || strings.Count(out, ": result ") != 8 {
 		t.Errorf("show STUDY: exit %d\n%s", code, out)
@@ -486,5 +490,212 @@ func TestStudyCIVariants(t *testing.T) {
 	}
 	if now, _ := observe.Affinity(srv.PID); now != before {
 		t.Errorf("the server runs on CPUs %s, was %s", now, before)
+	}
+}
+
+// exportStudy reads a stored study's document as 'results export' writes it.
+func exportStudy(t *testing.T, store, id string) *results.Study {
+	t.Helper()
+	code, out, stderr := cairn(t, "results", "export", id, "--results", store)
+	if code != 0 {
+		t.Fatalf("export %s: exit %d %s", id, code, stderr)
+	}
+	var st results.Study
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	return &st
+}
+
+// TestStudyKilledSaysSo: a study killed with SIGKILL is stored as not ended and not restored,
+// with every stored run in steps[]; while it runs, a plan or a study from another state
+// directory is refused, naming what holds the server; 'cairn study restore' puts the setting
+// back and marks the stored study restored, with when and by what. On PostgreSQL and MariaDB.
+func TestStudyKilledSaysSo(t *testing.T) {
+	bin := cairnBinary(t)
+	pg, my := testutil.PG(t), testutil.MySQL(t)
+	for _, c := range []struct{ name, url, setting, holder string }{
+		{"postgres", pg, "work_mem", "cairn study killed"},
+		{"mariadb", my, "innodb_spin_wait_delay", "a cairn study's session"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fresh(t, "tpcb", c.url)
+			before := setting(t, c.url, c.setting)
+			changed := map[string]string{"work_mem": "7MB", "innodb_spin_wait_delay": "7"}[c.setting]
+			if before == changed {
+				changed = map[string]string{"work_mem": "9MB", "innodb_spin_wait_delay": "9"}[c.setting]
+			}
+			file := writeStudy(t, fmt.Sprintf("name: killed\nworkload: tpcb\noptions: {script: select-only}\nprepare: {scale: 1}\n"+
+				"vu: [1]\nrampup: 0s\nduration: 2s\npause: 0s\nrepeat: 3\nprogress: 1s\nsettings:\n  %s: [%q]\n", c.setting, changed))
+			store := filepath.Join(t.TempDir(), "results.db")
+			stateA, stateB := t.TempDir(), t.TempDir()
+			t.Setenv("CAIRN_STATE", stateA)
+			cmd, _ := startUntil(t, bin, "run 2/3", "study", "run", file, "--set", "db="+c.url, "--results", store)
+			t.Cleanup(func() { cmd.Process.Kill() })
+			go cmd.Wait()
+
+			t.Setenv("CAIRN_STATE", stateB)
+			for _, sub := range []string{"plan", "run"} {
+				args := []string{"study", sub, file, "--set", "db=" + c.url}
+				if sub == "run" {
+					args = append(args, "--no-store")
+				}
+				code, _, stderr := cairn(t, args...)
+				if code != 2 || !strings.Contains(stderr, "another study is running on") || !strings.Contains(stderr, c.holder) {
+					t.Errorf("study %s from another state directory: exit %d %q, want 2 naming %q", sub, code, stderr, c.holder)
+				}
+				oneCleanLine(t, stderr)
+			}
+			time.Sleep(500 * time.Millisecond) // inside run 2's window: run 1 is stored
+			cmd.Process.Kill()
+			for i := 0; i < 200 && cmd.Process.Signal(syscall.Signal(0)) == nil; i++ {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if got := setting(t, c.url, c.setting); got != changed {
+				t.Fatalf("after kill -9 %s is %s: the test cannot check the restore", c.setting, got)
+			}
+			st := exportStudy(t, store, "1")
+			if st.Restored || st.EndedAt != nil || st.RestoredAt != nil {
+				t.Errorf("killed study stored as restored %v, ended %v, restored at %v", st.Restored, st.EndedAt, st.RestoredAt)
+			}
+			runs := st.Runs()
+			if len(runs) == 0 || len(st.Steps) != len(runs) {
+				t.Fatalf("killed study: %d runs stored, %d steps listed", len(runs), len(st.Steps))
+			}
+			for i, s := range st.Steps {
+				if s.Result != runs[i].ID {
+					t.Errorf("steps[%d] names result %q, the stored run is %s", i, s.Result, runs[i].ID)
+				}
+			}
+			_, out, _ := cairn(t, "results", "show", "1", "--results", store)
+			if !strings.Contains(out, "NOT ENDED") || !strings.Contains(out, "NOT restored yet") || strings.Contains(out, "restored and read back") {
+				t.Errorf("show of the killed study:\n%s", out)
+			}
+
+			t.Setenv("CAIRN_STATE", stateA)
+			code, out, stderr := cairn(t, "study", "restore", "--db", c.url)
+			if code != 0 || !strings.Contains(out, "study 1 marked restored") {
+				t.Fatalf("study restore: exit %d %q %q", code, out, stderr)
+			}
+			if got := setting(t, c.url, c.setting); got != before {
+				t.Errorf("after study restore %s is %s, was %s", c.setting, got, before)
+			}
+			st = exportStudy(t, store, "1")
+			if !st.Restored || st.RestoredAt == nil || st.RestoredBy != "cairn study restore" {
+				t.Errorf("after study restore the document says restored %v at %v by %q", st.Restored, st.RestoredAt, st.RestoredBy)
+			}
+			// The server's lock went with the killed study's session: a plan runs again.
+			if code, _, stderr := cairn(t, "study", "plan", file, "--set", "db="+c.url); code != 0 {
+				t.Errorf("plan after the restore: exit %d %s", code, stderr)
+			}
+		})
+	}
+}
+
+// TestStudyPlanRandomOrder: a random order without a seed is planned with a seed drawn for the
+// plan, which the plan prints with how to run that very order; given that seed, plan and run
+// list the same order.
+func TestStudyPlanRandomOrder(t *testing.T) {
+	db := "sqlite://" + filepath.Join(t.TempDir(), "r.db")
+	file := writeStudy(t, "name: random\nworkload: tpcb\nvu: [1, 2, 3, 4]\nrepeat: 2\nduration: 1s\norder: random\n")
+	code, out, stderr := cairn(t, "study", "plan", file, "--set", "db="+db)
+	if code != 0 {
+		t.Fatalf("plan: exit %d %s", code, stderr)
+	}
+	var seed string
+	if _, err := fmt.Sscanf(out[strings.Index(out, "'--set seed=")+len("'--set seed="):], "%s", &seed); err != nil || !strings.Contains(out, "drawn for this plan") {
+		t.Fatalf("plan of a random order without a seed does not say which seed it shows:\n%s", out)
+	}
+	seed = strings.TrimSuffix(seed, "'")
+	steps := func(out string) string {
+		var l []string
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasSuffix(line, ", run 1") || strings.HasSuffix(line, ", run 2") {
+				l = append(l, strings.Join(strings.Fields(line)[1:], " "))
+			}
+		}
+		return strings.Join(l, "; ")
+	}
+	_, again, _ := cairn(t, "study", "plan", file, "--set", "db="+db, "--set", "seed="+seed)
+	if steps(again) != steps(out) || !strings.Contains(again, "the run follows it") {
+		t.Errorf("plan with seed %s lists another order:\n%s\nthan\n%s", seed, again, out)
+	}
+}
+
+// TestSetReachesPrepare: --set options.NAME changes the prepare's option of the same name, so
+// the data prepared is what the run expects; a study that measured nothing is not stored.
+func TestSetReachesPrepare(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite://" + filepath.Join(dir, "o.db")
+	spec := filepath.Join(dir, "s.yaml")
+	// prepare: before options in the file, and options changed by --set: the prepare follows both.
+	if err := os.WriteFile(spec, []byte("workload: oltp\ndb: "+db+"\nprepare: true\noptions: {tables: 1, table-size: 2000}\nvu: 1\nrampup: 0s\nduration: 1s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := cairn(t, "run", "--spec", spec, "--no-store")
+	if code != 0 || !strings.Contains(out, "1 table of 2000 rows") {
+		t.Fatalf("run with prepare before options: exit %d %s%s", code, out, stderr)
+	}
+	if code, _, stderr := cairn(t, "oltp", "cleanup", "--db", db); code != 0 {
+		t.Fatalf("cleanup: %s", stderr)
+	}
+	code, out, stderr = cairn(t, "run", "--spec", spec, "--set", "options.table-size=3000", "--no-store")
+	if code != 0 || !strings.Contains(out, "1 table of 3000 rows") {
+		t.Fatalf("run --set options.table-size=3000 with prepare: exit %d %s%s", code, out, stderr)
+	}
+	// A study whose only run cannot start (the schema is missing and it does not prepare) leaves
+	// no stored study behind.
+	store := filepath.Join(dir, "results.db")
+	file := writeStudy(t, "name: empty\nworkload: oltp\ndb: sqlite://"+filepath.Join(dir, "none.db")+"\nvu: [1]\nduration: 1s\n")
+	code, out, _ = cairn(t, "study", "run", file, "--results", store)
+	if code == 0 || strings.Contains(out, "NOPM") || !strings.Contains(out, "not stored") {
+		t.Errorf("a study that measured nothing: exit %d\n%s", code, out)
+	}
+	if _, list, _ := cairn(t, "results", "list", "--results", store); strings.Contains(list, "study") {
+		t.Errorf("a study that measured nothing is listed:\n%s", list)
+	}
+}
+
+// TestCutRunsMarked: a run whose window Ctrl-C cut short is marked so in the study's compare,
+// show, list, export and report, and the comparison says its figures are not comparable.
+func TestCutRunsMarked(t *testing.T) {
+	bin := cairnBinary(t)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "results.db")
+	file := writeStudy(t, "name: cut\nworkload: tpcb\ndb: sqlite://"+filepath.Join(dir, "c.db")+"\noptions: {script: select-only}\n"+
+		"prepare: {scale: 1}\nvu: [1]\nrampup: 0s\nduration: 6s\npause: 0s\nprogress: 1s\nsettings:\n  cache_size: [\"-2000\", \"-4000\"]\n")
+	cmd, _ := startUntil(t, bin, "run 2/2", "study", "run", file, "--results", store)
+	t.Cleanup(func() { cmd.Process.Kill() })
+	time.Sleep(2500 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	code, out, stderr := cairn(t, "results", "compare", "1", "--results", store)
+	if code != 0 || !strings.Contains(out, "1 (1 cut short)") || !strings.Contains(out, " cut") || !strings.Contains(out, "not comparable with full runs") {
+		t.Errorf("compare of a study with a cut run: exit %d %s\n%s", code, stderr, out)
+	}
+	st := exportStudy(t, store, "1")
+	runs := st.Runs()
+	if len(runs) != 2 || runs[0].Cut() || !runs[1].Cut() {
+		t.Fatalf("%d runs; want the second cut short", len(runs))
+	}
+	cut := runs[1].ID
+	if _, out, _ := cairn(t, "results", "show", cut, "--results", store); !strings.Contains(out, "CUT SHORT") {
+		t.Errorf("show of the cut run:\n%s", out)
+	}
+	if _, out, _ := cairn(t, "results", "list", "--steps", "--results", store); !strings.Contains(out, "cut short") {
+		t.Errorf("list of the cut run:\n%s", out)
+	}
+	if _, out, _ := cairn(t, "results", "export", "1", "--format", "csv", "--results", store); !strings.Contains(out, ",cut") || !strings.HasSuffix(strings.TrimSpace(out), ",true") {
+		t.Errorf("export of the study:\n%s", out)
+	}
+	if _, out, _ := cairn(t, "results", "compare", runs[0].ID, cut, "--results", store); !strings.Contains(out, "CUT SHORT: window") {
+		t.Errorf("compare of a full and a cut run:\n%s", out)
+	}
+	html := filepath.Join(dir, "r.html")
+	if code, _, stderr := cairn(t, "report", "1", "-o", html, "--results", store); code != 0 {
+		t.Fatalf("report: %s", stderr)
+	}
+	if b, _ := os.ReadFile(html); !strings.Contains(string(b), "1 cut short") {
+		t.Error("the report does not mark the cut run")
 	}
 }

@@ -129,7 +129,10 @@ func summarize(it Item, label string) itemView {
 }
 
 func summarizeRun(d *results.Document, label string) itemView {
-	v := itemView{Label: label, Interrupted: d.Interrupted, Notes: d.Notes}
+	v := itemView{Label: label, Interrupted: d.Cut(), Notes: d.Notes}
+	if d.Cut() && d.Window.PlannedSeconds > 0 {
+		v.Notes = append(v.Notes, "window cut short: "+d.CutText()+" planned; not comparable with full runs as it is")
+	}
 	v.Facts = append(v.Facts, facts("run", d.ID, d.Workload, d.StartedAt, d.Target, d.Cairn)...)
 	if d.ProfileID != "" {
 		v.Facts = append(v.Facts, kv{"profile", "#" + d.ProfileID})
@@ -183,6 +186,11 @@ func summarizeRun(d *results.Document, label string) itemView {
 
 func summarizeProfile(p *results.Profile, label string) itemView {
 	v := itemView{Label: label, Interrupted: p.Interrupted}
+	for _, st := range p.Steps {
+		for _, d := range st.Runs {
+			v.Interrupted = v.Interrupted || d.Cut()
+		}
+	}
 	v.Facts = append(v.Facts, facts("profile", p.ID, p.Workload, p.StartedAt, p.Target, p.Cairn)...)
 	vus := make([]string, len(p.VUs))
 	for i, n := range p.VUs {
@@ -237,6 +245,15 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 			if m.vu == st.VU {
 				ms = append(ms, m.name)
 			}
+		}
+		cut := 0
+		for _, d := range st.Runs {
+			if d.Cut() {
+				cut++
+			}
+		}
+		if cut > 0 {
+			ms = append(ms, fmt.Sprintf("%d cut short", cut))
 		}
 		row.Mark = strings.Join(ms, ", ")
 		v.Steps = append(v.Steps, row)

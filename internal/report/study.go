@@ -99,9 +99,9 @@ func atText(sec float64) string {
 // summarizeStudy is the study's own summary: what was varied, the settings as found and whether
 // they were restored, the schedule; each case follows as a profile.
 func summarizeStudy(st *results.Study, label string) itemView {
-	v := itemView{Label: label, Interrupted: st.Interrupted}
+	v := itemView{Label: label, Interrupted: st.Interrupted || st.EndedAt == nil}
 	v.Facts = append(v.Facts, facts("study", st.ID, st.Workload, st.StartedAt, st.Target, st.Cairn)...)
-	v.Facts = append(v.Facts, kv{"study", st.Name}, kv{"order", st.Order}, kv{"repeats per step", fmt.Sprint(st.Repeat)})
+	v.Facts = append(v.Facts, kv{"study", st.Name}, kv{"order", st.Order}, kv{"repeats per step", fmt.Sprint(st.Repeat)}, kv{"state", st.State()})
 	for _, f := range st.Factors {
 		v.Facts = append(v.Facts, kv{"factor " + f.Name, strings.Join(f.Levels, ", ")})
 	}
@@ -115,12 +115,8 @@ func summarizeStudy(st *results.Study, label string) itemView {
 	for _, o := range st.Original {
 		v.Settings = append(v.Settings, kv{o.Name + " (as found)", o.Value})
 	}
-	restored := "yes, read back equal"
-	if !st.Restored {
-		restored = "NO: run 'cairn study restore --db URL'"
-	}
 	if len(st.Original) > 0 {
-		v.Figures = append(v.Figures, kv{"settings restored", restored})
+		v.Figures = append(v.Figures, kv{"settings", st.RestoreState()})
 	}
 	for i, c := range st.Cases {
 		v.Figures = append(v.Figures, kv{fmt.Sprintf("case %d", i+1), c.Label})

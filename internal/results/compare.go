@@ -21,6 +21,34 @@ type Delta struct {
 // Significant reports whether the difference exceeds the run-to-run spread at Alpha.
 func (d Delta) Significant() bool { return d.P >= 0 && d.P < Alpha }
 
+// Testable reports whether the test could have found the difference significant at all: with
+// too few runs a side, even two samples that do not overlap give p ≥ Alpha.
+func (d Delta) Testable() bool { return d.P >= 0 && MinP(d.Base.N, d.Other.N) < Alpha }
+
+// MinP is the smallest p-value the two-sided Mann-Whitney U test can give samples of n1 and n2
+// values: the samples apart, the U statistic at an end of its exact distribution, which has
+// C(n1+n2, n1) equally likely orderings, so p = 2 / C(n1+n2, n1).
+func MinP(n1, n2 int) float64 {
+	if n1 < 1 || n2 < 1 {
+		return 1
+	}
+	c := 1.0 // C(n1+n2, n1), built up a factor at a time
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+// MinRuns is the fewest runs a side, the same on both, with which the test can reach Alpha: 4
+// (2/C(8,4) = 0.029; 3 a side give at best 2/C(6,3) = 0.1).
+func MinRuns() int {
+	n := 2
+	for MinP(n, n) >= Alpha {
+		n++
+	}
+	return n
+}
+
 // Compare builds the delta of two samples of one figure.
 func Compare(base, other []float64) Delta {
 	d := Delta{Base: NewStat(base), Other: NewStat(other), P: -1}

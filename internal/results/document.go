@@ -5,6 +5,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -114,6 +115,23 @@ func (d *Document) Headline() (name string, v float64, ok bool) {
 		return "Throughput", *d.Result.Throughput, true
 	}
 	return "", 0, false
+}
+
+// Cut says whether the measured window fell short of the planned one (Ctrl-C, an error): its
+// figures cover part of a window, and are not comparable with a full run's as they are.
+func (d *Document) Cut() bool {
+	if d.Interrupted {
+		return true
+	}
+	w := d.Window
+	got := max(w.Seconds, w.ClientSeconds)
+	// A full window ends on the engine's clock within milliseconds of its plan.
+	return w.PlannedSeconds > 0 && got < 0.98*w.PlannedSeconds
+}
+
+// CutText says how much of the planned window a cut run measured: "1.75 s of 4 s".
+func (d *Document) CutText() string {
+	return fmt.Sprintf("%.2f s of %g s", max(d.Window.Seconds, d.Window.ClientSeconds), d.Window.PlannedSeconds)
 }
 
 // Main returns the main transaction's figures, or nil.

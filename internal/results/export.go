@@ -34,7 +34,7 @@ func WriteRunCSV(w io.Writer, id string, d *Document, series bool) error {
 func WriteProfileCSV(w io.Writer, id string, p *Profile) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"profile_id", "vu", "run_id", "repeat", strings.ToLower(p.Headline), "tpm", "main_p50_ms", "main_p95_ms",
-		"main_p99_ms", "errors", "client_cpu_us_per_txn", "window_seconds", "interrupted"})
+		"main_p99_ms", "errors", "client_cpu_us_per_txn", "window_seconds", "planned_seconds", "interrupted", "cut"})
 	for _, st := range p.Steps {
 		for r, d := range st.Runs {
 			_, h, _ := d.Headline()
@@ -47,7 +47,8 @@ func WriteProfileCSV(w io.Writer, id string, p *Profile) error {
 				p50, p95, p99 = f64(m.LatencyMs.P50), f64(m.LatencyMs.P95), f64(m.LatencyMs.P99)
 			}
 			cw.Write([]string{id, strconv.Itoa(st.VU), d.ID, strconv.Itoa(r + 1), f64(h), tpm, p50, p95, p99,
-				i64(d.TotalErrors()), f64(d.Client.CPUusPerTxn), f64(d.Window.Seconds), strconv.FormatBool(d.Interrupted)})
+				i64(d.TotalErrors()), f64(d.Client.CPUusPerTxn), f64(d.Window.Seconds), f64(d.Window.PlannedSeconds),
+				strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut())})
 		}
 	}
 	cw.Flush()
@@ -64,7 +65,7 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 	for _, f := range s.Factors {
 		head = append(head, f.Name)
 	}
-	head = append(head, "vu", "repeat", "run_id", strings.ToLower(s.Headline), "main_p95_ms", "errors", "interrupted")
+	head = append(head, "vu", "repeat", "run_id", strings.ToLower(s.Headline), "main_p95_ms", "errors", "window_seconds", "planned_seconds", "interrupted", "cut")
 	cw.Write(head)
 	for _, d := range s.Runs() {
 		c := s.Cases[d.Study.Case]
@@ -83,7 +84,8 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 		if m := d.Main(); m != nil {
 			p95 = f64(m.LatencyMs.P95)
 		}
-		row = append(row, strconv.Itoa(d.VU), strconv.Itoa(d.Study.Repeat+1), d.ID, f64(h), p95, i64(d.TotalErrors()), strconv.FormatBool(d.Interrupted))
+		row = append(row, strconv.Itoa(d.VU), strconv.Itoa(d.Study.Repeat+1), d.ID, f64(h), p95, i64(d.TotalErrors()),
+			f64(d.Window.Seconds), f64(d.Window.PlannedSeconds), strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()))
 		cw.Write(row)
 	}
 	cw.Flush()

@@ -367,7 +367,7 @@ func (s *Store) SaveRun(ctx context.Context, d *Document, step int) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		id, err := insertRow(ctx, tx, row{kind: KindRun, profile: profile, step: stepIndex, workload: d.Workload,
 			target: d.Target, started: d.StartedAt, vu: strconv.Itoa(d.VU), headlineName: name, headline: headline,
-			tpm: tpm, p95: p95, window: d.Window.Seconds, interrupted: d.Interrupted, config: d.Config, host: d.Host})
+			tpm: tpm, p95: p95, window: d.Window.Seconds, interrupted: d.Cut(), config: d.Config, host: d.Host})
 		if err != nil {
 			return err
 		}
@@ -572,7 +572,9 @@ type Entry struct {
 	TPM           *float64
 	MainP95ms     *float64
 	WindowSeconds float64
-	Interrupted   bool
+	// Interrupted: a run whose window was cut short of its plan (Ctrl-C, an error), a profile or
+	// study that stopped before its last step.
+	Interrupted bool
 }
 
 // Filter selects entries for List.

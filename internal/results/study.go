@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -31,8 +32,16 @@ type Study struct {
 	// Original holds every setting the study changes, as the server had it before the first
 	// change: what the study restores.
 	Original []SettingValue `json:"original_settings"`
-	// Restored says whether every original setting was read back equal at the end.
-	Restored bool             `json:"restored"`
+	// Restored says whether every original setting has been put back and read back equal: false
+	// while the study runs, and after a kill until 'cairn study restore' has run.
+	Restored bool `json:"restored"`
+	// RestoredAt is when they were read back equal, RestoredBy by what: "study" (at its end, on an
+	// error or Ctrl-C), "cairn study restore" or "cairn restore" (after a crash).
+	RestoredAt *time.Time `json:"restored_at,omitempty"`
+	RestoredBy string     `json:"restored_by,omitempty"`
+	// EndedAt is when the study ended (every run, an error or Ctrl-C) and tried its restore; absent
+	// while it runs, and for good when it was killed.
+	EndedAt  *time.Time       `json:"ended_at,omitempty"`
 	Schedule []ScheduledSet   `json:"schedule,omitempty"`
 	Config   any              `json:"config"` // the study file's keys, its password a ${CAIRN_PASSWORD}
 	Headline string           `json:"headline"`
@@ -92,6 +101,47 @@ type SettingChange struct {
 	Name     string  `json:"name"`
 	Value    string  `json:"value"`
 	ReadBack string  `json:"read_back"`
+}
+
+// MarkRestored records that every original setting was read back equal at now, by by.
+func (s *Study) MarkRestored(now time.Time, by string) {
+	now = now.UTC()
+	s.Restored, s.RestoredAt, s.RestoredBy = true, &now, by
+}
+
+// State says in a few words where the study stands: "ended", "interrupted", or for a study
+// without an end "not ended: running, or killed before its end".
+func (s *Study) State() string {
+	switch {
+	case s.EndedAt == nil:
+		return "not ended: running, or killed before its end"
+	case s.Interrupted:
+		return "interrupted"
+	}
+	return "ended"
+}
+
+// RestoreState says what became of the settings the study changed, for people.
+func (s *Study) RestoreState() string {
+	switch {
+	case s.Restored && s.RestoredAt != nil:
+		return fmt.Sprintf("restored and read back at %s by %s", s.RestoredAt.Format("2006-01-02 15:04:05 MST"), s.RestoredBy)
+	case s.Restored:
+		return "restored and read back"
+	case s.EndedAt == nil:
+		return "NOT restored yet: the study runs, or was killed; after a kill 'cairn study restore --db URL' puts them back"
+	}
+	return "NOT all restored: run 'cairn study restore --db URL'"
+}
+
+// Measured says whether any run of the study measured its headline.
+func (s *Study) Measured() bool {
+	for _, d := range s.Runs() {
+		if _, _, ok := d.Headline(); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Summarize summarizes every case's profile; the study's headline is the first measured case's.

@@ -19,6 +19,9 @@ type Plan struct {
 	Settings []target.Setting // as found, in SettingNames' order
 	byName   map[string]*target.Setting
 	restarts bool // some level needs the server restarted
+	// SeedDrawn: the study gives no seed and its order is random, so the order printed is that
+	// of a seed drawn for the plan, which the run follows only when given it.
+	SeedDrawn bool
 }
 
 // Setting returns what the server said of a setting the study names.
@@ -192,6 +195,12 @@ func (p *Plan) Print(w io.Writer) {
 		options.FormatDuration(s.Rampup), options.FormatDuration(s.Duration), options.FormatDuration(s.Pause))
 	for i, step := range steps {
 		fmt.Fprintf(w, "  %3d  %-40s %s, run %d\n", i+1, step.Case.Label(), plural(step.VU, "VU"), step.Repeat+1)
+	}
+	switch {
+	case st.Order == "random" && p.SeedDrawn:
+		fmt.Fprintf(w, "the study gives no seed: this order is seed %d's, drawn for this plan; '--set seed=%d' runs it (without a seed the run draws another, and prints it)\n", s.Seed, s.Seed)
+	case st.Order == "random":
+		fmt.Fprintf(w, "the order is seed %d's: the run follows it\n", s.Seed)
 	}
 	var more []string
 	if s.Prepare != nil {

@@ -18,7 +18,6 @@ import (
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/undo"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // Hooks are how a study reports while it runs; any may be nil.
@@ -28,10 +27,17 @@ type Hooks struct {
 	Begin func(s *results.Study) error
 	// Step is told before each run: its position, the total and what it runs.
 	Step func(i, n int, step Step)
-	// Done receives each run once it is measured, placed in the study (store it).
-	Done func(s *results.Study, d *results.Document, i int) error
+	// Done receives each run once it is measured, placed in the study: store it (setting d.ID).
+	Done func(d *results.Document, i int) error
+	// Update receives the study after each run, its steps naming their runs' ids, and at its end
+	// before the journal forgets its settings (store it): a kill at any point leaves a stored
+	// document that says what happened up to there.
+	Update func(s *results.Study) error
 	// Applied is told of every setting applied and read back, live changes included.
 	Applied func(name, value, readBack string, live bool)
+	// Store is the path of the results store Begin stores the study in, "" for none: the journal
+	// keeps it, so that a restore after a crash marks the stored study restored.
+	Store string
 }
 
 // runState is a study being run: its admin connection, the settings as they stand now.
@@ -44,6 +50,7 @@ type runState struct {
 	entries []*undo.Entry
 	doc     *results.Study
 	h       Hooks
+	lock    target.Conn // holds the server's study lock; nil when the study changes nothing there
 }
 
 // Run runs the study: it checks it (Check), writes the settings as found to the undo journal
@@ -52,19 +59,29 @@ type runState struct {
 // Ctrl-C puts every setting back and reads it back. An interrupted study keeps what it measured.
 func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Study, error) {
 	s := st.Spec
-	if s.Seed == 0 {
-		s.Seed = workload.RandomSeed()
-	}
+	st.DrawSeed()
 	t, err := target.Open(ctx, s.DB)
 	if err != nil {
 		return nil, err
 	}
 	defer t.Close()
+	// Before the settings are read as found: another study's changes would be read as the
+	// server's own, and restored to at the end.
+	lock, err := Lock(ctx, t, st)
+	if err != nil {
+		return nil, err
+	}
+	r := &runState{t: t, current: map[string]string{}, h: h, lock: lock}
+	defer func() {
+		if r.lock != nil {
+			r.lock.Close()
+		}
+	}()
 	plan, err := Check(ctx, t, st)
 	if err != nil {
 		return nil, err
 	}
-	r := &runState{plan: plan, t: t, current: map[string]string{}, h: h}
+	r.plan = plan
 	r.doc = newDocument(ctx, st, t, plan, version)
 	if h.Begin != nil {
 		if err := h.Begin(r.doc); err != nil {
@@ -92,7 +109,7 @@ func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Stud
 		defer func() { r.c.Close() }()
 		if !t.Dialect().Embedded {
 			e, err := undo.Record(target.SettingsUndoKind, fmt.Sprintf("settings %s of %s", strings.Join(names, ", "), t.Address()),
-				target.Redact(s.DB), target.SettingsUndo{Where: t.Address(), Settings: server})
+				target.Redact(s.DB), journalEntry{SettingsUndo: target.SettingsUndo{Where: t.Address(), Settings: server}, Study: r.doc.ID, Results: h.Store})
 			if err != nil {
 				return nil, err
 			}
@@ -101,12 +118,33 @@ func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Stud
 	}
 	runErr := r.steps(ctx, st)
 	restoreErr := r.restore(context.WithoutCancel(ctx), st)
+	now := time.Now().UTC()
+	r.doc.EndedAt = &now
 	if restoreErr != nil {
-		r.doc.Restored = false
 		restoreErr = fmt.Errorf("settings not all restored ('cairn study restore --db URL' retries): %w", restoreErr)
+	} else {
+		r.doc.MarkRestored(now, "study")
 	}
 	r.doc.Summarize()
-	return r.doc, errors.Join(runErr, restoreErr)
+	var updateErr error
+	if h.Update != nil {
+		updateErr = h.Update(r.doc)
+	}
+	if restoreErr == nil {
+		// Only now that the document says so: a kill before this leaves the journal to restore from.
+		for _, e := range r.entries {
+			restoreErr = errors.Join(restoreErr, e.Done())
+		}
+	}
+	return r.doc, errors.Join(runErr, restoreErr, updateErr)
+}
+
+// journalEntry is a study's settings entry in the undo journal: the settings as found, and the
+// stored study a restore after a crash marks restored.
+type journalEntry struct {
+	target.SettingsUndo
+	Study   string `json:"study,omitempty"`   // its id in the results store
+	Results string `json:"results,omitempty"` // the store's path
 }
 
 // newDocument is the study's document before its first run: what it varies, the settings as
@@ -117,7 +155,7 @@ func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, ve
 	doc := &results.Study{Format: results.FormatVersion, Kind: results.KindStudy, Name: st.Name, Workload: s.Workload,
 		Cairn: results.Cairn{Version: version, Go: runtime.Version()}, StartedAt: time.Now().UTC(), Order: st.Order,
 		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(), Database: t.Database()},
-		Host:   observe.ReadHost(false), VUs: s.VU, Repeat: s.Repeat, Config: st.Config(), Restored: true}
+		Host:   observe.ReadHost(false), VUs: s.VU, Repeat: s.Repeat, Config: st.Config()}
 	for _, f := range st.Settings {
 		doc.Factors = append(doc.Factors, results.Factor{Name: f.Name, Levels: f.Values})
 	}
@@ -203,12 +241,16 @@ func (r *runState) steps(ctx context.Context, st *Study) error {
 		d.ProfileID = r.doc.ID
 		r.doc.Place(d)
 		r.doc.Summarize()
-		r.doc.Steps = append(r.doc.Steps, results.StudyStepOrder{Case: step.Case.Index, VU: step.VU, Repeat: step.Repeat})
 		if r.h.Done != nil {
-			if derr := r.h.Done(r.doc, d, i); derr != nil {
+			if derr := r.h.Done(d, i); derr != nil {
 				return derr
 			}
-			r.doc.Steps[len(r.doc.Steps)-1].Result = d.ID
+		}
+		r.doc.Steps = append(r.doc.Steps, results.StudyStepOrder{Case: step.Case.Index, VU: step.VU, Repeat: step.Repeat, Result: d.ID})
+		if r.h.Update != nil {
+			if uerr := r.h.Update(r.doc); uerr != nil {
+				return uerr
+			}
 		}
 		if err != nil && !d.Interrupted {
 			return err
@@ -411,7 +453,7 @@ func (r *runState) restart(ctx context.Context, st *Study) error {
 		c, err := r.t.Conn(ctx)
 		if err == nil {
 			r.c = c
-			return nil
+			return r.relock(ctx, st)
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("the server did not answer within %s of its restart: %w", st.Ready, err)
@@ -424,7 +466,19 @@ func (r *runState) restart(ctx context.Context, st *Study) error {
 	}
 }
 
-// restore puts every setting back as found and reads it back; then the journal forgets them.
+// relock takes the study lock again after a restart ended the session that held it.
+func (r *runState) relock(ctx context.Context, st *Study) error {
+	if r.lock == nil {
+		return nil
+	}
+	r.lock.Close()
+	var err error
+	r.lock, err = Lock(ctx, r.t, st)
+	return err
+}
+
+// restore puts every setting back as found and reads it back; Run then has the document say so
+// before the journal forgets them.
 func (r *runState) restore(ctx context.Context, st *Study) error {
 	if len(r.plan.Settings) == 0 {
 		return nil
@@ -456,12 +510,6 @@ func (r *runState) restore(ctx context.Context, st *Study) error {
 		} else if now.Value != x.Value {
 			errs = append(errs, fmt.Errorf("%s reads %s after its restore, not %s", x.Name, now.Value, x.Value))
 		}
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	for _, e := range r.entries {
-		errs = append(errs, e.Done())
 	}
 	return errors.Join(errs...)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // Study is a parsed study file.
@@ -463,6 +464,16 @@ func (st *Study) Steps() []Step {
 		}
 	}
 	return out
+}
+
+// DrawSeed gives the study a random seed when it has none (the run's streams, and a random
+// order, come from it); it says whether it drew one.
+func (st *Study) DrawSeed() bool {
+	if st.Spec.Seed != 0 {
+		return false
+	}
+	st.Spec.Seed = workload.RandomSeed()
+	return true
 }
 
 // Duration is how long the steps take: each run's rampup and window, and the pauses between them

@@ -29,8 +29,10 @@ func CompareRuns(w io.Writer, groups []Group) {
 	if headline == "" {
 		headline = "NOPM"
 	}
+	anyCut := false
 	for i, g := range groups {
-		fmt.Fprintf(w, "%c: %s\n", 'A'+i, g.Label)
+		fmt.Fprintf(w, "%c: %s%s\n", 'A'+i, g.Label, cutMark(g.Runs))
+		anyCut = anyCut || cutMark(g.Runs) != ""
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -39,7 +41,7 @@ func CompareRuns(w io.Writer, groups []Group) {
 		fmt.Fprintf(tw, "%c\tvs A\t", 'A'+i)
 	}
 	fmt.Fprintln(tw)
-	anyP, anySingle, few := false, false, false
+	anyP, anySingle, untestable := false, false, false
 	for _, f := range results.RunFigures(headline, base.MainTxn, base.TxnOrder) {
 		a := f.Values(docs[0])
 		if none(f, docs) {
@@ -51,7 +53,7 @@ func CompareRuns(w io.Writer, groups []Group) {
 			fmt.Fprintf(tw, "%s\t%s\t", figureText(f.Name, d.Other), deltaText(d))
 			if d.P >= 0 {
 				anyP = true
-				few = few || min(d.Base.N, d.Other.N) < 4
+				untestable = untestable || !d.Testable()
 			} else {
 				anySingle = true
 			}
@@ -73,8 +75,11 @@ func CompareRuns(w io.Writer, groups []Group) {
 	if anyP {
 		fmt.Fprintf(w, "p: two-sided Mann-Whitney U test over the runs; '~' marks a difference within the run-to-run spread (p ≥ %.2f)\n", results.Alpha)
 	}
-	if few {
-		fmt.Fprintln(w, "with fewer than 4 runs a side the test cannot reach p < 0.05 however large the difference: repeat more to decide")
+	if untestable {
+		untestableNote(w, "a side")
+	}
+	if anyCut {
+		cutNote(w)
 	}
 	if anySingle {
 		fmt.Fprintln(w, "single runs have no spread to judge a difference against: compare groups of repeated runs (compare 1,2,3 4,5,6) to test it")
@@ -134,9 +139,33 @@ func spreadNote(w io.Writer, repeat int, more string) {
 		return
 	}
 	fmt.Fprintf(w, "'~' marks a step difference within the run-to-run spread (two-sided Mann-Whitney U test, p ≥ %.2f)\n", results.Alpha)
-	if repeat < 4 {
-		fmt.Fprintln(w, "with fewer than 4 runs a step the test cannot reach p < 0.05 however large the difference: repeat more to decide")
+	if repeat < results.MinRuns() {
+		untestableNote(w, "a step")
 	}
+}
+
+// untestableNote says why a difference is called untestable rather than within the spread.
+func untestableNote(w io.Writer, per string) {
+	fmt.Fprintf(w, "'untestable (n=…)': with n runs %s the test cannot reach p < %.2f however large the difference (its smallest p is 2/C(n1+n2, n1)); it needs %d runs %s: repeat more to decide\n",
+		per, results.Alpha, results.MinRuns(), per)
+}
+
+// cutMark marks a group holding runs whose window was cut short of its plan.
+func cutMark(runs []*results.Document) string {
+	var cut []string
+	for _, d := range runs {
+		if d != nil && d.Cut() {
+			cut = append(cut, d.CutText())
+		}
+	}
+	if len(cut) == 0 {
+		return ""
+	}
+	return " · CUT SHORT: window " + strings.Join(cut, ", ")
+}
+
+func cutNote(w io.Writer) {
+	fmt.Fprintln(w, "cut short: a run measured only part of its planned window (Ctrl-C, an error); its figures are not comparable with full runs as they are")
 }
 
 func figureText(name string, s results.Stat) string {
@@ -168,6 +197,13 @@ func deltaText(d results.Delta) string {
 	}
 	t := fmt.Sprintf("%+.1f%%", 100*d.Change)
 	if d.P >= 0 {
+		if !d.Testable() {
+			n := strconv.Itoa(d.Base.N)
+			if d.Other.N != d.Base.N {
+				n += "/" + strconv.Itoa(d.Other.N)
+			}
+			return fmt.Sprintf("%s untestable (n=%s)", t, n)
+		}
 		if !d.Significant() {
 			return fmt.Sprintf("%s ~ (p=%.2f)", t, d.P)
 		}

@@ -35,6 +35,9 @@ func List(w io.Writer, es []results.Entry) error {
 		win := "-"
 		if e.Kind == results.KindRun {
 			win = fmt.Sprintf("%.0f s", e.WindowSeconds)
+			if e.Interrupted {
+				win += ", cut short" // of its plan, by Ctrl-C or an error: not comparable as it is
+			}
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s %s\t%s\t%s\t%s\t%s\t\n", e.ID, kind, e.StartedAt.Format("2006-01-02 15:04:05"),
 			e.Workload, e.TargetName, e.TargetVersion, e.VU, res, p95, win)

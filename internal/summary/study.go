@@ -3,6 +3,7 @@ package summary
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -13,13 +14,13 @@ import (
 // their spread over the repeats, each against the first case's at the same VU count with a
 // two-sided Mann-Whitney U test, and the live changes as they were made.
 func Study(w io.Writer, s *results.Study) {
-	name := s.Headline
-	if name == "" {
-		name = "NOPM"
-	}
+	name := s.Headline // set once a run measured it: the workload's own
 	fmt.Fprintf(w, "\nstudy %s: %s on %s %s, %s, order %s", s.Name, Title(s.Workload), s.Target.Name, s.Target.Version,
 		plural(s.Repeat, "run")+" per step", s.Order)
-	if s.Interrupted {
+	switch {
+	case s.EndedAt == nil:
+		fmt.Fprint(w, " · NOT ENDED: running, or killed before its end; the runs below are all that were stored")
+	case s.Interrupted:
 		fmt.Fprint(w, " · INTERRUPTED: the runs below are all that ran")
 	}
 	fmt.Fprintln(w)
@@ -28,13 +29,10 @@ func Study(w io.Writer, s *results.Study) {
 		for _, x := range s.Original {
 			o = append(o, x.Name+"="+x.Value)
 		}
-		state := "restored and read back"
-		if !s.Restored {
-			state = "NOT all restored: run 'cairn study restore --db URL'"
-		}
-		fmt.Fprintf(w, "settings as found: %s (%s)\n", strings.Join(o, ", "), state)
+		fmt.Fprintf(w, "settings as found: %s (%s)\n", strings.Join(o, ", "), s.RestoreState())
 	}
-	if len(s.Cases) == 0 {
+	if len(s.Cases) == 0 || !s.Measured() {
+		fmt.Fprintln(w, "no run was measured")
 		return
 	}
 	base := s.Cases[0]
@@ -45,6 +43,7 @@ func Study(w io.Writer, s *results.Study) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "case\tVUs\truns\t%s\tvs A\t%s p95\tvs A\terrors\t\n", name, s.MainTxn)
+	anyCut := false
 	for i, c := range s.Cases {
 		for _, st := range c.Profile.Steps {
 			sum := st.Summary
@@ -55,11 +54,22 @@ func Study(w io.Writer, s *results.Study) {
 					vsP = deltaText(results.Compare(b.Summary.P95ms.Values, sum.P95ms.Values))
 				}
 			}
-			fmt.Fprintf(tw, "%c\t%d\t%d\t%s\t%s\t%s\t%s\t%d\t\n", 'A'+i, st.VU, sum.Headline.N, statText(sum.Headline), vsH, statMs(sum.P95ms), vsP, sum.Errors)
+			runs := strconv.Itoa(sum.Headline.N)
+			if n := cutRuns(st); n > 0 {
+				runs += fmt.Sprintf(" (%d cut short)", n)
+				anyCut = true
+			}
+			if b := base.Profile.StepAt(st.VU); i > 0 && b != nil && (cutRuns(b) > 0 || cutRuns(st) > 0) {
+				vsH, vsP = vsH+" cut", vsP+" cut"
+			}
+			fmt.Fprintf(tw, "%c\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t\n", 'A'+i, st.VU, runs, statText(sum.Headline), vsH, statMs(sum.P95ms), vsP, sum.Errors)
 		}
 	}
 	tw.Flush()
-	spreadNote(w, s.Repeat, "give the study repeat: 3 or more")
+	spreadNote(w, s.Repeat, fmt.Sprintf("give the study repeat: %d or more", results.MinRuns()))
+	if anyCut {
+		cutNote(w)
+	}
 	for _, d := range s.Runs() {
 		if len(d.Changes) == 0 {
 			continue
@@ -70,6 +80,17 @@ func Study(w io.Writer, s *results.Study) {
 		}
 		fmt.Fprintf(w, "live changes in result %s: %s\n", d.ID, strings.Join(ch, ", "))
 	}
+}
+
+// cutRuns counts a step's runs whose window was cut short of its plan.
+func cutRuns(st *results.Step) int {
+	n := 0
+	for _, d := range st.Runs {
+		if d.Cut() {
+			n++
+		}
+	}
+	return n
 }
 
 func plural(n int, word string) string {

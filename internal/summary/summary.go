@@ -77,6 +77,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if d.Window.Seconds > 0 {
 		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
 	}
+	if d.Cut() && d.Window.PlannedSeconds > 0 {
+		fmt.Fprintf(w, "CUT SHORT: the window measured %s planned; not comparable with full runs as it is\n", d.CutText())
+	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

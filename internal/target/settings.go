@@ -47,6 +47,16 @@ type Configurer interface {
 	RestoreSetting(ctx context.Context, c Conn, s Setting) error
 }
 
+// StudyLocker is a server that keeps the lock a study holds over it for its whole life: held by a
+// session on the server itself, so every cairn that asks that server sees it, whatever its state
+// directory or host (docs/studies.md names the lock).
+type StudyLocker interface {
+	// LockStudies takes the lock on c, held until c closes; who tells other sessions what holds
+	// it. When another session holds it, it returns that session described ("cairn study x, pid
+	// 123 on h; backend pid 456 from 127.0.0.1 since 12:00:01") and takes nothing.
+	LockStudies(ctx context.Context, c Conn, who string) (heldBy string, err error)
+}
+
 // UnknownSettingError is a setting the server does not have.
 type UnknownSettingError struct {
 	Name, Server string

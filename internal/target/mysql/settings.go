@@ -159,3 +159,26 @@ func typed(s target.Setting, value string) (any, error) {
 	}
 	return value, nil
 }
+
+// StudyLockName is the named lock (GET_LOCK) a study holds on the server for its whole life.
+const StudyLockName = "cairn.study"
+
+// LockStudies implements target.StudyLocker with GET_LOCK, which the session holds until it
+// closes. MySQL has no name a session can give itself for others to read (who is unused), so the
+// holder is described by its connection: its id and its client's address.
+func (t *mysqlTarget) LockStudies(ctx context.Context, c target.Conn, who string) (string, error) {
+	var got sql.NullInt64
+	if err := c.QueryRow(ctx, "SELECT GET_LOCK(?, 0)", StudyLockName).Scan(&got); err != nil {
+		return "", fmt.Errorf("taking the study lock: %w", err)
+	}
+	if got.Valid && got.Int64 == 1 {
+		return "", nil
+	}
+	var id int64
+	var host string
+	err := c.QueryRow(ctx, `SELECT ID, HOST FROM information_schema.PROCESSLIST WHERE ID = IS_USED_LOCK(?)`, StudyLockName).Scan(&id, &host)
+	if err != nil {
+		return "a session that has just ended: try again", nil
+	}
+	return fmt.Sprintf("a cairn study's session: connection %d from %s", id, host), nil
+}

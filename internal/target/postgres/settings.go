@@ -165,3 +165,37 @@ func (t *pg) reload(ctx context.Context, c target.Conn, s target.Setting) (strin
 		}
 	}
 }
+
+// StudyLockKey is the session-level advisory lock (pg_try_advisory_lock) a study holds on the
+// server for its whole life: the bytes of "cairnstd".
+const StudyLockKey int64 = 0x636169726e737464
+
+// LockStudies implements target.StudyLocker with a session-level advisory lock; the session's
+// application_name says who holds it, for pg_stat_activity and the next study to read.
+func (t *pg) LockStudies(ctx context.Context, c target.Conn, who string) (string, error) {
+	if _, err := c.Exec(ctx, "SELECT set_config('application_name', $1, false)", who); err != nil {
+		return "", err
+	}
+	var ok bool
+	if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", StudyLockKey).Scan(&ok); err != nil {
+		return "", fmt.Errorf("taking the study lock: %w", err)
+	}
+	if ok {
+		return "", nil
+	}
+	// A bigint key is shown in pg_locks split in two: classid its high 32 bits, objid its low.
+	var pid int
+	var app, from string
+	var since time.Time
+	err := c.QueryRow(ctx, `SELECT a.pid, a.application_name, COALESCE(host(a.client_addr), 'a local socket'), a.backend_start
+		FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.classid = ($1::bigint)::oid AND l.objid = ($2::bigint)::oid`,
+		StudyLockKey>>32, StudyLockKey&0xffffffff).Scan(&pid, &app, &from, &since)
+	if err != nil {
+		return "a session that has just ended: try again", nil
+	}
+	if app == "" {
+		app = "a session that did not name itself"
+	}
+	return fmt.Sprintf("%s; backend pid %d from %s since %s", app, pid, from, since.UTC().Format("15:04:05 MST")), nil
+}
