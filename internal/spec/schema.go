@@ -30,7 +30,11 @@ func Schema() []byte {
 		}
 		props[f.Name] = p
 	}
-	var cases []any
+	// repeat and pause are a profile's (vu: a list): a run, whose vu is a number or left out,
+	// has neither.
+	cases := []any{map[string]any{
+		"if":   map[string]any{"required": []string{"vu"}, "properties": map[string]any{"vu": map[string]any{"type": "array"}}},
+		"else": map[string]any{"properties": map[string]any{"repeat": false, "pause": false}}}}
 	for _, w := range workload.All() {
 		info := w.Info()
 		then := map[string]any{

@@ -14,6 +14,15 @@ func Schema() []byte {
 		panic(err)
 	}
 	props := s["properties"].(map[string]any)
+	// A study repeats and pauses whatever its vu: the spec's rule that only a profile has repeat
+	// and pause (its one case with an else) is not a study's.
+	var cases []any
+	for _, c := range s["allOf"].([]any) {
+		if _, profileOnly := c.(map[string]any)["else"]; !profileOnly {
+			cases = append(cases, c)
+		}
+	}
+	s["allOf"] = cases
 	value := map[string]any{"type": []string{"string", "number", "boolean"}}
 	values := map[string]any{"oneOf": []any{value, map[string]any{"type": "array", "items": value, "minItems": 1}}}
 	cpuLists := map[string]any{"description": "a factor: CPU lists (like 0-3,8), each a level",
