@@ -192,6 +192,50 @@ func TestMariaDBWaits(t *testing.T) {
 	}
 }
 
+// On MariaDB, a session holding the row every TPC-B transaction updates makes InnoDB's row-lock
+// wait the top wait, timed as the server counts it, with performance_schema on or off; the
+// handler calls it stalled keep only their own time.
+func TestMariaDBRowLockWaits(t *testing.T) {
+	url := testutil.MySQL(t)
+	cairn(t, "tpcb", "cleanup", "--db", url)
+	t.Cleanup(func() { cairn(t, "tpcb", "cleanup", "--db", url) })
+	if code, out, stderr := cairn(t, "tpcb", "prepare", "--db", url); code != 0 {
+		t.Fatalf("prepare: %d %s %s", code, out, stderr)
+	}
+	tg, _ := testutil.Open(t, url)
+	const hold = 3 * time.Second // three quarters of the window
+	released := testutil.HoldLock(t, tg, "UPDATE pgbench_branches SET bbalance = bbalance WHERE bid = 1", hold)
+	js := filepath.Join(t.TempDir(), "locked.json")
+	code, out, stderr := cairn(t, "tpcb", "run", "--db", url, "-c", "2", "-T", "4s", "-P", "1s", "--no-store", "--json", js)
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "top waits: innodb/row_lock_wait") {
+		t.Errorf("the summary does not put the row lock first:\n%s", out)
+	}
+	if !strings.Contains(stderr, "waits innodb/row_lock_wait") {
+		t.Errorf("no progress line shows the row lock:\n%s", stderr)
+	}
+	w := field(t, readDoc(t, js), "waits").(map[string]any)
+	evs := w["events"].([]any)
+	if len(evs) == 0 {
+		t.Fatalf("no waits: %v", w)
+	}
+	top := evs[0].(map[string]any)
+	// Both VUs wait for the lock from the window's start until it is released: close to twice the
+	// hold, less the rampup-free start, in lock time.
+	if top["name"] != "innodb/row_lock_wait" || top["class"] != "lock/row" || top["count"].(float64) < 1 ||
+		top["time_ms"].(float64) < float64(hold.Milliseconds()) || top["share"].(float64) < 0.5 {
+		t.Errorf("top wait %v, want innodb/row_lock_wait with at least %s and half the time", top, hold)
+	}
+	if !strings.Contains(w["source"].(string), "Innodb_row_lock_time") {
+		t.Errorf("source %v", w["source"])
+	}
+}
+
 // localServer finds the process of the server url names on this host and its CPU binding now.
 func localServer(t *testing.T, url string) (*observe.Server, string) {
 	t.Helper()

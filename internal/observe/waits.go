@@ -142,7 +142,9 @@ func diff(a, b map[string]target.Wait) map[string]*results.WaitEvent {
 	for name, w := range b {
 		p := a[name]
 		if dc, dt := w.Count-p.Count, w.TimeMs-p.TimeMs; dc > 0 || dt > 0 {
-			out[name] = &results.WaitEvent{Name: name, Class: w.Class, Count: dc, TimeMs: math.Round(dt*1000) / 1000}
+			// Never below zero: a source may report an event's time less a part it counts apart
+			// (MySQL's handler calls less their row-lock waits), which can end in another event.
+			out[name] = &results.WaitEvent{Name: name, Class: w.Class, Count: dc, TimeMs: math.Round(max(0, dt)*1000) / 1000}
 		}
 	}
 	return out
