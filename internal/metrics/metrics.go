@@ -253,6 +253,9 @@ func (sh *Shard) flush() {
 	sh.pend = sh.pend[:0]
 }
 
+// Add counts x and records its latency if it has one, at once.
+func (s *Set) Add(x *Sample) { s.addSample(x) }
+
 // addSample counts x and records its latency if it has one, at once.
 func (s *Set) addSample(x *Sample) {
 	if count(s, x) {

@@ -178,13 +178,28 @@ type Window struct {
 	RampupSeconds  float64   `json:"rampup_seconds"`
 	Start          time.Time `json:"start"`
 	End            time.Time `json:"end"`
+	// InFlight is what was still running when the window ended; absent if the window never started.
+	InFlight *InFlight `json:"in_flight,omitempty"`
+}
+
+// InFlight counts the transactions under way at the window's end. Their latency is in no figure of
+// the window, which counts a transaction when it ends; those that completed after it are in each
+// type's after_window.
+type InFlight struct {
+	AtEnd    int     `json:"at_end"`
+	OldestMs float64 `json:"oldest_ms"` // how long the oldest had run when the window ended
+	// Unfinished of them were still running when cairn stopped waiting for the VUs.
+	Unfinished         int     `json:"unfinished,omitempty"`
+	UnfinishedOldestMs float64 `json:"unfinished_oldest_ms,omitempty"`
 }
 
 // Result holds the headline figures; which are set depends on the workload.
 type Result struct {
-	NOPM      *int64   `json:"nopm,omitempty"`
-	TPM       *int64   `json:"tpm,omitempty"`
-	TPMSource string   `json:"tpm_source,omitempty"`
+	NOPM      *int64 `json:"nopm,omitempty"`
+	TPM       *int64 `json:"tpm,omitempty"`
+	TPMSource string `json:"tpm_source,omitempty"`
+	// TPMApprox, when set, says TPM is approximate and by how much at most.
+	TPMApprox *Approx  `json:"tpm_approx,omitempty"`
 	TPS       *float64 `json:"tps,omitempty"`
 	QPS       *float64 `json:"qps,omitempty"`
 	// TPC-H (docs/tpch.md): the spec's Power@Size, Throughput@Size and QphH@Size, not audited,
@@ -193,6 +208,24 @@ type Result struct {
 	Throughput *float64 `json:"throughput,omitempty"`
 	QphH       *float64 `json:"qphh,omitempty"`
 	GeomeanS   *float64 `json:"geomean_s,omitempty"`
+}
+
+// Approx is the range a figure's true value lies in, and why it is not exact.
+type Approx struct {
+	Min int64  `json:"min"`
+	Max int64  `json:"max"`
+	Why string `json:"why"`
+}
+
+// TPMText writes TPM for a result line: "~660" when it is approximate.
+func (r *Result) TPMText() string {
+	if r.TPM == nil {
+		return ""
+	}
+	if r.TPMApprox != nil {
+		return fmt.Sprintf("~%d", *r.TPM)
+	}
+	return fmt.Sprint(*r.TPM)
 }
 
 // Txn is one transaction type's counts and latency in the window.
@@ -207,6 +240,16 @@ type Txn struct {
 	Percentage float64          `json:"mix_percent"`
 	Late       int64            `json:"late,omitempty"`    // latency above --latency-limit
 	Skipped    int64            `json:"skipped,omitempty"` // open loop: not sent, already later than the limit
+	// AfterWindow are the transactions in flight at the window's end that completed after it.
+	AfterWindow *AfterWindow `json:"after_window,omitempty"`
+}
+
+// AfterWindow is one type's transactions that were in flight at the window's end and completed
+// after it: counted nowhere else, and their latency in no other figure.
+type AfterWindow struct {
+	Count     int64           `json:"count"`
+	Errors    int64           `json:"errors"`
+	LatencyMs metrics.Latency `json:"latency_ms"`
 }
 
 // Stmt is one statement type's count and latency in the window.

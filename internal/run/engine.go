@@ -42,6 +42,12 @@ type Snapshot struct {
 	Counter  int64
 	Start    int64 // server start time (restart detection)
 	OK       bool
+	// Stalled VUs were still inside a transaction when the reading was taken, after waiting up to
+	// EdgeWait for them, so their sessions could not publish their counts (target.LaggingCounter).
+	Stalled int
+	// Unflushed is the most committed transactions Counter can lack at this reading: what stalled
+	// sessions may hold back (or every session, where the server cannot be made to publish).
+	Unflushed int64
 }
 
 // Progress is one live sample.
@@ -91,6 +97,23 @@ type Outcome struct {
 	// window, or the part of it before an interruption. The database snapshots bound a window of
 	// their own (Start.At to End.At), which server-counted figures use.
 	ClientWindow time.Duration
+	// OwnTxns are the transactions of cairn's own statements the server's counter took between the
+	// two snapshots (the edge flushes and the monitor's readings), to be left out of TPM.
+	OwnTxns int64
+	// InFlight is what was still running when the window ended; After, per type, the transactions
+	// that were in flight then and completed after it (the window's figures leave them out).
+	InFlight InFlight
+	After    *metrics.Set
+}
+
+// InFlight counts the transactions under way at the window's end.
+type InFlight struct {
+	AtEnd  int           // transactions running when the window ended
+	Oldest time.Duration // how long the oldest of them had been running then
+	// Unfinished of them were still running when cairn stopped waiting for the VUs (the grace
+	// period after the window); UnfinishedOldest is how long the oldest had run by then.
+	Unfinished       int
+	UnfinishedOldest time.Duration
 }
 
 // Engine runs one workload against one target.
@@ -114,7 +137,40 @@ type Engine struct {
 	reconnects atomic.Int64
 	t0         time.Time
 	ws, we     time.Duration // planned window, relative to t0
-	cpu        [2]cpuReading // at the start and the end of the window
+	// end is the window's end as the VUs see it (ns since t0): we, or the moment of an interruption.
+	end atomic.Int64
+	cpu [2]cpuReading // at the start and the end of the window
+
+	vus []*vuState
+	// lag is how long a session can hold its counts back (target.LaggingCounter), 0 when the
+	// counter does not lag or no server figure is read; flushSQL makes a session publish them.
+	lag      time.Duration
+	flushSQL string
+	edge     atomic.Pointer[edge]
+	monStmts int64 // statements the monitor has sent (the monitor goroutine's own)
+	ownBase  int64 // monStmts at the start edge's reading
+	ownEnd   int64 // Outcome.OwnTxns
+
+	afterMu sync.Mutex
+	after   *metrics.Set
+}
+
+// EdgeWait is how long an edge waits for the VUs to reach a transaction boundary.
+const EdgeWait = time.Second
+
+// edge is one window edge's meeting of the VUs: each publishes its session's counts at its next
+// transaction boundary and waits there until the snapshot has been read, so the counters read
+// cover every commit of every VU up to that instant and none after it.
+type edge struct {
+	mu        sync.Mutex
+	met       []bool // per VU: it has published (or had nothing to publish)
+	arrived   int
+	sent      int            // of them, those that sent the statement (each a transaction)
+	closed    bool           // the monitor stopped waiting: later arrivals go on without meeting
+	flushing  sync.WaitGroup // publications under way
+	all       chan struct{}  // closed when every VU has met the edge
+	release   chan struct{}  // closed once the snapshot has been read
+	unflushed int64          // bound of what VUs whose publication failed may hold
 }
 
 type cpuReading struct {
@@ -205,7 +261,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				errs[i] = fmt.Errorf("prepare statements: %w", err)
 				return
 			}
-			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i),
+			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i), poke: make(chan struct{}, 1),
 				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+0x9e3779b9))}
 			if st, ok := v.(workload.StatementTimer); ok && len(e.Statements) > 0 {
 				vus[i].stmts = &stmtSink{e: e, set: metrics.NewStmtSet(len(e.Statements))}
@@ -226,12 +282,22 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.vus = vus
+	e.after = metrics.NewSet(len(e.Types), cfg.Rate > 0)
+	if lc, ok := e.Target.(target.LaggingCounter); ok && e.HeadlineSQL != "" && e.Target.TxnCounterSQL() != "" {
+		if stmt, hold, err := lc.CounterFlush(ctx, mon); err == nil {
+			e.flushSQL, e.lag = stmt, hold
+		} else {
+			e.lag = time.Second // cannot tell: the readings are bounded as if it could not flush
+		}
+	}
 
 	out := &Outcome{PlannedWindow: cfg.Duration}
 	e.t0 = time.Now()
 	out.StartedAt = e.t0
 	e.ws = cfg.Rampup
 	e.we = cfg.Rampup + cfg.Duration
+	e.end.Store(int64(e.we))
 	out.WindowStartsAt = e.t0.Add(e.ws)
 
 	// VUs get a context that is never cancelled: drivers such as pgx start a watcher goroutine for
@@ -264,6 +330,13 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	case <-done:
 	case <-time.After(grace):
 		abandoned = true
+		now := time.Since(e.t0)
+		for _, v := range vus {
+			if b := v.busy.Load(); b > 0 && time.Duration(b-1) < time.Duration(e.end.Load()) {
+				out.InFlight.Unfinished++
+				out.InFlight.UnfinishedOldest = max(out.InFlight.UnfinishedOldest, now-time.Duration(b-1))
+			}
+		}
 	}
 	if !abandoned {
 		for _, v := range vus {
@@ -277,6 +350,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 
 	out.Window = e.rec.Window()
+	e.afterMu.Lock()
+	out.After, e.after = e.after, nil // an abandoned VU may still finish
+	e.afterMu.Unlock()
 	if len(e.Statements) > 0 && !abandoned {
 		out.Statements = metrics.NewStmtSet(len(e.Statements))
 		for _, v := range vus {
@@ -327,7 +403,8 @@ func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
 		if *mon != nil {
 			t1 := time.Now()
 			var s Snapshot
-			err := (*mon).QueryRow(ctx, q).Scan(&s.Headline, &s.Counter, &s.Start)
+			e.monStmts++
+			err := (*mon).QueryRow(ctx, q, simple(*mon)...).Scan(&s.Headline, &s.Counter, &s.Start)
 			if err == nil {
 				t2 := time.Now()
 				s.At = t1.Add(t2.Sub(t1) / 2)
@@ -344,6 +421,157 @@ func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
 		case <-ctx.Done():
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+}
+
+// simple returns the arguments that send a statement of c as one simple-protocol message, so that
+// it costs one transaction on the server, never a separate describe (see target.Cells).
+func simple(c target.Conn) []any {
+	if cl, ok := c.(target.Cells); ok {
+		return cl.SimpleArgs()
+	}
+	return nil
+}
+
+// edgeSnapshot reads the snapshot at a window edge. Where the server's counter lags
+// (target.LaggingCounter), it first holds every VU at its next transaction boundary, for at most
+// EdgeWait, with its session's counts published, and publishes the monitor's own; VUs still inside
+// a transaction then are stalled, and the reading says how much they may hold back.
+func (e *Engine) edgeSnapshot(ctx context.Context, mon *target.Conn, start bool) Snapshot {
+	if e.lag == 0 {
+		return e.snapshot(ctx, mon)
+	}
+	if e.flushSQL == "" {
+		// Nothing makes a session publish: every VU may hold back its last moments' commits.
+		s := e.snapshot(ctx, mon)
+		for _, v := range e.vus {
+			s.Unflushed += v.held.Load()
+		}
+		s.Unflushed += 2 // the monitor's own readings
+		return s
+	}
+	ed := &edge{met: make([]bool, len(e.vus)), all: make(chan struct{}), release: make(chan struct{})}
+	if len(e.vus) == 0 {
+		close(ed.all)
+	}
+	e.edge.Store(ed)
+	for _, v := range e.vus {
+		select {
+		case v.poke <- struct{}{}:
+		default:
+		}
+	}
+	// Wait for every VU, or until those missing have been inside their transaction for EdgeWait:
+	// a VU stalled since long before the edge is not waited for.
+	deadline := time.Now().Add(EdgeWait)
+	tk := time.NewTicker(10 * time.Millisecond)
+wait:
+	for {
+		select {
+		case <-ed.all:
+			break wait
+		case now := <-tk.C:
+			if !now.Before(deadline) || e.onlyStalled(ed, now.Sub(e.t0)) {
+				break wait
+			}
+		}
+	}
+	tk.Stop()
+	ed.mu.Lock()
+	ed.closed = true
+	ed.mu.Unlock()
+	flushed := make(chan struct{})
+	go func() { ed.flushing.Wait(); close(flushed) }()
+	select {
+	case <-flushed:
+	case <-time.After(EdgeWait):
+	}
+	var stalled int
+	var unflushed int64
+	ed.mu.Lock()
+	for i, v := range e.vus {
+		if !ed.met[i] {
+			stalled++
+			unflushed += v.held.Load()
+		}
+	}
+	unflushed += ed.unflushed
+	sent := ed.sent
+	ed.mu.Unlock()
+	if *mon != nil {
+		e.monStmts++
+		if _, err := (*mon).Exec(ctx, e.flushSQL, simple(*mon)...); err != nil {
+			unflushed += 2 // the monitor's readings since its last publication
+		}
+	}
+	if start {
+		e.ownBase = e.monStmts
+	} else {
+		// The VUs' publications at this edge are counted in this reading, and the monitor's
+		// statements since the start edge's publication; the start edge's were before it.
+		e.ownEnd = e.monStmts - e.ownBase + int64(sent)
+	}
+	s := e.snapshot(ctx, mon)
+	close(ed.release)
+	s.Stalled, s.Unflushed = stalled, unflushed
+	return s
+}
+
+// onlyStalled reports whether every VU that has not met ed has been inside its transaction for
+// EdgeWait at now.
+func (e *Engine) onlyStalled(ed *edge, now time.Duration) bool {
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	for i, v := range e.vus {
+		if ed.met[i] {
+			continue
+		}
+		if b := v.busy.Load(); b == 0 || now-time.Duration(b-1) < EdgeWait {
+			return false
+		}
+	}
+	return true
+}
+
+// meet is a VU at a transaction boundary answering an edge: it publishes its session's counts and
+// waits until the snapshot has been read (or the run stops). A VU that comes after the monitor
+// stopped waiting goes on: the reading has been taken without it.
+func (e *Engine) meet(ctx context.Context, v *vuState) {
+	ed := e.edge.Load()
+	if ed == nil {
+		return
+	}
+	ed.mu.Lock()
+	if ed.closed || ed.met[v.id] {
+		ed.mu.Unlock()
+		return
+	}
+	ed.flushing.Add(1)
+	ed.mu.Unlock()
+	var err error
+	sent := v.conn != nil // a VU without a connection has no session holding counts
+	if sent {
+		_, err = v.conn.Exec(ctx, e.flushSQL, simple(v.conn)...)
+	}
+	ed.mu.Lock()
+	if sent {
+		ed.sent++
+	}
+	ed.met[v.id] = true
+	ed.arrived++
+	if err != nil {
+		// The statement failed, so it counts as a rollback, and the session may still hold its
+		// counts; a lost connection shows at its next transaction.
+		ed.unflushed += v.held.Load()
+	}
+	if ed.arrived == len(ed.met) {
+		close(ed.all)
+	}
+	ed.mu.Unlock()
+	ed.flushing.Done()
+	select {
+	case <-ed.release:
+	case <-e.stop:
 	}
 }
 
@@ -379,7 +607,7 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 		interrupted := ctx.Err() != nil
 		if !out.WindowStarted && (now >= e.ws) && !interrupted {
 			e.cpu[0] = readCPU()
-			out.Start = e.snapshot(snapCtx, mon)
+			out.Start = e.edgeSnapshot(snapCtx, mon, true)
 			out.WindowStarted = true
 			if e.Observe != nil {
 				e.Observe.Window(true)
@@ -388,9 +616,19 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 		windowOver := out.WindowStarted && now >= e.we
 		if interrupted || windowOver {
 			if out.WindowStarted {
-				out.ClientWindow = min(now, e.we) - e.ws
+				end := min(now, e.we)
+				out.ClientWindow = end - e.ws
+				// An interruption ends the window now: what completes after it is outside.
+				e.end.Store(int64(end))
+				for _, v := range e.vus {
+					if b := v.busy.Load(); b > 0 && time.Duration(b-1) < end {
+						out.InFlight.AtEnd++
+						out.InFlight.Oldest = max(out.InFlight.Oldest, now-time.Duration(b-1))
+					}
+				}
 				e.cpu[1] = readCPU()
-				out.End = e.snapshot(snapCtx, mon)
+				out.End = e.edgeSnapshot(snapCtx, mon, false)
+				out.OwnTxns = e.ownEnd
 				if e.Observe != nil {
 					e.Observe.Window(false)
 				}
@@ -496,6 +734,32 @@ type vuState struct {
 	shard *metrics.Shard
 	rng   *rand.Rand
 	stmts *stmtSink
+	poke  chan struct{} // an edge asks the VU to meet it (Engine.meet)
+	// busy is the start of the transaction under way (ns since t0) plus one, 0 between
+	// transactions. held is how many transactions the VU completed in the 1 to 2 s up to its last
+	// completion: a session publishes its counts at the end of a transaction once its last
+	// publication is a second old (target.LaggingCounter), so it can hold back no more than that.
+	busy, held atomic.Int64
+	// The VU's completions per quarter second of the run's clock: q is the current quarter,
+	// quarters[q%5] its count, the others the four before it.
+	q        int64
+	quarters [5]int64
+}
+
+// completed counts a transaction that ended at end, and returns how many the VU completed from
+// the start of the quarter second a second before end's up to end: at least the last second.
+func (v *vuState) completed(end time.Duration) int64 {
+	q := int64(end / (250 * time.Millisecond))
+	for x := v.q + 1; x <= q && x <= v.q+5; x++ {
+		v.quarters[x%5] = 0
+	}
+	v.q = q
+	v.quarters[q%5]++
+	var n int64
+	for _, c := range v.quarters {
+		n += c
+	}
+	return n
 }
 
 // stmtSink is one VU's workload.StatementSink: its own set, so recording takes no lock. A
@@ -508,7 +772,7 @@ type stmtSink struct {
 func (s *stmtSink) Now() time.Duration { return time.Since(s.e.t0) }
 
 func (s *stmtSink) Statement(i int, start, end time.Duration) {
-	if end >= s.e.ws && end < s.e.we {
+	if end >= s.e.ws && end < time.Duration(s.e.end.Load()) {
 		s.set.Record(i, int64((end-start)/time.Microsecond))
 	}
 }
@@ -522,18 +786,23 @@ func (e *Engine) stopped() bool {
 	}
 }
 
-// sleep waits d or until the run stops; it reports whether the run goes on.
-func (e *Engine) sleep(d time.Duration) bool {
+// sleep waits d or until the run stops; it reports whether the run goes on. A VU asleep is
+// between transactions: it meets a window edge at once.
+func (e *Engine) sleep(ctx context.Context, v *vuState, d time.Duration) bool {
 	if d <= 0 {
 		return !e.stopped()
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-e.stop:
-		return false
-	case <-t.C:
-		return true
+	for {
+		select {
+		case <-e.stop:
+			return false
+		case <-t.C:
+			return true
+		case <-v.poke:
+			e.meet(ctx, v)
+		}
 	}
 }
 
@@ -550,6 +819,11 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 	var s metrics.Sample
 	var lastYield time.Duration
 	for !e.stopped() {
+		select {
+		case <-v.poke:
+			e.meet(ctx, v)
+		default:
+		}
 		if v.conn == nil && !e.reconnect(ctx, v) {
 			return
 		}
@@ -558,11 +832,11 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		if cfg.Rate > 0 {
 			intended = nextArrival
 			nextArrival += time.Duration(v.rng.ExpFloat64() / perVU * float64(time.Second))
-			if !e.sleep(intended - time.Since(e.t0)) {
+			if !e.sleep(ctx, v, intended-time.Since(e.t0)) {
 				return
 			}
 		} else if cfg.Pace && pacer != nil {
-			if !e.sleep(pacer.Keying(typ)) {
+			if !e.sleep(ctx, v, pacer.Keying(typ)) {
 				return
 			}
 		}
@@ -587,6 +861,7 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		var rolledBack bool
 		var err error
 		class := target.ErrFatal
+		v.busy.Store(int64(start) + 1)
 		for {
 			rolledBack, err = v.vu.Do(ctx)
 			if err == nil {
@@ -603,14 +878,20 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			retries++
 		}
 		end := time.Since(e.t0)
+		v.busy.Store(0)
+		v.held.Store(v.completed(end))
+		we := time.Duration(e.end.Load())
 		s = metrics.Sample{Type: typ, LatencyUs: int64((end - intended) / time.Microsecond),
 			ServiceUs: int64((end - start) / time.Microsecond), Retries: retries, RolledBack: rolledBack,
-			InWindow: end >= e.ws && end < e.we, Late: cfg.LatencyLimit > 0 && end-intended > cfg.LatencyLimit}
+			InWindow: end >= e.ws && end < we, Late: cfg.LatencyLimit > 0 && end-intended > cfg.LatencyLimit}
 		if err != nil {
 			s.Failed = true
 			s.ErrKey = errKey(class, err, retries)
 		}
 		v.shard.Record(&s)
+		if end >= we && start < we {
+			e.recordAfter(&s)
+		}
 		if err != nil {
 			if class == target.ErrConnection {
 				v.conn.Close()
@@ -618,16 +899,26 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 				continue
 			}
 			// A failing statement must not turn the VU into a busy loop.
-			if !e.sleep(time.Millisecond) {
+			if !e.sleep(ctx, v, time.Millisecond) {
 				return
 			}
 		}
 		if cfg.Rate == 0 && cfg.Pace && pacer != nil {
-			if !e.sleep(pacer.Think(typ)) {
+			if !e.sleep(ctx, v, pacer.Think(typ)) {
 				return
 			}
 		}
 	}
+}
+
+// recordAfter keeps a transaction that was in flight at the window's end and completed after it:
+// at most one per VU, so one lock will do.
+func (e *Engine) recordAfter(s *metrics.Sample) {
+	e.afterMu.Lock()
+	if e.after != nil {
+		e.after.Add(s)
+	}
+	e.afterMu.Unlock()
 }
 
 func errKey(class target.ErrClass, err error, retries int64) string {
@@ -657,7 +948,7 @@ func (e *Engine) reconnect(ctx context.Context, v *vuState) bool {
 			}
 			c.Close()
 		}
-		if !e.sleep(backoff) {
+		if !e.sleep(ctx, v, backoff) {
 			return false
 		}
 		backoff = min(backoff*2, 2*time.Second)

@@ -113,3 +113,109 @@ func TestOpenLoopCoordinatedOmission(t *testing.T) {
 		t.Errorf("%d transactions at 20/s over 2 s, want about 40", n)
 	}
 }
+
+// bumper is a VU whose one transaction type adds one to a row of cairn_edge_test in autocommit:
+// one transaction each, and the table's sum counts the committed ones.
+type bumper struct{ c target.Conn }
+
+func (b *bumper) Bind(_ context.Context, c target.Conn) error { b.c = c; return nil }
+func (b *bumper) Next() int                                   { return 0 }
+func (b *bumper) Do(ctx context.Context) (bool, error) {
+	_, err := b.c.Exec(ctx, "UPDATE cairn_edge_test SET n = n + 1 WHERE id = 1")
+	return false, err
+}
+
+// edgeTable makes cairn_edge_test on PostgreSQL (without autovacuum, whose transactions would
+// count too) and returns its target. The session that made it publishes its counts, so that none
+// reach the counter during the run.
+func edgeTable(t *testing.T) target.Target {
+	t.Helper()
+	ctx := context.Background()
+	tg, c := testutil.Open(t, testutil.PG(t))
+	for _, q := range []string{"DROP TABLE IF EXISTS cairn_edge_test",
+		"CREATE TABLE cairn_edge_test (id int PRIMARY KEY, n bigint NOT NULL) WITH (autovacuum_enabled = false)",
+		"INSERT INTO cairn_edge_test VALUES (1, 0)"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { c.Exec(ctx, "DROP TABLE cairn_edge_test") })
+	if _, err := c.Exec(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+func edgeEngine(tg target.Target, cfg Config) *Engine {
+	return &Engine{Cfg: cfg, Target: tg, Types: []string{"bump"}, Headline: 0,
+		HeadlineSQL: "(SELECT SUM(n) FROM cairn_edge_test)",
+		NewVU:       func(int) (workload.VU, error) { return &bumper{}, nil }}
+}
+
+// TestServerCounterCoversTheWindow: PostgreSQL's sessions publish their commit counts to
+// pg_stat_database at most once a second, so a plain reading at each edge misses up to a second
+// of commits. The engine has every VU publish at the edges: the counter's change, less cairn's own
+// statements, is then exactly the committed updates the table's sum counts.
+func TestServerCounterCoversTheWindow(t *testing.T) {
+	tg := edgeTable(t)
+	out, err := edgeEngine(tg, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Seed: 1}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed := out.End.Headline - out.Start.Headline
+	counted := out.End.Counter - out.Start.Counter - out.OwnTxns
+	if committed < 100 || counted != committed {
+		t.Errorf("the server counted %d transactions in the window (less %d of cairn's own), %d were committed", counted, out.OwnTxns, committed)
+	}
+	if out.Start.Unflushed != 0 || out.End.Unflushed != 0 || out.Start.Stalled+out.End.Stalled != 0 {
+		t.Errorf("no VU stalled, yet the readings are bounded: start %+v, end %+v", out.Start, out.End)
+	}
+}
+
+// TestStalledWindowEnd: a second session holds the row both VUs update from a second into the
+// window until two seconds after it. The VUs stall with up to a second of commits held back from
+// pg_stat_database: the reading says by how much at most, and the true count lies within it. The
+// two transactions in flight at the window's end are counted, with their age, and their latency,
+// over three seconds, is kept apart when they complete after the window.
+func TestStalledWindowEnd(t *testing.T) {
+	tg := edgeTable(t)
+	e := edgeEngine(tg, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: 3 * time.Second, Seed: 1})
+	var released <-chan error
+	held := make(chan struct{})
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		released = testutil.HoldLock(t, tg, "UPDATE cairn_edge_test SET n = n WHERE id = 1", 4*time.Second)
+		close(held)
+	}()
+	out, err := e.Run(context.Background())
+	<-held
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	if out.End.Stalled != 2 || out.End.Unflushed <= 0 {
+		t.Errorf("both VUs stalled at the window's end: got %d stalled, %d transactions held back at most", out.End.Stalled, out.End.Unflushed)
+	}
+	committed := out.End.Headline - out.Start.Headline
+	counted := out.End.Counter - out.Start.Counter - out.OwnTxns
+	if committed < 100 || committed < counted-out.Start.Unflushed || committed > counted+out.End.Unflushed {
+		t.Errorf("%d transactions committed in the window, outside the server count's bounds %d-%d..%d+%d",
+			committed, counted, out.Start.Unflushed, counted, out.End.Unflushed)
+	}
+	if w := out.End.At.Sub(out.Start.At); w > 3100*time.Millisecond {
+		t.Errorf("window %v: the end edge waited for VUs stalled long before it", w)
+	}
+	f := out.InFlight
+	if f.AtEnd != 2 || f.Oldest < 1500*time.Millisecond || f.Oldest > 2500*time.Millisecond || f.Unfinished != 0 {
+		t.Errorf("in flight at the window's end: %+v, want 2, the oldest about 2 s, none unfinished", f)
+	}
+	a := out.After.Counts[0]
+	if lat := metrics.Summarize(out.After.Lat[0]); a.Count != 2 || lat.Max < 3500 {
+		t.Errorf("completed after the window: %+v, latency %+v; want both stalled transactions, over 3.5 s", a, lat)
+	}
+	if max := metrics.Summarize(out.Window.Lat[0]).Max; max > 1000 {
+		t.Errorf("max latency in the window %.1f ms: no transaction completed in it after a stall", max)
+	}
+}

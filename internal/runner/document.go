@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/results"
@@ -95,9 +97,36 @@ func serverHeadline(d *results.Document, out *run.Outcome, def *workload.Run, t 
 		d.Result.TPM = clientPerMin(clientTxns)
 		d.Result.TPMSource = "client: the server could not be read at an end of the window"
 	default:
-		d.Result.TPM = perMin(out.End.Counter - out.Start.Counter)
+		n := out.End.Counter - out.Start.Counter - out.OwnTxns
+		d.Result.TPM = perMin(n)
 		d.Result.TPMSource = "server: " + t.TxnCounterName()
+		d.Result.TPMApprox = tpmApprox(out, n, mins)
 	}
+}
+
+// tpmApprox bounds a server-counted TPM that lags the window: commits held back at the start
+// reading may have been added inside the window, those held back at the end are missing, so the
+// true count lies between n less the first and n plus the second.
+func tpmApprox(out *run.Outcome, n int64, mins float64) *results.Approx {
+	s, e := out.Start, out.End
+	if s.Unflushed == 0 && e.Unflushed == 0 {
+		return nil
+	}
+	a := &results.Approx{Min: int64(math.Floor(float64(max(n-s.Unflushed, 0)) / mins)), Max: int64(math.Floor(float64(n+e.Unflushed) / mins))}
+	var why []string
+	if s.Stalled+e.Stalled == 0 {
+		why = append(why, "the server's sessions could not be made to publish their counts at the window's edges")
+	}
+	if s.Stalled > 0 {
+		why = append(why, fmt.Sprintf("%s stalled in a transaction at the window's start held back up to %d earlier transactions, which may have been counted in the window",
+			workload.Plural(s.Stalled, "VU"), s.Unflushed))
+	}
+	if e.Stalled > 0 {
+		why = append(why, fmt.Sprintf("%s stalled in a transaction at the window's end held back up to %d transactions of the window, which may be missing",
+			workload.Plural(e.Stalled, "VU"), e.Unflushed))
+	}
+	a.Why = strings.Join(why, "; ")
+	return a
 }
 
 // addStatements fills the per-statement figures and the query counts from what the engine's
@@ -133,6 +162,8 @@ func addStatements(d *results.Document, set *metrics.StmtSet, stmts []workload.S
 	d.Queries = q
 }
 
+func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+
 // fromOutcome fills the workload-independent part of a document.
 func fromOutcome(o *run.Outcome, types []string, cores int) *results.Document {
 	d := &results.Document{Format: results.FormatVersion, Kind: results.KindRun, Txns: map[string]*results.Txn{}, TxnOrder: types, Errors: map[string]int64{},
@@ -148,6 +179,10 @@ func fromOutcome(o *run.Outcome, types []string, cores int) *results.Document {
 		d.Window.End = o.End.At.UTC()
 	}
 	d.Interrupted = o.Interrupted
+	if o.WindowStarted {
+		f := o.InFlight
+		d.Window.InFlight = &results.InFlight{AtEnd: f.AtEnd, OldestMs: ms(f.Oldest), Unfinished: f.Unfinished, UnfinishedOldestMs: ms(f.UnfinishedOldest)}
+	}
 	w := o.Window
 	var total int64
 	for i, name := range types {
@@ -160,6 +195,9 @@ func fromOutcome(o *run.Outcome, types []string, cores int) *results.Document {
 		}
 		if d.Window.ClientSeconds > 0 {
 			t.PerMinute = float64(c.Count) / (d.Window.ClientSeconds / 60)
+		}
+		if a := o.After; a != nil && a.Counts[i].Count+a.Counts[i].Errors > 0 {
+			t.AfterWindow = &results.AfterWindow{Count: a.Counts[i].Count, Errors: a.Counts[i].Errors, LatencyMs: metrics.Summarize(a.Lat[i])}
 		}
 		d.Txns[name] = t
 		total += c.Count

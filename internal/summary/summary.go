@@ -94,6 +94,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}
 	tw.Flush()
 	limits(w, d)
+	inFlight(w, d)
 	if len(d.StmtOrder) > 0 {
 		fmt.Fprintln(w, "\nstatements in the window:")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -150,6 +151,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if d.Result.TPMSource != "" {
 		fmt.Fprintf(w, "TPM source: %s\n", d.Result.TPMSource)
 	}
+	if a := d.Result.TPMApprox; a != nil {
+		fmt.Fprintf(w, "TPM is approximate, between %d and %d: %s\n", a.Min, a.Max, a.Why)
+	}
 	if q := d.Queries; q != nil {
 		fmt.Fprintf(w, "queries: %d (reads %d, writes %d, other %d), %.1f per second\n", q.Total, q.Reads, q.Writes, q.Other, q.PerSec)
 	}
@@ -160,6 +164,44 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		}
 		fmt.Fprintf(w, " on %s\n", d.Target.Name)
 	}
+}
+
+// inFlight prints what was still running when the window ended, and the latency of those that
+// completed after it, which no figure of the window includes.
+func inFlight(w io.Writer, d *results.Document) {
+	f := d.Window.InFlight
+	if f == nil || f.AtEnd == 0 {
+		return
+	}
+	fmt.Fprintf(w, "in flight at the window's end: %s, the oldest running for %s", workload.Plural(f.AtEnd, "transaction"), dur(f.OldestMs))
+	var after []string
+	for _, n := range d.TxnOrder {
+		if a := d.Txns[n].AfterWindow; a != nil {
+			t := fmt.Sprintf("%s %d", n, a.Count)
+			if a.Count > 0 {
+				t += fmt.Sprintf(" (max %s)", dur(a.LatencyMs.Max))
+			}
+			if a.Errors > 0 {
+				t += fmt.Sprintf(", %d failed", a.Errors)
+			}
+			after = append(after, t)
+		}
+	}
+	if len(after) > 0 {
+		fmt.Fprintf(w, "; completed after it, in no figure above: %s", strings.Join(after, ", "))
+	}
+	if f.Unfinished > 0 {
+		fmt.Fprintf(w, "; %d still running when cairn stopped waiting, the oldest for %s", f.Unfinished, dur(f.UnfinishedOldestMs))
+	}
+	fmt.Fprintln(w)
+}
+
+// dur writes milliseconds as seconds from one second up.
+func dur(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.2f s", ms/1000)
+	}
+	return Ms(ms) + " ms"
 }
 
 // StepLine is the line a profile prints as each run ends.

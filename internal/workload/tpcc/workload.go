@@ -123,7 +123,11 @@ func (tpcc) Summary(w io.Writer, d *results.Document, _ *workload.Engine, _ any)
 		}
 	}
 	if d.Result.NOPM != nil && d.Result.TPM != nil {
-		fmt.Fprintf(w, "TEST RESULT : System achieved %d NOPM from %d %s TPM\n", *d.Result.NOPM, *d.Result.TPM, d.Target.Name)
+		fmt.Fprintf(w, "TEST RESULT : System achieved %d NOPM from %s %s TPM", *d.Result.NOPM, d.Result.TPMText(), d.Target.Name)
+		if a := d.Result.TPMApprox; a != nil {
+			fmt.Fprintf(w, " (approximate: between %d and %d)", a.Min, a.Max)
+		}
+		fmt.Fprintln(w)
 	}
 }
 

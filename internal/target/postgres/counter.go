@@ -1,0 +1,33 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+// flushSQL makes the session publish its pending statistics when the statement ends, before the
+// server answers (PostgreSQL 15's pg_stat_force_next_flush()). It reads a catalog row too: a
+// backend with no table statistics pending skips publishing altogether, and would keep the
+// transaction counts it holds, this statement's own among them.
+const flushSQL = "SELECT pg_stat_force_next_flush() FROM pg_catalog.pg_namespace WHERE nspname = 'pg_catalog'"
+
+// CounterFlush implements target.LaggingCounter. From PostgreSQL 15 a backend keeps its
+// transaction counts in local memory and adds them to pg_stat_database at the end of a
+// transaction or when idle, at most once per second (PGSTAT_MIN_INTERVAL), so a session blocked
+// in a lock wait holds up to a second of its commits. Before 15, backends sent their counts to the
+// statistics collector at most every 500 ms and readers saw a file up to 500 ms old: nothing
+// forces a flush there, so the hold is a second either way.
+func (t *pg) CounterFlush(ctx context.Context, c target.Conn) (string, time.Duration, error) {
+	var ok bool
+	err := c.QueryRow(ctx, `SELECT CASE WHEN to_regprocedure('pg_catalog.pg_stat_force_next_flush()') IS NULL THEN false
+		ELSE has_function_privilege(to_regprocedure('pg_catalog.pg_stat_force_next_flush()'), 'EXECUTE') END`).Scan(&ok)
+	if err != nil {
+		return "", 0, err
+	}
+	if !ok {
+		return "", time.Second, nil
+	}
+	return flushSQL, time.Second, nil
+}
