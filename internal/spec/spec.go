@@ -7,6 +7,7 @@ package spec
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -653,11 +654,40 @@ func FromConfig(config any) (*Spec, error) {
 	if config == nil {
 		return nil, errf("", "none stored")
 	}
-	b, err := yaml.Marshal(config)
+	b, err := yaml.Marshal(plainNumbers(config))
 	if err != nil {
 		return nil, errf("", "unreadable config: %v", err)
 	}
 	return readLiteral(b)
+}
+
+// plainNumbers turns the json.Numbers of a stored config (read exactly, a seed is 63 bits) into
+// Go numbers, which YAML writes as numbers: a json.Number is a string to YAML, written quoted,
+// and a quoted number is refused.
+func plainNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return x.String()
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plainNumbers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainNumbers(e)
+		}
+		return out
+	}
+	return v
 }
 
 // PasswordRef replaces the password of a database URL by ${CAIRN_PASSWORD}: a spec written out
