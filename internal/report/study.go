@@ -99,7 +99,7 @@ func atText(sec float64) string {
 // summarizeStudy is the study's own summary: what was varied, the settings as found and whether
 // they were restored, the schedule; each case follows as a profile.
 func summarizeStudy(st *results.Study, label string) itemView {
-	v := itemView{Label: label, Interrupted: st.Interrupted || st.EndedAt == nil}
+	v := itemView{Label: label, Interrupted: st.Interrupted || !st.Ended()}
 	v.Facts = append(v.Facts, facts("study", st.ID, st.Workload, st.StartedAt, st.Target, st.Cairn)...)
 	v.Facts = append(v.Facts, kv{"study", st.Name}, kv{"order", st.Order}, kv{"repeats per step", fmt.Sprint(st.Repeat)}, kv{"state", st.State()})
 	for _, f := range st.Factors {

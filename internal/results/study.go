@@ -103,6 +103,17 @@ type SettingChange struct {
 	ReadBack string  `json:"read_back"`
 }
 
+// StudyFormat is the study document's own format: 3 records ended_at and a restore that was read
+// back (restored_at, restored_by). A study stored by an older cairn (format 2) recorded neither:
+// its restored flag was set even when the study was killed.
+const StudyFormat = 3
+
+// Legacy says whether the study was stored by a cairn that did not record its end.
+func (s *Study) Legacy() bool { return s.Format < StudyFormat }
+
+// Ended says whether the study reached its end (every run, an error or Ctrl-C).
+func (s *Study) Ended() bool { return s.EndedAt != nil || s.Legacy() }
+
 // MarkRestored records that every original setting was read back equal at now, by by.
 func (s *Study) MarkRestored(now time.Time, by string) {
 	now = now.UTC()
@@ -113,6 +124,8 @@ func (s *Study) MarkRestored(now time.Time, by string) {
 // without an end "not ended: running, or killed before its end".
 func (s *Study) State() string {
 	switch {
+	case s.Legacy():
+		return "stored by an older cairn, which did not record whether the study ended"
 	case s.EndedAt == nil:
 		return "not ended: running, or killed before its end"
 	case s.Interrupted:
@@ -124,6 +137,8 @@ func (s *Study) State() string {
 // RestoreState says what became of the settings the study changed, for people.
 func (s *Study) RestoreState() string {
 	switch {
+	case s.Legacy():
+		return "not known: an older cairn stored this study and did not read its settings back after a kill ('cairn study restore --db URL' checks)"
 	case s.Restored && s.RestoredAt != nil:
 		return fmt.Sprintf("restored and read back at %s by %s", s.RestoredAt.Format("2006-01-02 15:04:05 MST"), s.RestoredBy)
 	case s.Restored:

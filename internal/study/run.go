@@ -152,7 +152,7 @@ type journalEntry struct {
 func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, version string) *results.Study {
 	s := st.Spec
 	targetVersion, _ := t.Version(ctx)
-	doc := &results.Study{Format: results.FormatVersion, Kind: results.KindStudy, Name: st.Name, Workload: s.Workload,
+	doc := &results.Study{Format: results.StudyFormat, Kind: results.KindStudy, Name: st.Name, Workload: s.Workload,
 		Cairn: results.Cairn{Version: version, Go: runtime.Version()}, StartedAt: time.Now().UTC(), Order: st.Order,
 		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(), Database: t.Database()},
 		Host:   observe.ReadHost(false), VUs: s.VU, Repeat: s.Repeat, Config: st.Config()}

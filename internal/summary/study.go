@@ -18,7 +18,7 @@ func Study(w io.Writer, s *results.Study) {
 	fmt.Fprintf(w, "\nstudy %s: %s on %s %s, %s, order %s", s.Name, Title(s.Workload), s.Target.Name, s.Target.Version,
 		plural(s.Repeat, "run")+" per step", s.Order)
 	switch {
-	case s.EndedAt == nil:
+	case !s.Ended():
 		fmt.Fprint(w, " · NOT ENDED: running, or killed before its end; the runs below are all that were stored")
 	case s.Interrupted:
 		fmt.Fprint(w, " · INTERRUPTED: the runs below are all that ran")
