@@ -379,20 +379,9 @@ func firstErr(errs []error) error {
 	return nil
 }
 
-// snapshot reads the headline scalar, the server's transaction counter and its start time in one
-// statement, so they describe the same instant.
+// snapshot reads the headline scalar, the server's transaction counter and its start time as the
+// target reads them (target.Snapshot), so they describe the same instant.
 func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
-	cols := []string{"0", "0", "0"}
-	if e.HeadlineSQL != "" {
-		cols[0] = "COALESCE(" + e.HeadlineSQL + ", 0)"
-	}
-	if s := e.Target.TxnCounterSQL(); s != "" {
-		cols[1] = "COALESCE(" + s + ", 0)"
-	}
-	if s := e.Target.UptimeSQL(); s != "" {
-		cols[2] = "COALESCE(" + s + ", 0)"
-	}
-	q := "SELECT " + strings.Join(cols, ", ")
 	for attempt := 0; ; attempt++ {
 		if *mon == nil {
 			c, err := e.Target.Conn(ctx)
@@ -402,14 +391,11 @@ func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
 		}
 		if *mon != nil {
 			t1 := time.Now()
-			var s Snapshot
 			e.monStmts++
-			err := (*mon).QueryRow(ctx, q, simple(*mon)...).Scan(&s.Headline, &s.Counter, &s.Start)
+			r, err := target.Snapshot(ctx, e.Target, *mon, e.HeadlineSQL)
 			if err == nil {
 				t2 := time.Now()
-				s.At = t1.Add(t2.Sub(t1) / 2)
-				s.OK = true
-				return s
+				return Snapshot{At: t1.Add(t2.Sub(t1) / 2), Headline: r.Headline, Counter: r.Counter, Start: r.Start, OK: true}
 			}
 			(*mon).Close()
 			*mon = nil

@@ -1,0 +1,43 @@
+package target
+
+import (
+	"context"
+	"strings"
+)
+
+// Reading is what a target's counters say at one instant: the workload's headline scalar, the
+// server's transaction counter (TxnCounterSQL) and its start time (UptimeSQL); 0 where a target
+// has none.
+type Reading struct {
+	Headline, Counter, Start int64
+}
+
+// Snapshotter is a target that takes the window's readings itself rather than by one statement
+// on one connection: a composite target (a set of shards) reads each member and sums them.
+type Snapshotter interface {
+	// Snapshot reads the counters through c, with headlineSQL ("" for none) as the headline's
+	// scalar, so that they describe the same instant.
+	Snapshot(ctx context.Context, c Conn, headlineSQL string) (Reading, error)
+}
+
+// Snapshot reads t's counters through c: by t's own Snapshot where it has one, else in one
+// statement of headlineSQL, TxnCounterSQL and UptimeSQL, so that they describe the same instant.
+func Snapshot(ctx context.Context, t Target, c Conn, headlineSQL string) (Reading, error) {
+	if s, ok := t.(Snapshotter); ok {
+		return s.Snapshot(ctx, c, headlineSQL)
+	}
+	cols := []string{"0", "0", "0"}
+	for i, e := range []string{headlineSQL, t.TxnCounterSQL(), t.UptimeSQL()} {
+		if e != "" {
+			cols[i] = "COALESCE(" + e + ", 0)"
+		}
+	}
+	// One simple-protocol message: the reading costs the server one transaction, no describe.
+	var args []any
+	if cl, ok := c.(Cells); ok {
+		args = cl.SimpleArgs()
+	}
+	var r Reading
+	err := c.QueryRow(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(&r.Headline, &r.Counter, &r.Start)
+	return r, err
+}
