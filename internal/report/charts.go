@@ -33,8 +33,9 @@ func runCharts(d *results.Document, label string) []Chart {
 	tp := Chart{ID: "run-throughput", Title: "Throughput over time · " + label, XLabel: labelSeconds,
 		YLabel: "per minute", XAxis: AxisLinear, Bands: windowBands(d.Series)}
 	tp.Series = append(tp.Series, Series{Name: "TPM (all transactions)", Points: rate(d.Series, allTxns)})
-	if d.Result.NOPM != nil {
-		tp.Series = append(tp.Series, Series{Name: "New-Orders per minute", Points: rate(d.Series, headlineTxns)})
+	if h := d.HeadlineFigure(); h != nil && h.Txn != "" {
+		// The series' headline counts are the completions of the type the headline counts.
+		tp.Series = append(tp.Series, Series{Name: h.Unit, Points: rate(d.Series, headlineTxns)})
 	}
 	p95 := Chart{ID: "run-p95", Title: "p95 latency over time (all transactions) · " + label, XLabel: labelSeconds,
 		YLabel: labelMs, XAxis: AxisLinear, Bands: windowBands(d.Series),
@@ -88,7 +89,7 @@ func profileCharts(p *results.Profile, label string) []Chart {
 	hname := profileHeadline(p)
 	main := profileMain(p)
 	head := Chart{ID: "profile-headline", Title: hname + " vs virtual users · " + label, XLabel: labelVUs,
-		YLabel: headlineLabel(hname), XAxis: AxisLinear}
+		YLabel: headlineLabel(p), XAxis: AxisLinear}
 	s := statSeries(p, hname, func(s *results.StepSummary) results.Stat { return s.Headline })
 	s.Marks = marks(p, s)
 	head.Series = []Series{s}
@@ -148,7 +149,7 @@ func profileOverlays(ps []labelled) []Chart {
 		if c == nil {
 			order = append(order, hname)
 			c = &Chart{ID: "profiles-headline", Title: hname + " vs virtual users", XLabel: labelVUs,
-				YLabel: headlineLabel(hname), XAxis: AxisLinear}
+				YLabel: headlineLabel(p), XAxis: AxisLinear}
 			heads[hname] = c
 		}
 		s := statSeries(p, l.label, func(s *results.StepSummary) results.Stat { return s.Headline })
@@ -536,31 +537,19 @@ func PercentileLabel(x float64) string {
 
 // Profile helpers.
 
-// profileHeadline is the figure the profile ranks steps by; older or hand-made profiles may not
-// say, so it falls back to what the runs report.
+// profileHeadline is the figure the profile ranks steps by; "throughput" when no run says.
 func profileHeadline(p *results.Profile) string {
-	if p.Headline != "" {
-		return p.Headline
-	}
-	for _, st := range p.Steps {
-		for _, d := range st.Runs {
-			if d == nil {
-				continue
-			}
-			if name, _, ok := d.Headline(); ok {
-				return name
-			}
-		}
+	if name := p.HeadlineName(); name != "" {
+		return name
 	}
 	return "throughput"
 }
 
-func headlineLabel(name string) string {
-	switch name {
-	case "NOPM":
-		return "NOPM (New-Orders per minute)"
-	case "TPS":
-		return "TPS (transactions per second)"
+// headlineLabel names a profile's headline axis with its unit: "NOPM (New-Orders per minute)".
+func headlineLabel(p *results.Profile) string {
+	name := profileHeadline(p)
+	if unit := p.HeadlineUnit(); unit != "" {
+		return name + " (" + unit + ")"
 	}
 	return name
 }

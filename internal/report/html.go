@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -144,8 +145,9 @@ func summarizeRun(d *results.Document, label string) itemView {
 	v.Facts = append(v.Facts, kv{"seed", strconv.FormatUint(d.Seed, 10)},
 		kv{"rampup", seconds(d.Window.RampupSeconds)}, kv{"measured window", seconds(d.Window.Seconds)})
 	r := d.Result
-	if r.NOPM != nil {
-		v.Figures = append(v.Figures, kv{"NOPM", thousands(float64(*r.NOPM))})
+	// The headline leads, unless it is one of the result's own figures below, shown in its place.
+	if h := d.HeadlineFigure(); h != nil && !slices.Contains([]string{"TPS", "QPS", "QphH", "Power", "Throughput"}, h.Name) {
+		v.Figures = append(v.Figures, kv{h.Name, num(h.Value)})
 	}
 	if r.TPM != nil {
 		tpm := thousands(float64(*r.TPM))

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -15,7 +16,7 @@ import (
 )
 
 // FormatVersion is the version of the document's shape (docs/result-format.md).
-const FormatVersion = 2
+const FormatVersion = 3
 
 // Document is one run's result. docs/result-format.md defines every field.
 type Document struct {
@@ -70,9 +71,13 @@ type Timing struct {
 	Params  string  `json:"params,omitempty"`
 }
 
-// upgrade fills what a document stored by an older cairn keeps elsewhere: TPC-H runs kept their
-// timings in extra.tpch's power and throughput lists.
+// upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
+// of result's figures (formerHeadline), and TPC-H runs kept their timings in extra.tpch's power
+// and throughput lists.
 func (d *Document) upgrade() {
+	if d.Result.Headline == nil {
+		d.Result.Headline = d.formerHeadline()
+	}
 	if len(d.Timings) > 0 {
 		return
 	}
@@ -93,28 +98,52 @@ func (d *Document) upgrade() {
 	}
 }
 
+// formerHeadline is the headline of a document stored before format 3, which had no
+// result.headline: the figure its workload ranked by, by the names and units those used.
+func (d *Document) formerHeadline() *Headline {
+	r := &d.Result
+	switch {
+	case r.NOPM != nil:
+		src := "server"
+		if slices.Contains(d.Notes, "the database could not be read at an end of the window: NOPM is client-counted") {
+			src = "client"
+		}
+		return &Headline{Name: "NOPM", Unit: "New-Orders per minute", Value: float64(*r.NOPM), Source: src, Txn: "new_order"}
+	case r.TPS != nil:
+		return &Headline{Name: "TPS", Unit: "transactions per second", Value: *r.TPS, Source: "client"}
+	case r.QphH != nil:
+		return &Headline{Name: "QphH", Unit: "queries per hour × SF", Value: *r.QphH, Source: "client"}
+	case r.Power != nil:
+		return &Headline{Name: "Power", Unit: "queries per hour × SF", Value: *r.Power, Source: "client"}
+	case r.Throughput != nil:
+		return &Headline{Name: "Throughput", Unit: "queries per hour × SF", Value: *r.Throughput, Source: "client"}
+	}
+	return nil
+}
+
 // Kinds of document.
 const (
 	KindRun     = "run"
 	KindProfile = "profile"
 )
 
-// Headline is the figure a run is ranked by: NOPM for TPC-C, TPS for workloads without a
-// New-Order. ok is false when the run measured nothing.
+// Headline is the figure a run is ranked by, with its name and unit, as its workload named it
+// ((*Document).Headline). ok is false when the run measured nothing.
 func (d *Document) Headline() (name string, v float64, ok bool) {
-	switch {
-	case d.Result.NOPM != nil:
-		return "NOPM", float64(*d.Result.NOPM), true
-	case d.Result.TPS != nil:
-		return "TPS", *d.Result.TPS, true
-	case d.Result.QphH != nil:
-		return "QphH", *d.Result.QphH, true
-	case d.Result.Power != nil:
-		return "Power", *d.Result.Power, true
-	case d.Result.Throughput != nil:
-		return "Throughput", *d.Result.Throughput, true
+	h := d.HeadlineFigure()
+	if h == nil {
+		return "", 0, false
 	}
-	return "", 0, false
+	return h.Name, h.Value, true
+}
+
+// HeadlineFigure is the run's headline: result.headline, or for a document stored before
+// format 3 the figure its workload ranked by then. nil when the run measured nothing.
+func (d *Document) HeadlineFigure() *Headline {
+	if d.Result.Headline != nil {
+		return d.Result.Headline
+	}
+	return d.formerHeadline()
 }
 
 // Cut says whether the measured window fell short of the planned one (Ctrl-C, an error): its
@@ -160,7 +189,8 @@ type Cairn struct {
 	Go      string `json:"go"`
 }
 
-// Target describes the database measured.
+// Target describes the database measured. A target made of several databases (a set of shards)
+// says so in Members, one entry per database; its own fields then describe the set.
 type Target struct {
 	Kind     string            `json:"kind"`
 	Name     string            `json:"name"`
@@ -168,6 +198,7 @@ type Target struct {
 	Address  string            `json:"address"`
 	Database string            `json:"database"`
 	Settings map[string]string `json:"settings,omitempty"`
+	Members  []Target          `json:"members,omitempty"`
 }
 
 // Window is the measured interval.
@@ -193,8 +224,11 @@ type InFlight struct {
 	UnfinishedOldestMs float64 `json:"unfinished_oldest_ms,omitempty"`
 }
 
-// Result holds the headline figures; which are set depends on the workload.
+// Result holds the headline and the other figures; which are set depends on the workload.
 type Result struct {
+	Headline *Headline `json:"headline,omitempty"`
+	// NOPM is TPC-C's headline again, as documents before format 3 held it; TPC-C still writes
+	// it for the readers of those.
 	NOPM      *int64 `json:"nopm,omitempty"`
 	TPM       *int64 `json:"tpm,omitempty"`
 	TPMSource string `json:"tpm_source,omitempty"`
@@ -208,6 +242,20 @@ type Result struct {
 	Throughput *float64 `json:"throughput,omitempty"`
 	QphH       *float64 `json:"qphh,omitempty"`
 	GeomeanS   *float64 `json:"geomean_s,omitempty"`
+}
+
+// Headline is the figure a run is ranked by, named by its workload: TPC-C's NOPM, pgbench's and
+// sysbench's TPS, TPC-H's QphH.
+type Headline struct {
+	Name  string  `json:"name"` // "NOPM", "TPS", "QphH"
+	Unit  string  `json:"unit"` // "New-Orders per minute"
+	Value float64 `json:"value"`
+	// Source says who counted it: "server" (the database, read at both ends of the window) or
+	// "client" (cairn).
+	Source string `json:"source"`
+	// Txn is the transaction type whose completions it counts, when it counts one type: the
+	// time series' headline counts are that type's.
+	Txn string `json:"transaction,omitempty"`
 }
 
 // Approx is the range a figure's true value lies in, and why it is not exact.

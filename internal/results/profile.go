@@ -23,7 +23,7 @@ type Profile struct {
 	Repeat      int       `json:"repeat"`
 	PauseSec    float64   `json:"pause_seconds"`
 	Config      any       `json:"config"`
-	Headline    string    `json:"headline"` // the figure steps are ranked by: "NOPM" or "TPS"
+	Headline    string    `json:"headline"` // the name of the figure steps are ranked by (HeadlineName)
 	Steps       []*Step   `json:"steps"`
 	Marks       Marks     `json:"marks"`
 }
@@ -90,6 +90,41 @@ func NewStat(values []float64) Stat {
 		s.SD = math.Sqrt(ss / float64(s.N-1))
 	}
 	return s
+}
+
+// HeadlineName is the name of the figure the profile ranks its steps by: its own record, else its
+// runs' (a profile stored before it kept one); "" when no run measured one.
+func (p *Profile) HeadlineName() string {
+	if p.Headline != "" {
+		return p.Headline
+	}
+	if h := p.runHeadline(); h != nil {
+		return h.Name
+	}
+	return ""
+}
+
+// HeadlineUnit is the unit of the figure the profile ranks its steps by, as its runs say; "" when
+// none does.
+func (p *Profile) HeadlineUnit() string {
+	if h := p.runHeadline(); h != nil && h.Name == p.HeadlineName() {
+		return h.Unit
+	}
+	return ""
+}
+
+func (p *Profile) runHeadline() *Headline {
+	for _, st := range p.Steps {
+		for _, d := range st.Runs {
+			if d == nil {
+				continue
+			}
+			if h := d.HeadlineFigure(); h != nil {
+				return h
+			}
+		}
+	}
+	return nil
 }
 
 // Summarize fills each step's summary from its runs and the profile's marks from the summaries.

@@ -53,6 +53,7 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 		if secs := d.Window.ClientSeconds; secs > 0 {
 			tps := float64(clientTxns) / secs
 			d.Result.TPS = &tps
+			d.Result.Headline = &results.Headline{Name: def.HeadlineName, Unit: def.HeadlineUnit, Value: tps, Source: "client"}
 		}
 	} else {
 		serverHeadline(d, out, def, t, clientTxns)
@@ -67,7 +68,7 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	return d
 }
 
-// serverHeadline sets NOPM from the database's own counter read at both ends of the window, and
+// serverHeadline sets the headline from the database's own count read at both ends of the window, and
 // TPM from the server's transaction counter; a client count stands in, with a note, where the
 // database could not be read or restarted.
 func serverHeadline(d *results.Document, out *run.Outcome, def *workload.Run, t target.Target, clientTxns int64) {
@@ -79,13 +80,15 @@ func serverHeadline(d *results.Document, out *run.Outcome, def *workload.Run, t 
 	}
 	perMin := func(n int64) *int64 { v := int64(math.Floor(float64(n) / mins)); return &v }
 	clientPerMin := func(n int64) *int64 { v := int64(math.Floor(float64(n) / clientMins)); return &v }
+	h := &results.Headline{Name: def.HeadlineName, Unit: def.HeadlineUnit, Source: "server", Txn: def.Types[def.HeadlineTx]}
 	if out.Start.OK && out.End.OK {
-		d.Result.NOPM = perMin(out.End.Headline - out.Start.Headline)
+		h.Value = float64(*perMin(out.End.Headline - out.Start.Headline))
 	} else {
-		h := d.Txns[def.Types[def.HeadlineTx]]
-		d.Result.NOPM = clientPerMin(h.Count - h.Rollbacks)
-		d.Notes = append(d.Notes, "the database could not be read at an end of the window: NOPM is client-counted")
+		tx := d.Txns[h.Txn]
+		h.Value, h.Source = float64(*clientPerMin(tx.Count - tx.Rollbacks)), "client"
+		d.Notes = append(d.Notes, "the database could not be read at an end of the window: "+h.Name+" is client-counted")
 	}
+	d.Result.Headline = h
 	switch {
 	case t.TxnCounterSQL() == "":
 		d.Result.TPM = clientPerMin(clientTxns)

@@ -187,8 +187,10 @@ func Read(text []byte) (*Study, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Workload == "tpch" {
-		return nil, errf("workload", "a study runs workloads measured over a window at a VU count; tpch runs its own power and throughput tests")
+	if w, err := workload.Get(s.Workload); err == nil {
+		if _, own := w.(workload.Runner); own {
+			return nil, errf("workload", "a study runs workloads measured over a window at a VU count; %s runs tests of its own shape", s.Workload)
+		}
 	}
 	st.Spec = s
 	s.Profile = true // the VU counts are a factor, a list even when of one

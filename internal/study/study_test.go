@@ -117,3 +117,22 @@ func TestSameValue(t *testing.T) {
 		}
 	}
 }
+
+// A workload that runs itself (a workload.Runner: tpch's power and throughput tests) has no window
+// at a VU count to study, and a study of it is refused.
+func TestStudyRefusesAWorkloadThatRunsItself(t *testing.T) {
+	_, err := Read([]byte(`name: x
+workload: tpch
+db: sqlite:///tmp/x.db
+`))
+	if err == nil || !strings.Contains(err.Error(), "tpch runs tests of its own shape") {
+		t.Errorf("a study of tpch: %v", err)
+	}
+	if _, err := Read([]byte(`name: x
+workload: tpcb
+db: sqlite:///tmp/x.db
+vu: [1]
+`)); err != nil {
+		t.Errorf("a study of tpcb: %v", err)
+	}
+}

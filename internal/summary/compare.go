@@ -25,9 +25,12 @@ func CompareRuns(w io.Writer, groups []Group) {
 		docs[i] = g.Runs
 	}
 	base := docs[0][0]
-	headline, _, _ := base.Headline()
-	if headline == "" {
-		headline = "NOPM"
+	headline := "headline" // what no run measured has no name
+	for _, g := range docs {
+		if name, _, ok := g[0].Headline(); ok {
+			headline = name
+			break
+		}
 	}
 	anyCut := false
 	for i, g := range groups {
@@ -89,9 +92,9 @@ func CompareRuns(w io.Writer, groups []Group) {
 // CompareProfiles prints each profile's steps against the first's, matched by VU count.
 func CompareProfiles(w io.Writer, groups []Group) {
 	base := groups[0].Profile
-	name := base.Headline
+	name := base.HeadlineName()
 	if name == "" {
-		name = "NOPM"
+		name = "headline"
 	}
 	for i, g := range groups {
 		fmt.Fprintf(w, "%c: profile %s\n", 'A'+i, g.Label)

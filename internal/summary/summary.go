@@ -228,9 +228,9 @@ func StepLine(d *results.Document) string {
 
 // Profile prints a profile's step table and its marks.
 func Profile(w io.Writer, p *results.Profile) {
-	name := p.Headline
+	name := p.HeadlineName()
 	if name == "" {
-		name = "NOPM"
+		name = "headline"
 	}
 	fmt.Fprintf(w, "\n%s profile on %s %s", Title(p.Workload), p.Target.Name, p.Target.Version)
 	if p.Repeat > 1 {

@@ -74,9 +74,12 @@ type Run struct {
 	HeadlineTx int      // HeadlineServer: the type whose completions the counter counts
 	// HeadlineSQL is HeadlineServer's scalar (SUM(d_next_o_id)).
 	HeadlineSQL string
-	Statements  []Statement // the statement types, when VUs time their statements
-	Mode        string      // for the document: procs, sql, a script's protocol …
-	Pace        bool        // keying and think times (Pacer VUs)
+	// HeadlineName and HeadlineUnit name the headline wherever it is shown and stored: "NOPM",
+	// "New-Orders per minute" (result.headline).
+	HeadlineName, HeadlineUnit string
+	Statements                 []Statement // the statement types, when VUs time their statements
+	Mode                       string      // for the document: procs, sql, a script's protocol …
+	Pace                       bool        // keying and think times (Pacer VUs)
 	// Describe is the start line's part that says what runs: "scale 10, select-only".
 	Describe string
 	NewVU    func(id int) (VU, error)

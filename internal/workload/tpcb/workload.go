@@ -153,7 +153,7 @@ func (tpcb) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	if err != nil {
 		return nil, err
 	}
-	return &workload.Run{Types: []string{sc.Name}, Headline: workload.HeadlineClient, Statements: comp.Statements(),
+	return &workload.Run{Types: []string{sc.Name}, Headline: workload.HeadlineClient, HeadlineName: "TPS", HeadlineUnit: "transactions per second", Statements: comp.Statements(),
 		Mode: o.Protocol, Describe: fmt.Sprintf("%s, scale %d, %s protocol", sc.Name, meta.Scale, o.Protocol),
 		NewVU: func(id int) (workload.VU, error) { return NewVU(id, comp, o.Protocol, meta.Scale, seed), nil },
 		Finish: func(d *results.Document) {

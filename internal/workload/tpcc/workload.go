@@ -122,8 +122,8 @@ func (tpcc) Summary(w io.Writer, d *results.Document, _ *workload.Engine, _ any)
 			fmt.Fprintf(w, "delivery: %.0f districts had no undelivered order and were skipped (whole run)\n", s)
 		}
 	}
-	if d.Result.NOPM != nil && d.Result.TPM != nil {
-		fmt.Fprintf(w, "TEST RESULT : System achieved %d NOPM from %s %s TPM", *d.Result.NOPM, d.Result.TPMText(), d.Target.Name)
+	if h := d.HeadlineFigure(); h != nil && d.Result.TPM != nil {
+		fmt.Fprintf(w, "TEST RESULT : System achieved %.0f %s from %s %s TPM", h.Value, h.Name, d.Result.TPMText(), d.Target.Name)
 		if a := d.Result.TPMApprox; a != nil {
 			fmt.Fprintf(w, " (approximate: between %d and %d)", a.Min, a.Max)
 		}
@@ -178,7 +178,7 @@ func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	var mu sync.Mutex
 	var vus []*VU
 	return &workload.Run{Types: TxnNames, Main: TxNewOrder, Headline: workload.HeadlineServer, HeadlineTx: TxNewOrder,
-		HeadlineSQL: headlineSQL, Mode: mode, Pace: o.KeyingThinking,
+		HeadlineSQL: headlineSQL, HeadlineName: "NOPM", HeadlineUnit: "New-Orders per minute", Mode: mode, Pace: o.KeyingThinking,
 		NewVU: func(id int) (workload.VU, error) {
 			v, err := NewVU(id, t.Dialect(), cfg)
 			if err == nil {
@@ -195,6 +195,10 @@ func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 				skips += v.DeliverySkips.Load()
 			}
 			mu.Unlock()
+			if h := d.Result.Headline; h != nil {
+				nopm := int64(h.Value) // result.nopm, as documents before format 3 held it
+				d.Result.NOPM = &nopm
+			}
 			d.Extra = map[string]any{"delivery_skipped_districts": skips, "tpcc": Extra{Warehouses: meta.Warehouses,
 				Partitioned: meta.Partitioned, DataSeed: meta.Seed, LoadConstants: meta.Load, RunConstants: rc}}
 		}}, nil

@@ -1,0 +1,51 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/spec"
+	_ "github.com/cairn-bench/cairn/internal/target/all"
+	_ "github.com/cairn-bench/cairn/internal/workload/all"
+)
+
+// The headline a run stores is the one its workload declares, with its name, unit and who
+// counted it; TPC-C also keeps result.nopm for the readers of earlier documents.
+func TestHeadlineIsTheWorkloads(t *testing.T) {
+	for _, c := range []struct {
+		workload, prepare, name, unit, source, txn string
+	}{
+		{"tpcb", "scale: 1", "TPS", "transactions per second", "client", ""},
+		{"tpcc", "warehouses: 1", "NOPM", "New-Orders per minute", "server", "new_order"},
+	} {
+		t.Run(c.workload, func(t *testing.T) {
+			ctx := context.Background()
+			db := "sqlite://" + filepath.Join(t.TempDir(), "h.db")
+			s, err := spec.Read([]byte(fmt.Sprintf("workload: %s\ndb: %s\nvu: 1\nrampup: 0s\nduration: 2s\nseed: 3\nprepare:\n  %s\n", c.workload, db, c.prepare)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			se, err := Open(ctx, s, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer se.Close()
+			d, err := se.Run(ctx, Hooks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := d.Result.Headline
+			if h == nil || h.Name != c.name || h.Unit != c.unit || h.Source != c.source || h.Txn != c.txn || h.Value <= 0 {
+				t.Fatalf("headline %+v", h)
+			}
+			if name, v, ok := d.Headline(); !ok || name != c.name || v != h.Value {
+				t.Errorf("Headline() = %s %v %v", name, v, ok)
+			}
+			if (d.Result.NOPM != nil) != (c.workload == "tpcc") || (d.Result.NOPM != nil && float64(*d.Result.NOPM) != h.Value) {
+				t.Errorf("result.nopm %v beside headline %+v", d.Result.NOPM, h)
+			}
+		})
+	}
+}
