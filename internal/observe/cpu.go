@@ -1,6 +1,8 @@
 package observe
 
 import (
+	"context"
+
 	"math"
 	"sort"
 
@@ -76,4 +78,24 @@ func share(a, b procfs.CPUStat) metrics.CPUShare {
 		out[i] = math.Round(1000*v/total) / 10
 	}
 	return out
+}
+
+// cpuObserver adds each second's per-core CPU to the time series.
+type cpuObserver struct {
+	Base
+	s *CPUSampler
+}
+
+func (o cpuObserver) Tick(sec *metrics.Second) { sec.CPU, sec.Cores = o.s.Sample() }
+
+func init() {
+	Register(Kind{Name: "cpu", Order: 20, Start: func(_ context.Context, env *Env) (Observer, error) {
+		if env.Off() {
+			return nil, nil
+		}
+		if s := NewCPUSampler(); s != nil {
+			return cpuObserver{s: s}, nil
+		}
+		return nil, nil
+	}})
 }

@@ -5,6 +5,7 @@
 package observe
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -260,3 +261,22 @@ func round(v float64, places int) float64 {
 	p := math.Pow(10, float64(places))
 	return math.Round(v*p) / p
 }
+
+// hostFacts reads the host's facts before the run, shows its warnings, and fills the document's
+// host section; it runs whether or not the run is observed.
+type hostFacts struct {
+	Base
+	host *results.Host
+}
+
+func init() {
+	Register(Kind{Name: "host", Order: 0, Start: func(_ context.Context, env *Env) (Observer, error) {
+		h := ReadHost(true)
+		for _, f := range h.Warnings() {
+			env.note(fmt.Sprintf("host %s %s: %s", f.Tier, f.Code, f.Message))
+		}
+		return hostFacts{host: h}, nil
+	}})
+}
+
+func (o hostFacts) Fill(d *results.Document) { d.Host = o.host }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/undo"
 )
 
 // waitReader follows a wait source over a run: a sampled source (PostgreSQL) is read every
@@ -233,3 +234,65 @@ func (r *waitReader) close(ctx context.Context) error {
 	<-r.done
 	return r.src.Close(ctx)
 }
+
+// waitsObserver follows the server's wait events over the run, on a connection of its own.
+type waitsObserver struct {
+	Base
+	r    *waitReader
+	conn target.Conn
+}
+
+func init() {
+	Register(Kind{Name: "waits", Order: 40, Start: startWaits})
+}
+
+func startWaits(ctx context.Context, env *Env) (Observer, error) {
+	t := env.Target
+	wt, ok := t.(target.Waiter)
+	if env.Off() || !ok {
+		return nil, nil
+	}
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	save := func(kind string, data any) (func() error, error) {
+		e, err := undo.Record(kind, fmt.Sprintf("%s on %s", kind, target.Where(t)), target.Where(t), data)
+		if err != nil {
+			return nil, err
+		}
+		return e.Done, nil
+	}
+	src, err := wt.OpenWaits(ctx, c, env.Waits == "instrument", save)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("wait events: %w", err)
+	}
+	interval := env.WaitSample
+	if interval <= 0 {
+		interval = 100 * time.Millisecond
+	}
+	return &waitsObserver{r: newWaitReader(src, interval, time.Now()), conn: c}, nil
+}
+
+func (o *waitsObserver) Window(start bool) { o.r.edge(start) }
+
+// Interval returns the interval's top waits for the progress line.
+func (o *waitsObserver) Interval() string { return o.r.mark() }
+
+func (o *waitsObserver) Close(ctx context.Context) error {
+	err := o.r.close(context.WithoutCancel(ctx))
+	o.r.src = closedSource{o.r.src}
+	if o.conn != nil {
+		o.conn.Close()
+		o.conn = nil
+	}
+	return err
+}
+
+// closedSource keeps a closed source's description for the result.
+type closedSource struct{ target.WaitSource }
+
+func (closedSource) Close(context.Context) error { return nil }
+
+func (o *waitsObserver) Fill(d *results.Document) { d.Waits = o.r.result() }

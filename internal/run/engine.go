@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -35,6 +37,13 @@ type Config struct {
 	LatencyLimit time.Duration
 }
 
+// ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
+// (a profile's step), with seed, pacing VUs when the workload keys and thinks.
+func ConfigOf(s workload.Engine, vu int, seed uint64, pace bool) Config {
+	return Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: pace,
+		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit}
+}
+
 // Snapshot is one reading of the database's own counters.
 type Snapshot struct {
 	At       time.Time
@@ -50,19 +59,16 @@ type Snapshot struct {
 	Unflushed int64
 }
 
-// Progress is one live sample.
-type Progress struct {
-	Elapsed    time.Duration
-	Phase      string // "rampup", "window", "done"
-	InWindow   time.Duration
-	HeadlinePM float64 // per minute over the interval (database-counted)
-	TxnPM      float64 // per minute over the interval
-	Source     string  // "server" or "client"
-	P95        []float64
-	Errors     int64
-	Retries    int64
-	Set        *metrics.Set
-	Waits      string // the interval's top waits, from the Observer
+// Tick is one second of a run, as the engine publishes it to every subscriber (Engine.Subscribe).
+type Tick struct {
+	// Second is the second's figures with the observers' parts, as the time series keeps it. Its
+	// CPU and Cores are shared by every subscriber: read them, do not change them.
+	Second   metrics.Second
+	Phase    string // "rampup", "window", "done" (the last tick)
+	Elapsed  time.Duration
+	InWindow time.Duration // how far into the measured window, in it
+	// Txns and Errors count every transaction since the run started (the rampup's too).
+	Txns, Errors int64
 }
 
 // Observer watches a run on the engine's clock (internal/observe is the one): the engine calls it
@@ -125,11 +131,15 @@ type Engine struct {
 	NewVU    func(id int) (workload.VU, error)
 	// HeadlineSQL is the scalar the window snapshots read (see workload.Headliner); may be "".
 	HeadlineSQL string
-	OnProgress  func(Progress)
+	// Main is the type whose mean latency and schedule lag the progress samples show.
+	Main int
 	// Observe, when set, watches the host and the server over the run.
 	Observe Observer
 	// Statements are the statement types VUs that implement workload.StatementTimer report.
 	Statements []workload.Statement
+
+	ticks    []func(Tick)
+	progress []func(workload.Progress)
 
 	rec        *metrics.Recorder
 	stop       chan struct{}
@@ -154,6 +164,15 @@ type Engine struct {
 	afterMu sync.Mutex
 	after   *metrics.Set
 }
+
+// Subscribe adds a consumer of the run's seconds: f gets every second's Tick, from the engine's
+// monitor goroutine, in order, the last one (Phase "done") included. Subscribe before Run; f must
+// return quickly (hand the value on), since the monitor waits for it.
+func (e *Engine) Subscribe(f func(Tick)) { e.ticks = append(e.ticks, f) }
+
+// SubscribeProgress adds a consumer of the progress samples, one every Cfg.Progress and one at
+// the end, as Subscribe. Without one, the engine takes no progress readings.
+func (e *Engine) SubscribeProgress(f func(workload.Progress)) { e.progress = append(e.progress, f) }
 
 // EdgeWait is how long an edge waits for the VUs to reach a transaction boundary.
 const EdgeWait = time.Second
@@ -561,145 +580,211 @@ func (e *Engine) meet(ctx context.Context, v *vuState) {
 	}
 }
 
-// monitor ticks every second: time series, progress, and the two window snapshots.
-func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
-	cfg := e.Cfg
+// monitor is the engine's clock: every second it publishes a Tick, at the window's edges it takes
+// the snapshots, and every progress interval it publishes a Progress sample.
+type monitor struct {
+	e       *Engine
+	out     *Outcome
+	mon     *target.Conn
+	snapCtx context.Context
+	ticks   []func(Tick)
 	// With a rate, the sets keep service time too: progress reports each interval's schedule lag.
-	tick := metrics.NewSet(len(e.Types), cfg.Rate > 0)
-	progSet := metrics.NewSet(len(e.Types), cfg.Rate > 0)
-	all := metrics.NewHist()
-	var lastProg Snapshot
-	lastProgAt := time.Duration(0)
-	lastTick := time.Duration(0)
-	nextProg := cfg.Progress
-	snapCtx := context.WithoutCancel(ctx)
-	next := time.Second
+	tick, progSet *metrics.Set
+	all           *hdrhistogram.Histogram
+	lastProg      Snapshot
+	// next is the next second's tick; lastTick the last one's time, lastProgAt the last
+	// progress sample's, nextProg when the next one is due.
+	next, lastTick, lastProgAt, nextProg time.Duration
+	txns, errors                         int64
+}
+
+// monitor runs the clock until the window has been measured or ctx is cancelled.
+func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
+	m := &monitor{e: e, out: out, mon: mon, snapCtx: context.WithoutCancel(ctx),
+		tick: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0), progSet: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0),
+		all: metrics.NewHist(), next: time.Second, nextProg: e.Cfg.Progress}
+	// The time series is the first consumer of the ticks.
+	m.ticks = append([]func(Tick){func(t Tick) { out.Series = append(out.Series, t.Second) }}, e.ticks...)
 	for {
+		m.wait(ctx)
 		now := time.Since(e.t0)
-		deadline := next
-		if !out.WindowStarted {
-			deadline = min(deadline, e.ws)
-		} else {
-			deadline = min(deadline, e.we)
-		}
-		wait := deadline - now
-		if wait > 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(wait):
-			}
-		}
-		now = time.Since(e.t0)
 		interrupted := ctx.Err() != nil
-		if !out.WindowStarted && (now >= e.ws) && !interrupted {
-			e.cpu[0] = readCPU()
-			out.Start = e.edgeSnapshot(snapCtx, mon, true)
-			out.WindowStarted = true
-			if e.Observe != nil {
-				e.Observe.Window(true)
-			}
+		if !out.WindowStarted && now >= e.ws && !interrupted {
+			m.windowStart()
 		}
 		windowOver := out.WindowStarted && now >= e.we
-		if interrupted || windowOver {
+		last := interrupted || windowOver
+		if last {
 			if out.WindowStarted {
-				end := min(now, e.we)
-				out.ClientWindow = end - e.ws
-				// An interruption ends the window now: what completes after it is outside.
-				e.end.Store(int64(end))
-				for _, v := range e.vus {
-					if b := v.busy.Load(); b > 0 && time.Duration(b-1) < end {
-						out.InFlight.AtEnd++
-						out.InFlight.Oldest = max(out.InFlight.Oldest, now-time.Duration(b-1))
-					}
-				}
-				e.cpu[1] = readCPU()
-				out.End = e.edgeSnapshot(snapCtx, mon, false)
-				out.OwnTxns = e.ownEnd
-				if e.Observe != nil {
-					e.Observe.Window(false)
-				}
-				if out.Start.OK && out.End.OK && (out.End.Start-out.Start.Start > 5 || out.Start.Start-out.End.Start > 5 || out.End.Counter < out.Start.Counter) {
-					out.Restarted = true
-				}
+				m.windowEnd(now)
 			}
 			out.Interrupted = interrupted && !windowOver
 		}
-		if now >= next || interrupted || windowOver {
-			e.rec.DrainTick(tick)
-			sec := metrics.Second{T: math.Round(now.Seconds()*1000) / 1000, Window: lastTick >= e.ws && now <= e.we+50*time.Millisecond}
-			lastTick = now
-			all.Reset()
-			for i := range tick.Lat {
-				all.Merge(tick.Lat[i])
-			}
-			tc := tick.Total()
-			sec.Txns, sec.Errors = tc.Count, tc.Errors
-			if e.Headline >= 0 {
-				sec.Headline = tick.Counts[e.Headline].Count
-			}
-			sec.P95ms = float64(all.ValueAtQuantile(95)) / 1000
-			if e.Observe != nil {
-				e.Observe.Tick(&sec)
-			}
-			out.Series = append(out.Series, sec)
-			progSet.Merge(tick)
-			tick.Reset()
-			for next <= now {
-				next += time.Second
-			}
-			// The last line is left out when there is nothing to report: the window never started
-			// (Ctrl-C in the rampup), or the interval since the previous line is too short for a rate.
-			last := interrupted || windowOver
-			worthIt := !last || out.WindowStarted && now-lastProgAt >= 250*time.Millisecond
-			if e.OnProgress != nil && (now >= nextProg-50*time.Millisecond || last) && worthIt {
-				for nextProg <= now+50*time.Millisecond {
-					nextProg += cfg.Progress
-				}
-				p := Progress{Elapsed: now, Set: progSet}
-				switch {
-				case windowOver || interrupted:
-					p.Phase = "done"
-				case out.WindowStarted:
-					p.Phase = "window"
-					p.InWindow = now - e.ws
-				default:
-					p.Phase = "rampup"
-				}
-				interval := now - lastProgAt
-				if !interrupted && !windowOver {
-					s := e.snapshot(snapCtx, mon)
-					if s.OK && lastProg.OK && e.Target.TxnCounterSQL() != "" && s.Counter >= lastProg.Counter {
-						d := s.At.Sub(lastProg.At).Minutes()
-						p.HeadlinePM = float64(s.Headline-lastProg.Headline) / d
-						p.TxnPM = float64(s.Counter-lastProg.Counter) / d
-						p.Source = "server"
-					} else {
-						e.clientRates(&p, progSet, interval)
-					}
-					lastProg = s
-				} else {
-					e.clientRates(&p, progSet, interval)
-				}
-				for i := range progSet.Lat {
-					p.P95 = append(p.P95, float64(progSet.Lat[i].ValueAtQuantile(95))/1000)
-				}
-				t := progSet.Total()
-				p.Errors, p.Retries = t.Errors, t.Retries
-				if e.Observe != nil {
-					p.Waits = e.Observe.Interval()
-				}
-				e.OnProgress(p)
-				progSet.Reset()
-				lastProgAt = now
-			}
+		if now >= m.next || last {
+			m.second(now, last)
+			m.sample(now, last)
 		}
-		if interrupted || windowOver {
+		if last {
 			return
 		}
 	}
 }
 
-func (e *Engine) clientRates(p *Progress, s *metrics.Set, interval time.Duration) {
+// wait sleeps until the next second or the window's next edge, whichever comes first.
+func (m *monitor) wait(ctx context.Context) {
+	e := m.e
+	deadline := m.next
+	if !m.out.WindowStarted {
+		deadline = min(deadline, e.ws)
+	} else {
+		deadline = min(deadline, e.we)
+	}
+	if wait := deadline - time.Since(e.t0); wait > 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+}
+
+// windowStart takes the CPU readings and the snapshot that open the measured window.
+func (m *monitor) windowStart() {
+	e, out := m.e, m.out
+	e.cpu[0] = readCPU()
+	out.Start = e.edgeSnapshot(m.snapCtx, m.mon, true)
+	out.WindowStarted = true
+	if e.Observe != nil {
+		e.Observe.Window(true)
+	}
+}
+
+// windowEnd closes the window at now (its planned end, or an interruption): the client's count
+// stops, what is in flight is counted, and the closing CPU readings and snapshot are taken.
+func (m *monitor) windowEnd(now time.Duration) {
+	e, out := m.e, m.out
+	end := min(now, e.we)
+	out.ClientWindow = end - e.ws
+	// An interruption ends the window now: what completes after it is outside.
+	e.end.Store(int64(end))
+	for _, v := range e.vus {
+		if b := v.busy.Load(); b > 0 && time.Duration(b-1) < end {
+			out.InFlight.AtEnd++
+			out.InFlight.Oldest = max(out.InFlight.Oldest, now-time.Duration(b-1))
+		}
+	}
+	e.cpu[1] = readCPU()
+	out.End = e.edgeSnapshot(m.snapCtx, m.mon, false)
+	out.OwnTxns = e.ownEnd
+	if e.Observe != nil {
+		e.Observe.Window(false)
+	}
+	if out.Start.OK && out.End.OK && (out.End.Start-out.Start.Start > 5 || out.Start.Start-out.End.Start > 5 || out.End.Counter < out.Start.Counter) {
+		out.Restarted = true
+	}
+}
+
+// phase names where the run is at now.
+func (m *monitor) phase(last bool) string {
+	switch {
+	case last:
+		return "done"
+	case m.out.WindowStarted:
+		return "window"
+	}
+	return "rampup"
+}
+
+// second drains the second's transactions from the VUs and publishes its Tick.
+func (m *monitor) second(now time.Duration, last bool) {
+	e := m.e
+	e.rec.DrainTick(m.tick)
+	sec := metrics.Second{T: math.Round(now.Seconds()*1000) / 1000, Window: m.lastTick >= e.ws && now <= e.we+50*time.Millisecond}
+	m.lastTick = now
+	m.all.Reset()
+	for i := range m.tick.Lat {
+		m.all.Merge(m.tick.Lat[i])
+	}
+	tc := m.tick.Total()
+	sec.Txns, sec.Errors = tc.Count, tc.Errors
+	if e.Headline >= 0 {
+		sec.Headline = m.tick.Counts[e.Headline].Count
+	}
+	sec.P95ms = float64(m.all.ValueAtQuantile(95)) / 1000
+	if e.Observe != nil {
+		e.Observe.Tick(&sec)
+	}
+	m.progSet.Merge(m.tick)
+	m.tick.Reset()
+	for m.next <= now {
+		m.next += time.Second
+	}
+	m.txns += sec.Txns
+	m.errors += sec.Errors
+	t := Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors}
+	if t.Phase == "window" {
+		t.InWindow = now - e.ws
+	}
+	for _, f := range m.ticks {
+		f(t)
+	}
+}
+
+// sample publishes a progress sample when one is due: the interval's rates (the server's
+// counters where it has them, else the client's), latencies, errors and the observers' part.
+func (m *monitor) sample(now time.Duration, last bool) {
+	e, out := m.e, m.out
+	// The last sample is left out when there is nothing to report: the window never started
+	// (Ctrl-C in the rampup), or the interval since the previous one is too short for a rate.
+	worthIt := !last || out.WindowStarted && now-m.lastProgAt >= 250*time.Millisecond
+	if len(e.progress) == 0 || !(now >= m.nextProg-50*time.Millisecond || last) || !worthIt {
+		return
+	}
+	for m.nextProg <= now+50*time.Millisecond {
+		m.nextProg += e.Cfg.Progress
+	}
+	set := m.progSet
+	p := workload.Progress{Elapsed: now, Phase: m.phase(last), Interval: now - m.lastProgAt}
+	if p.Phase == "window" {
+		p.InWindow = now - e.ws
+	}
+	if !last {
+		s := e.snapshot(m.snapCtx, m.mon)
+		if s.OK && m.lastProg.OK && e.Target.TxnCounterSQL() != "" && s.Counter >= m.lastProg.Counter {
+			d := s.At.Sub(m.lastProg.At).Minutes()
+			p.HeadlinePM = float64(s.Headline-m.lastProg.Headline) / d
+			p.TxnPM = float64(s.Counter-m.lastProg.Counter) / d
+			p.Source = "server"
+		} else {
+			e.clientRates(&p, set, p.Interval)
+		}
+		m.lastProg = s
+	} else {
+		e.clientRates(&p, set, p.Interval)
+	}
+	for i := range set.Lat {
+		p.P95 = append(p.P95, float64(set.Lat[i].ValueAtQuantile(95))/1000)
+	}
+	t := set.Total()
+	p.Errors, p.Retries = t.Errors, t.Retries
+	p.Count, p.Late, p.Skipped = t.Count, t.Late, t.Skipped
+	if e.Main < len(set.Lat) && set.Lat[e.Main].TotalCount() > 0 {
+		h := set.Lat[e.Main]
+		p.MeanMs, p.StdDevMs = h.Mean()/1000, h.StdDev()/1000
+		if set.Svc != nil {
+			p.LagMs = p.MeanMs - set.Svc[e.Main].Mean()/1000
+		}
+	}
+	if e.Observe != nil {
+		p.Waits = e.Observe.Interval()
+	}
+	for _, f := range e.progress {
+		f(p)
+	}
+	set.Reset()
+	m.lastProgAt = now
+}
+
+func (e *Engine) clientRates(p *workload.Progress, s *metrics.Set, interval time.Duration) {
 	m := interval.Minutes()
 	if m <= 0 {
 		return

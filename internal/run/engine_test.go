@@ -219,3 +219,54 @@ func TestStalledWindowEnd(t *testing.T) {
 		t.Errorf("max latency in the window %.1f ms: no transaction completed in it after a stall", max)
 	}
 }
+
+// TestTickSubscribers: a consumer subscribed to the tick hook beside the time series receives
+// every second of the run, in order, the same seconds the series keeps, ending with the last.
+func TestTickSubscribers(t *testing.T) {
+	check := func(t *testing.T, e *Engine) {
+		var ticks []Tick
+		e.Subscribe(func(tk Tick) { ticks = append(ticks, tk) })
+		var samples []workload.Progress
+		e.SubscribeProgress(func(p workload.Progress) { samples = append(samples, p) })
+		out, err := e.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ticks) < 3 || len(ticks) != len(out.Series) {
+			t.Fatalf("%d ticks received, %d seconds in the series (want the same, at least 3)", len(ticks), len(out.Series))
+		}
+		var txns int64
+		for i, tk := range ticks {
+			if tk.Second.T != out.Series[i].T || tk.Second.Txns != out.Series[i].Txns {
+				t.Errorf("tick %d is second %+v, the series' is %+v", i, tk.Second, out.Series[i])
+			}
+			txns += tk.Second.Txns
+			if tk.Txns != txns {
+				t.Errorf("tick %d counts %d transactions since the start, the seconds add up to %d", i, tk.Txns, txns)
+			}
+			if want := time.Duration(i+1) * time.Second; i < len(ticks)-1 && (tk.Elapsed < want || tk.Elapsed > want+200*time.Millisecond) {
+				t.Errorf("tick %d at %v, want second %v", i, tk.Elapsed, want)
+			}
+		}
+		if last := ticks[len(ticks)-1]; last.Phase != "done" || ticks[0].Phase != "window" && ticks[0].Phase != "rampup" {
+			t.Errorf("phases %q … %q, want the last done", ticks[0].Phase, last.Phase)
+		}
+		if len(samples) < 2 || samples[len(samples)-1].Phase != "done" || samples[0].Count == 0 || samples[0].Interval <= 0 {
+			t.Errorf("progress samples: %+v", samples)
+		}
+	}
+	t.Run("sqlite", func(t *testing.T) {
+		tg, err := target.Open(context.Background(), testutil.SQLite(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close()
+		check(t, &Engine{Cfg: Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Progress: time.Second, Seed: 1},
+			Target: tg, Types: []string{"t"}, Headline: -1,
+			NewVU: func(int) (workload.VU, error) { return &sleeper{d: 10 * time.Millisecond}, nil }})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		tg := edgeTable(t)
+		check(t, edgeEngine(tg, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Progress: time.Second, Seed: 1}))
+	})
+}

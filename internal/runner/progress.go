@@ -5,31 +5,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
-// progress turns the engine's samples into the workload's Progress and its line: the workload's
-// own (a Progresser), or the common one for its kind of headline.
-func (se *Session) progress(def *workload.Run, emit func(workload.Progress, string)) func(run.Progress) {
-	var last time.Duration
+// progress words the engine's samples as a line: the workload's own (a Progresser), or the
+// common one for its kind of headline.
+func (se *Session) progress(def *workload.Run, emit func(workload.Progress, string)) func(workload.Progress) {
 	pr, own := se.W.(workload.Progresser)
 	s := se.Spec
-	return func(rp run.Progress) {
-		p := workload.Progress{Elapsed: rp.Elapsed, Phase: rp.Phase, InWindow: rp.InWindow, HeadlinePM: rp.HeadlinePM,
-			TxnPM: rp.TxnPM, Source: rp.Source, P95: rp.P95, Errors: rp.Errors, Retries: rp.Retries,
-			Interval: rp.Elapsed - last, Waits: rp.Waits}
-		last = rp.Elapsed
-		tot := rp.Set.Total()
-		p.Count, p.Late, p.Skipped = tot.Count, tot.Late, tot.Skipped
-		if len(rp.Set.Lat) > def.Main && rp.Set.Lat[def.Main].TotalCount() > 0 {
-			h := rp.Set.Lat[def.Main]
-			p.MeanMs, p.StdDevMs = h.Mean()/1000, h.StdDev()/1000
-			if rp.Set.Svc != nil {
-				p.LagMs = p.MeanMs - rp.Set.Svc[def.Main].Mean()/1000
-			}
-		}
+	return func(p workload.Progress) {
 		var line string
 		if own {
 			line = pr.ProgressLine(p, s.Options, s.Rate > 0, s.LatencyLimit > 0)
@@ -38,16 +23,6 @@ func (se *Session) progress(def *workload.Run, emit func(workload.Progress, stri
 		}
 		emit(p, line)
 	}
-}
-
-// short names the TPC-C types on the progress line, which has room for five.
-var shortNames = map[string]string{"new_order": "NO", "payment": "PAY", "order_status": "OS", "delivery": "DL", "stock_level": "SL"}
-
-func short(n string) string {
-	if s, ok := shortNames[n]; ok {
-		return s
-	}
-	return n
 }
 
 // commonLine is the progress line of workloads without their own: for a server-counted headline,
@@ -65,10 +40,10 @@ func commonLine(p workload.Progress, def *workload.Run) string {
 		fmt.Fprintf(&b, "[%6s] end     ", el)
 	}
 	if def.Headline == workload.HeadlineServer {
-		fmt.Fprintf(&b, " NOPM %8.0f  TPM %8.0f (%s)  p95 ms", p.HeadlinePM, p.TxnPM, p.Source)
-		for i, n := range def.Types {
+		fmt.Fprintf(&b, " %s %8.0f  TPM %8.0f (%s)  p95 ms", def.HeadlineName, p.HeadlinePM, p.TxnPM, p.Source)
+		for i := range def.Types {
 			if i < len(p.P95) {
-				fmt.Fprintf(&b, " %s %.1f", short(n), p.P95[i])
+				fmt.Fprintf(&b, " %s %.1f", def.Label(i), p.P95[i])
 			}
 		}
 		fmt.Fprintf(&b, "  errors %d retries %d", p.Errors, p.Retries)

@@ -41,19 +41,10 @@ type Hooks struct {
 	StepStart func(i, n, vu, repeat int)
 	StepDone  func(p *results.Profile, d *results.Document, i int) error
 	// Window is told, on the engine's clock, when the measured window starts (true) and ends: a
-	// study's live changes are timed from it.
+	// study's live changes are timed from it (an observer the front end adds to the run's).
 	Window func(start bool)
-}
-
-// windowHook tells Hooks.Window of the window's edges, beside the observer.
-type windowHook struct {
-	run.Observer
-	window func(start bool)
-}
-
-func (w windowHook) Window(start bool) {
-	w.Observer.Window(start)
-	w.window(start)
+	// Tick receives every second of an engine run (run.Engine.Subscribe).
+	Tick func(run.Tick)
 }
 
 // Session is a spec with its target open.
@@ -236,40 +227,32 @@ func (se *Session) startLine(def *workload.Run, verb, vus string) string {
 // once runs the engine once at vu VUs and builds the document, whose config is the spec of this
 // run (a profile step's: its VU count and seed).
 func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uint64, s *spec.Spec, h Hooks) (*results.Document, error) {
-	cfg := run.Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: def.Pace,
-		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit}
+	cfg := run.ConfigOf(s.Engine, vu, seed, def.Pace)
 	targetVersion, _ := se.T.Version(ctx)
 	var settings map[string]string
 	if c, err := se.T.Conn(ctx); err == nil {
 		settings, _ = se.T.Settings(ctx, c)
 		c.Close()
 	}
-	eng := &run.Engine{Cfg: cfg, Target: se.T, Types: def.Types, Headline: -1, NewVU: def.NewVU, Statements: def.Statements}
+	eng := &run.Engine{Cfg: cfg, Target: se.T, Types: def.Types, Main: def.Main, Headline: -1, NewVU: def.NewVU, Statements: def.Statements}
 	if def.Headline == workload.HeadlineServer {
 		eng.Headline, eng.HeadlineSQL = def.HeadlineTx, def.HeadlineSQL
 	}
 	if h.Progress != nil && s.Progress > 0 {
-		eng.OnProgress = se.progress(def, h.Progress)
+		eng.SubscribeProgress(se.progress(def, h.Progress))
 	}
-	host := observe.ReadHost(true)
-	if h.Note != nil {
-		for _, f := range host.Warnings() {
-			h.Note(fmt.Sprintf("host %s %s: %s", f.Tier, f.Code, f.Message))
-		}
+	if h.Tick != nil {
+		eng.Subscribe(h.Tick)
 	}
-	o, err := se.observeOptions()
-	if err != nil {
-		return nil, err
-	}
-	watch, err := observe.Start(ctx, se.T, o)
+	watch, err := observe.Start(ctx, observe.Env{Target: se.T, Observation: s.Observation, Binding: s.Binding, Note: h.Note})
 	if err != nil {
 		return nil, err
 	}
 	defer watch.Close(ctx) // on every path; the explicit Close below reports its error
-	eng.Observe = watch
 	if h.Window != nil {
-		eng.Observe = windowHook{watch, h.Window}
+		watch.Add("window", observe.OnWindow(h.Window))
 	}
+	eng.Observe = watch
 	out, err := eng.Run(ctx)
 	restoreErr := watch.Close(ctx)
 	if err != nil {
@@ -277,7 +260,7 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	}
 	step := *s
 	step.Profile, step.VU, step.Seed = false, []int{vu}, seed
-	d := build(out, cfg, def, se.T, targetVersion, settings, se.Version, host)
+	d := build(out, cfg, def, se.T, targetVersion, settings, se.Version, nil)
 	watch.Fill(d)
 	d.Workload = s.Workload
 	d.Config = step.Config()
@@ -285,21 +268,6 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 		return d, fmt.Errorf("the run was measured, but what cairn changed on the server was not all restored ('cairn restore' undoes the rest): %w", restoreErr)
 	}
 	return d, nil
-}
-
-// observeOptions reads the spec's observation settings; the server's CPU list is checked
-// against this host's CPUs.
-func (se *Session) observeOptions() (observe.Options, error) {
-	s := se.Spec
-	o := observe.Options{Off: s.Observe == "off", WaitSample: s.WaitSample, Instrument: s.Waits == "instrument", ClientCPUs: se.clientCPUs}
-	if s.ServerCPUs != "" {
-		cpus, err := observe.HostCPUs("server-cpus", s.ServerCPUs)
-		if err != nil {
-			return o, err
-		}
-		o.ServerCPUs = cpus
-	}
-	return o, nil
 }
 
 // Profile runs the spec's profile: once per VU count (Repeat times each), pausing between runs.

@@ -4,12 +4,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/target"
 )
 
-// Engine is the part of a run spec the engine reads, the same for every workload (a workload
-// says which of them it uses in Info.Engine, and their defaults where its own differ).
+// Engine is the part of a run spec that is the same for every workload (a workload says which of
+// them it uses in Info.Engine, and their defaults where its own differ): the engine's settings,
+// then the groups of the packages that read them (observation, binding, connecting), each
+// declared once where it is read.
 type Engine struct {
 	VU           []int         `opt:"vu" min:"1" max:"100000" help:"virtual users, each a goroutine with its own connection (a profile: the VU count of each step, like 1,2,4,8)"`
 	Rampup       time.Duration `opt:"rampup" help:"time before the measured window, excluded from every figure"`
@@ -21,11 +24,8 @@ type Engine struct {
 	Seed         uint64        `opt:"seed" help:"seed of the run's random inputs; each profile step's is derived from it (0: random, printed and stored)"`
 	Repeat       int           `opt:"repeat" min:"1" help:"profile: runs per step; with 2 or more, figures are means with their spread"`
 	Pause        time.Duration `opt:"pause" help:"profile: pause between runs, for the server to settle"`
-	Observe      string        `opt:"observe" enum:"on,off" help:"per-core CPU, the server's CPU and its wait events over the run (off: none of them; host facts are always taken)"`
-	WaitSample   time.Duration `opt:"wait-sample" min:"10ms" max:"10s" help:"interval of the wait-event samples, where the server shows only current waits (PostgreSQL)"`
-	Waits        string        `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
-	ClientCPUs   string        `opt:"client-cpus" unset:"" help:"bind cairn to these CPUs (a list like 0-3,8); GOMAXPROCS becomes their count"`
-	ServerCPUs   string        `opt:"server-cpus" unset:"" help:"bind the server's processes to these CPUs for the run (a server on this host only); restored after, also on Ctrl-C"`
+	observe.Observation
+	observe.Binding
 	target.Connecting
 }
 
@@ -33,8 +33,9 @@ type Engine struct {
 // the workload's own defaults applied.
 func EngineDefaults(info Info, profile bool) Engine {
 	e := Engine{VU: []int{4}, Rampup: 10 * time.Second, Duration: time.Minute, MaxRetries: 10,
-		Progress: 5 * time.Second, Repeat: 1, Pause: 10 * time.Second, Observe: "on", WaitSample: 100 * time.Millisecond, Waits: "read",
-		Connecting: target.Connecting{ConnectTimeout: target.DefaultConnectTimeout}}
+		Progress: 5 * time.Second, Repeat: 1, Pause: 10 * time.Second,
+		Observation: observe.Observation{Observe: "on", WaitSample: 100 * time.Millisecond, Waits: "read"},
+		Connecting:  target.Connecting{ConnectTimeout: target.DefaultConnectTimeout}}
 	cmd := "run"
 	if profile {
 		e.VU, e.Progress, cmd = []int{1, 2, 4, 8}, 0, "profile"

@@ -82,9 +82,20 @@ type Run struct {
 	Pace                       bool        // keying and think times (Pacer VUs)
 	// Describe is the start line's part that says what runs: "scale 10, select-only".
 	Describe string
-	NewVU    func(id int) (VU, error)
+	// Labels name the types on the common progress line where the names are too long for it
+	// (TPC-C's NO, PAY …); nil: the names.
+	Labels []string
+	NewVU  func(id int) (VU, error)
 	// Finish adds the workload's own figures, extra and notes to the run's document.
 	Finish func(d *results.Document)
+}
+
+// Label is the progress line's name of type i.
+func (r *Run) Label(i int) string {
+	if i < len(r.Labels) && r.Labels[i] != "" {
+		return r.Labels[i]
+	}
+	return r.Types[i]
 }
 
 // Preparing is how prepare reports to whoever asked for it.
@@ -124,7 +135,8 @@ type Summarizer interface {
 	Replaces() bool
 }
 
-// Progress is one live progress sample, as the engine reports it.
+// Progress is one live progress sample: the engine publishes one every progress interval to its
+// subscribers (run.Engine.SubscribeProgress), and a Progresser words it.
 type Progress struct {
 	Elapsed    time.Duration
 	Phase      string // "rampup", "window", "done"

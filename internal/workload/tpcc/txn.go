@@ -26,6 +26,9 @@ const (
 // TxnNames are the types' names in results.
 var TxnNames = []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
 
+// txnLabels name the types on the progress line, which has room for five short names.
+var txnLabels = []string{"NO", "PAY", "OS", "DL", "SL"}
+
 // The deck of clause 5.2.4: 10 New-Order, 10 Payment, 1 each of the others, shuffled per pass.
 var deckCards = [23]int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4}
 

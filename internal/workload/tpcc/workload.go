@@ -178,7 +178,7 @@ func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	var mu sync.Mutex
 	var vus []*VU
 	return &workload.Run{Types: TxnNames, Main: TxNewOrder, Headline: workload.HeadlineServer, HeadlineTx: TxNewOrder,
-		HeadlineSQL: headlineSQL, HeadlineName: "NOPM", HeadlineUnit: "New-Orders per minute", Mode: mode, Pace: o.KeyingThinking,
+		HeadlineSQL: headlineSQL, HeadlineName: "NOPM", HeadlineUnit: "New-Orders per minute", Mode: mode, Pace: o.KeyingThinking, Labels: txnLabels,
 		NewVU: func(id int) (workload.VU, error) {
 			v, err := NewVU(id, t.Dialect(), cfg)
 			if err == nil {

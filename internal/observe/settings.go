@@ -1,0 +1,20 @@
+package observe
+
+import "time"
+
+// Observation is the run spec's group of observation settings, declared once here: flags, run
+// specs and the schema read these tags (workload.Engine embeds the group).
+type Observation struct {
+	Observe    string        `opt:"observe" enum:"on,off" help:"per-core CPU, the server's CPU and its wait events over the run (off: none of them; host facts are always taken)"`
+	WaitSample time.Duration `opt:"wait-sample" min:"10ms" max:"10s" help:"interval of the wait-event samples, where the server shows only current waits (PostgreSQL)"`
+	Waits      string        `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
+}
+
+// Off reports whether the run is observed only for its host facts.
+func (o Observation) Off() bool { return o.Observe == "off" }
+
+// Binding is the run spec's group of CPU binding settings, declared once here.
+type Binding struct {
+	ClientCPUs string `opt:"client-cpus" unset:"" help:"bind cairn to these CPUs (a list like 0-3,8); GOMAXPROCS becomes their count"`
+	ServerCPUs string `opt:"server-cpus" unset:"" help:"bind the server's processes to these CPUs for the run (a server on this host only); restored after, also on Ctrl-C"`
+}
