@@ -1,47 +1,17 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/sink"
 )
-
-// optValue is a pflag.Value over one declared option: the flags of every workload come from its
-// option structs (package options), so a flag, a spec key and its documentation are one thing.
-type optValue struct {
-	f options.Field
-	v any
-}
-
-func (o optValue) String() string {
-	if o.f.IsUnset(o.v) {
-		return o.f.Default
-	}
-	return options.Format(o.f.Get(o.v))
-}
-
-func (o optValue) Set(s string) error { return o.f.Parse(o.v, s) }
-
-func (o optValue) Type() string {
-	switch o.f.Kind {
-	case options.Bool:
-		return "bool"
-	case options.Duration:
-		return "duration"
-	case options.IntList:
-		return "list"
-	case options.String:
-		return "string"
-	case options.Float:
-		return "float"
-	}
-	return "int"
-}
-
-// IsBoolFlag lets --flag stand for --flag=true.
-func (o optValue) IsBoolFlag() bool { return o.f.Kind == options.Bool }
 
 // bind adds a flag for every option of v; skip leaves some out, shorts adds one-letter forms.
 func bind(fs *pflag.FlagSet, v any, skip func(name string) bool, shorts map[string]string, help map[string]string) {
@@ -57,7 +27,7 @@ func bind(fs *pflag.FlagSet, v any, skip func(name string) bool, shorts map[stri
 		if h, ok := help[f.Name]; ok {
 			text = h
 		}
-		val := optValue{f, v}
+		val := options.Value{F: f, V: v}
 		fl := fs.VarPF(val, f.Name, short, text)
 		if f.Kind == options.Bool {
 			fl.NoOptDefVal = "true"
@@ -75,10 +45,40 @@ func bind(fs *pflag.FlagSet, v any, skip func(name string) bool, shorts map[stri
 	}
 }
 
-// flagged words an option error as the flag it came from: "--vu 0: need at least 1".
+// flagged words the typed errors of the layers below as the flags they came from: "--vu 0: need
+// at least 1", "write --json: …". A wrapped error keeps its context and its exit code.
 func flagged(err error) error {
 	if oe, ok := err.(*options.Error); ok && !strings.Contains(oe.Name, ".") {
 		return &usageError{"--" + oe.Error()}
 	}
+	var ce *run.CapacityError
+	var re *observe.RemoteError
+	var we *sink.WriteError
+	switch {
+	case errors.As(err, &re):
+		why := re.Why
+		if re.Inside {
+			why += ": use --client-cpus"
+		}
+		return reword(err, re, fmt.Sprintf("--server-cpus: the server at %s is not a process cairn can bind (%s): cairn binds only a server on this host", re.Where, why))
+	case errors.As(err, &ce):
+		return reword(err, ce, fmt.Sprintf("--vu %d: %s accepts %d more connections (%s), and cairn needs one per VU and one for the snapshots: use --vu %d or fewer",
+			ce.VUs, ce.Where, ce.Free, ce.Desc, ce.Fit()))
+	case errors.As(err, &we):
+		return reword(err, we, "write --json: "+we.Err.Error())
+	}
 	return err
+}
+
+// reworded is an error whose message the command line words; it unwraps to the error it words.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (r *reworded) Error() string { return r.msg }
+func (r *reworded) Unwrap() error { return r.err }
+
+func reword(err, part error, as string) error {
+	return &reworded{strings.Replace(err.Error(), part.Error(), as, 1), err}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/report"
+	"github.com/cairn-bench/cairn/internal/results"
 )
 
 func newReport(stdout, stderr io.Writer) *cobra.Command {
@@ -25,25 +26,20 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 			if out == "" && pngDir == "" {
 				out = "report.html"
 			}
-			s, err := openForReading(cmd.Context(), resultsPath(cmd))
+			ls, err := results.Read(cmd.Context(), resultsPath(cmd), args)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			ls, err := loadIDs(cmd.Context(), s, args)
-			if err != nil {
-				return err
-			}
-			workload := ls[0].workload()
+			workload := ls[0].Workload()
 			items := make([]report.Item, len(ls))
 			for i, l := range ls {
-				if l.workload() != workload {
-					return usagef("result %s is %s and result %s is %s: a report overlays results of one workload", ls[0].id, workload, l.id, l.workload())
+				if l.Workload() != workload {
+					return usagef("result %s is %s and result %s is %s: a report overlays results of one workload", ls[0].ID, workload, l.ID, l.Workload())
 				}
-				if l.study != nil && len(ls) > 1 {
-					return usagef("result %s is a study: report it alone (its cases are drawn side by side)", l.id)
+				if l.Study != nil && len(ls) > 1 {
+					return usagef("result %s is a study: report it alone (its cases are drawn side by side)", l.ID)
 				}
-				items[i] = report.Item{Run: l.run, Profile: l.profile, Study: l.study}
+				items[i] = report.Item{Run: l.Run, Profile: l.Profile, Study: l.Study}
 			}
 			if out != "" {
 				if err := writeReport(out, items, "cairn report: "+strings.Join(args, ", ")); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/undo"
 )
 
@@ -33,23 +34,23 @@ it unless --force. The journal is in $CAIRN_STATE, else $XDG_STATE_HOME/cairn/un
 				return nil
 			}
 			left := 0
-			for _, e := range pending {
-				if e.Alive() && !force {
-					fmt.Fprintf(stdout, "left: %s: cairn pid %d still runs and restores it itself (--force to restore it now)\n", e.What, e.PID)
+			study.Restore(cmd.Context(), pending, db, "cairn restore", force, func(r study.Restored) bool {
+				switch {
+				case r.Running:
+					fmt.Fprintf(stdout, "left: %s: cairn pid %d still runs and restores it itself (--force to restore it now)\n", r.What, r.PID)
 					left++
-					continue
-				}
-				if err := e.Undo(cmd.Context(), db); err != nil {
-					fmt.Fprintf(stdout, "left: %s: %v\n", e.What, err)
+				case r.Err != nil:
+					fmt.Fprintf(stdout, "left: %s: %v\n", r.What, r.Err)
 					left++
-					continue
+				default:
+					restoredLine(stdout, r)
+					if r.MarkErr != nil {
+						fmt.Fprintf(stdout, "left: %v\n", r.MarkErr)
+						left++
+					}
 				}
-				fmt.Fprintf(stdout, "restored: %s (changed %s by cairn pid %d)\n", e.What, e.Made.Format("2006-01-02 15:04:05 MST"), e.PID)
-				if err := markStudyRestored(cmd.Context(), stdout, e, db, "cairn restore"); err != nil {
-					fmt.Fprintf(stdout, "left: %v\n", err)
-					left++
-				}
-			}
+				return true
+			})
 			if left > 0 {
 				return failed{fmt.Sprintf("%d of %d changes are not restored", left, len(pending))}
 			}

@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,26 +34,12 @@ func openStore(ctx context.Context, path string, noStore bool) (*results.Store, 
 	return results.OpenStore(ctx, path)
 }
 
-// openForReading opens a store that must already exist, read-only: reading commands never create
-// or write one, and need no write access.
-func openForReading(ctx context.Context, path string) (*results.Store, error) {
-	return results.OpenStoreReadOnly(ctx, path)
-}
-
 // openForWriting opens a store that must already exist, to change it.
 func openForWriting(ctx context.Context, path string) (*results.Store, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, &results.StoreError{Msg: fmt.Sprintf("no results store at %s: runs and profiles create it (or give --results)", path)}
 	}
 	return results.OpenStore(ctx, path)
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return outfile.WriteBytes(path, append(b, '\n'))
 }
 
 func newResults(stdout io.Writer) *cobra.Command {
@@ -66,12 +50,7 @@ func newResults(stdout io.Writer) *cobra.Command {
 $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db, else ~/.local/share/cairn/results.db;
 --results PATH chooses another.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return cmd.Help()
-		},
+		RunE: group,
 	}
 	cmd.AddCommand(newResultsList(stdout), newResultsShow(stdout), newResultsCompare(stdout), newResultsExport(stdout), newResultsRm(stdout))
 	return cmd
@@ -93,24 +72,18 @@ func newResultsList(stdout io.Writer) *cobra.Command {
 				return usagef("--limit %d: must be 0 (all) or more", f.Limit)
 			}
 			path := resultsPath(cmd)
-			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			es, stored, err := results.ListAt(cmd.Context(), path, f)
+			switch {
+			case err != nil:
+				return err
+			case !stored:
 				fmt.Fprintf(stdout, "no results stored yet (runs and profiles are stored in %s)\n", path)
-				return nil
-			}
-			s, err := openForReading(cmd.Context(), path)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			es, err := s.List(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			if len(es) == 0 {
+			case len(es) == 0:
 				fmt.Fprintf(stdout, "no results match in %s\n", path)
-				return nil
+			default:
+				return summary.List(stdout, es)
 			}
-			return summary.List(stdout, es)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&f.Workload, "workload", "", "only this workload (tpcc, …)")
@@ -120,59 +93,6 @@ func newResultsList(stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-// loaded is one stored result: a run, a profile or a study.
-type loaded struct {
-	id      string
-	run     *results.Document
-	profile *results.Profile
-	study   *results.Study
-}
-
-func (l loaded) workload() string {
-	switch {
-	case l.run != nil:
-		return l.run.Workload
-	case l.study != nil:
-		return l.study.Workload
-	}
-	return l.profile.Workload
-}
-
-func (l loaded) kind() string {
-	switch {
-	case l.run != nil:
-		return results.KindRun
-	case l.study != nil:
-		return results.KindStudy
-	}
-	return results.KindProfile
-}
-
-func (l loaded) label() string {
-	var t results.Target
-	switch {
-	case l.run != nil:
-		t = l.run.Target
-	case l.study != nil:
-		t = l.study.Target
-	default:
-		t = l.profile.Target
-	}
-	return fmt.Sprintf("#%s %s %s", l.id, t.Name, t.Version)
-}
-
-func loadIDs(ctx context.Context, s *results.Store, ids []string) ([]loaded, error) {
-	var out []loaded
-	for _, id := range ids {
-		r, err := s.Load(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, loaded{id: id, run: r.Run, profile: r.Profile, study: r.Study})
-	}
-	return out, nil
-}
-
 func newResultsShow(stdout io.Writer) *cobra.Command {
 	var asSpec bool
 	cmd := &cobra.Command{
@@ -180,55 +100,28 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 		Short: "Print a stored run's summary or a profile's step table (--spec: the run spec it ran with)",
 		Args:  exactIDs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openForReading(cmd.Context(), resultsPath(cmd))
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			ls, err := loadIDs(cmd.Context(), s, args)
+			ls, err := results.Read(cmd.Context(), resultsPath(cmd), args)
 			if err != nil {
 				return err
 			}
 			l := ls[0]
-			if l.study != nil {
-				if asSpec {
-					return usagef("result %s is a study: its file is in its document's config ('cairn results export %s')", l.id, l.id)
-				}
-				fmt.Fprintf(stdout, "study %s, started %s\n", l.id, l.study.StartedAt.Format("2006-01-02 15:04:05 MST"))
-				summary.Study(stdout, l.study)
-				for _, d := range l.study.Runs() {
-					fmt.Fprintf(stdout, "  run %d: %s, %s: result %s\n", d.Study.Step+1, l.study.Cases[d.Study.Case].Label, plural(d.VU, "VU"), d.ID)
-				}
-				summary.Conditions(stdout, l.study.Target, l.study.Host)
+			if !asSpec {
+				summary.Show(stdout, l)
 				return nil
 			}
-			if asSpec {
-				config := l.profile.GetConfig()
-				if l.run != nil {
-					config = l.run.Config
-				}
-				sp, err := spec.FromConfig(config)
-				if err != nil {
-					return fmt.Errorf("result %s was stored without a run spec (by an older cairn?): %w", l.id, err)
-				}
-				_, err = stdout.Write(specText(sp))
-				return err
+			if l.Study != nil {
+				return usagef("result %s is a study: its file is in its document's config ('cairn results export %s')", l.ID, l.ID)
 			}
-			if l.run != nil {
-				fmt.Fprintf(stdout, "result %s, started %s\n", l.id, l.run.StartedAt.Format("2006-01-02 15:04:05 MST"))
-				summary.Run(stdout, l.run, nil)
-				summary.Conditions(stdout, l.run.Target, l.run.Host)
-				return nil
+			config := l.Profile.GetConfig()
+			if l.Run != nil {
+				config = l.Run.Config
 			}
-			fmt.Fprintf(stdout, "profile %s, started %s\n", l.id, l.profile.StartedAt.Format("2006-01-02 15:04:05 MST"))
-			summary.Profile(stdout, l.profile)
-			for _, st := range l.profile.Steps {
-				for _, d := range st.Runs {
-					fmt.Fprintf(stdout, "  step %s: result %s\n", plural(st.VU, "VU"), d.ID)
-				}
+			sp, err := spec.FromConfig(config)
+			if err != nil {
+				return fmt.Errorf("result %s was stored without a run spec (by an older cairn?): %w", l.ID, err)
 			}
-			summary.Conditions(stdout, l.profile.Target, l.profile.Host)
-			return nil
+			_, err = stdout.Write(specText(sp))
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asSpec, "spec", false, "print the run spec the result ran with, as YAML ('cairn run --spec FILE' runs it again)")
@@ -266,80 +159,43 @@ the first listed level, per VU count, over its repeats. See docs/results-store.m
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openForReading(cmd.Context(), resultsPath(cmd))
+			ids := [][]string{{args[0]}} // one argument is one study, not a group
+			if len(args) > 1 {
+				ids = nil
+				for _, a := range args {
+					ids = append(ids, strings.Split(a, ","))
+				}
+			}
+			groups, err := results.ReadGroups(cmd.Context(), resultsPath(cmd), ids, true)
 			if err != nil {
-				return err
+				return mismatch(err)
 			}
-			defer s.Close()
-			if len(args) == 1 {
-				ls, err := loadIDs(cmd.Context(), s, args)
-				if err != nil {
-					return err
-				}
-				if ls[0].study == nil {
-					return usagef("compare needs at least two ids (or groups like 3,4,5), or one study's id; %s is a %s", args[0], ls[0].kind())
-				}
-				summary.Study(stdout, ls[0].study)
-				return nil
-			}
-			var groups [][]loaded
-			for _, a := range args {
-				g, err := loadIDs(cmd.Context(), s, strings.Split(a, ","))
-				if err != nil {
-					return err
-				}
-				groups = append(groups, g)
-			}
-			first := groups[0][0]
-			for _, g := range groups {
-				for _, l := range g {
-					if l.workload() != first.workload() {
-						return usagef("result %s is %s %s and result %s %s %s: compare results of one workload",
-							first.id, article(first.workload()), first.kind(), l.id, article(l.workload()), l.kind())
-					}
-					if l.study != nil {
-						return usagef("result %s is a study: compare its cases with 'cairn results compare %s' alone", l.id, l.id)
-					}
-					if l.kind() != first.kind() {
-						return usagef("result %s is a %s and result %s a %s: compare runs with runs, profiles with profiles",
-							first.id, first.kind(), l.id, l.kind())
-					}
-					if l.profile != nil && len(g) > 1 {
-						return usagef("%s: groups (ids joined by commas) are for repeated runs; a profile repeats its steps with --repeat",
-							strings.Join(idsOf(g), ","))
-					}
-				}
-			}
-			sides := make([]summary.Group, len(groups))
-			for i, g := range groups {
-				sides[i] = summary.Group{Label: groupLabel(g), Profile: g[0].profile}
-				for _, l := range g {
-					sides[i].Runs = append(sides[i].Runs, l.run)
-				}
-			}
-			if first.profile != nil {
-				summary.CompareProfiles(stdout, sides)
-				return nil
-			}
-			summary.CompareRuns(stdout, sides)
+			summary.Compare(stdout, groups)
 			return nil
 		},
 	}
 }
 
-func idsOf(g []loaded) []string {
-	s := make([]string, len(g))
-	for i, l := range g {
-		s[i] = l.id
+// mismatch words why results cannot be compared.
+func mismatch(err error) error {
+	var me *results.MismatchError
+	if !errors.As(err, &me) {
+		return err
 	}
-	return s
-}
-
-func groupLabel(g []loaded) string {
-	if len(g) == 1 {
-		return g[0].label()
+	a, b := me.First, me.Other
+	switch me.Why {
+	case results.NotAStudy:
+		return usagef("compare needs at least two ids (or groups like 3,4,5), or one study's id; %s is a %s", a.ID, a.Kind())
+	case results.OtherWorkload:
+		return usagef("result %s is %s %s and result %s %s %s: compare results of one workload",
+			a.ID, article(a.Workload()), a.Kind(), b.ID, article(b.Workload()), b.Kind())
+	case results.StudyAmong:
+		return usagef("result %s is a study: compare its cases with 'cairn results compare %s' alone", b.ID, b.ID)
+	case results.OtherKind:
+		return usagef("result %s is a %s and result %s a %s: compare runs with runs, profiles with profiles", a.ID, a.Kind(), b.ID, b.Kind())
 	}
-	return "#" + strings.Join(idsOf(g), ",") + " (mean of " + strconv.Itoa(len(g)) + ")"
+	return usagef("%s: groups (ids joined by commas) are for repeated runs; a profile repeats its steps with --repeat",
+		strings.Join(summary.IDs(me.Group), ","))
 }
 
 func newResultsExport(stdout io.Writer) *cobra.Command {
@@ -356,19 +212,15 @@ the per-second time series), and for a profile one row per run of each step.`,
 			if format != "json" && format != "csv" {
 				return usagef("--format %q: use json or csv", format)
 			}
-			s, err := openForReading(cmd.Context(), resultsPath(cmd))
+			ls, err := results.Read(cmd.Context(), resultsPath(cmd), args)
 			if err != nil {
 				return err
 			}
-			defer s.Close()
-			ls, err := loadIDs(cmd.Context(), s, args)
-			if err != nil {
-				return err
-			}
+			export := func(w io.Writer) error { return results.Export(w, ls[0], format == "csv", series) }
 			if out == "" || out == "-" {
-				return exportTo(stdout, ls[0], format, series)
+				return export(stdout)
 			}
-			if err := outfile.Write(out, func(w io.Writer) error { return exportTo(w, ls[0], format, series) }); err != nil {
+			if err := outfile.Write(out, export); err != nil {
 				return fmt.Errorf("-o: %w", err)
 			}
 			return nil
@@ -378,28 +230,6 @@ the per-second time series), and for a profile one row per run of each step.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().BoolVar(&series, "series", false, "csv of a run: the per-second time series instead of the per-transaction table")
 	return cmd
-}
-
-// exportTo writes one stored result as JSON or CSV.
-func exportTo(w io.Writer, l loaded, format string, series bool) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		switch {
-		case l.run != nil:
-			return enc.Encode(l.run)
-		case l.study != nil:
-			return enc.Encode(l.study)
-		}
-		return enc.Encode(l.profile)
-	}
-	if l.run != nil {
-		return results.WriteRunCSV(w, l.id, l.run, series)
-	}
-	if l.study != nil {
-		return results.WriteStudyCSV(w, l.id, l.study)
-	}
-	return results.WriteProfileCSV(w, l.id, l.profile)
 }
 
 func newResultsRm(stdout io.Writer) *cobra.Command {

@@ -10,15 +10,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/outfile"
+	"github.com/cairn-bench/cairn/internal/sink"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
 	"github.com/cairn-bench/cairn/internal/workload"
 	_ "github.com/cairn-bench/cairn/internal/workload/all"
@@ -36,7 +36,7 @@ const (
 )
 
 // errInterrupted marks a command that was stopped by SIGINT/SIGTERM after printing what it had.
-var errInterrupted = errors.New("interrupted")
+var errInterrupted = sink.ErrInterrupted
 
 // failed marks an outcome that is not an error message of its own (a failed check prints its report).
 type failed struct{ msg string }
@@ -129,12 +129,7 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 		SilenceErrors: true,
 		Version:       Version,
 		Args:          cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return cmd.Help()
-		},
+		RunE:          group,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -167,48 +162,19 @@ func checkOutputs(cmd *cobra.Command) error {
 		if f == nil || !f.Changed || f.Value.String() == "" {
 			continue
 		}
-		if err := checkOutput(o.name, f.Value.String(), o.dir); err != nil {
-			return err
+		if err := outfile.Check(f.Value.String(), o.dir); err != nil {
+			return usagef("--%s %s", o.name, err)
 		}
 	}
 	return nil
 }
 
-func checkOutput(flag, path string, dir bool) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && dir && !fi.IsDir():
-		return usagef("--%s %s is a file, not a directory", flag, path)
-	case err == nil && !dir && fi.IsDir():
-		return usagef("--%s %s is a directory: give a file name", flag, path)
-	case err == nil:
-		if unix.Access(path, unix.W_OK) != nil {
-			return usagef("--%s %s is not writable", flag, path)
-		}
-		if dir {
-			return nil
-		}
+// group is the action of a command that only groups others: its help, or which exist.
+func group(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return unknownCommand(cmd, args[0])
 	}
-	// The file, or the directory to be made, goes into the nearest existing parent.
-	parent := filepath.Dir(path)
-	if dir {
-		for {
-			if _, err := os.Stat(parent); err == nil || parent == filepath.Dir(parent) {
-				break
-			}
-			parent = filepath.Dir(parent)
-		}
-	}
-	pi, err := os.Stat(parent)
-	switch {
-	case err != nil:
-		return usagef("--%s %s: directory %s does not exist", flag, path, parent)
-	case !pi.IsDir():
-		return usagef("--%s %s: %s is not a directory", flag, path, parent)
-	case unix.Access(parent, unix.W_OK) != nil:
-		return usagef("--%s %s: directory %s is not writable", flag, path, parent)
-	}
-	return nil
+	return cmd.Help()
 }
 
 // unknownCommand is the usage error for a subcommand that does not exist, listing those that do.

@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/sink"
 	"github.com/cairn-bench/cairn/internal/study"
-	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/target"
-	"github.com/cairn-bench/cairn/internal/undo"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -33,12 +32,7 @@ what order its runs go; and settings changed live at set times inside each run's
 Settings are put back as found at the end, on an error and on Ctrl-C; after a crash the journal
 keeps them for 'cairn study restore', and no study starts on that server until it has run.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return cmd.Help()
-		},
+		RunE: group,
 	}
 	cmd.AddCommand(newStudyPlan(stdout), newStudyRun(stdout, stderr), newStudyRestore(stdout))
 	return cmd
@@ -67,11 +61,15 @@ func oneFile(cmd *cobra.Command, args []string) error {
 // study, which changes nothing until it can.
 func reachable(ctx context.Context, db string) (target.Target, error) {
 	t, err := target.Open(ctx, db)
+	return t, unreachable(err)
+}
+
+func unreachable(err error) error {
 	var ce *target.ConnectError
 	if errors.As(err, &ce) {
-		return nil, &usageError{err.Error()}
+		return &usageError{err.Error()}
 	}
-	return t, err
+	return err
 }
 
 func newStudyPlan(stdout io.Writer) *cobra.Command {
@@ -85,31 +83,10 @@ func newStudyPlan(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// Opening an SQLite file creates it: plan leaves no file it did not find.
-			if u, err := target.ParseURL(st.Spec.DB); err == nil && u.Path != "" {
-				if _, err := os.Stat(u.Path); errors.Is(err, os.ErrNotExist) {
-					defer os.Remove(u.Path)
-				}
-			}
-			t, err := reachable(cmd.Context(), st.Spec.DB)
+			p, err := study.Preview(cmd.Context(), st)
 			if err != nil {
-				return err
+				return unreachable(err)
 			}
-			defer t.Close()
-			// A study running on the server has its settings changed: plan would show them as found.
-			lock, err := study.Lock(cmd.Context(), t, st)
-			if err != nil {
-				return err
-			}
-			if lock != nil {
-				defer lock.Close()
-			}
-			drawn := st.Order == "random" && st.DrawSeed()
-			p, err := study.Check(cmd.Context(), t, st)
-			if err != nil {
-				return err
-			}
-			p.SeedDrawn = drawn
 			p.Print(stdout)
 			fmt.Fprintln(stdout, "nothing was changed")
 			return nil
@@ -155,84 +132,25 @@ func newStudyRun(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func runStudy(ctx context.Context, st *study.Study, store *results.Store, jsonPath string, stdout, stderr io.Writer) error {
-	bg := context.WithoutCancel(ctx)
-	h := study.Hooks{}
-	if store != nil {
-		h.Store = store.Path
-	}
+	k := sink.New(store, jsonPath, terminal{stdout, stderr})
+	h := study.Hooks{Bind: bindSelf, RestartOutput: stderr}
 	h.Preparing = &terminalPreparing{out: stdout, err: stderr}
-	h.Note = func(line string) { fmt.Fprintln(stdout, line) }
 	h.Progress = func(_ workload.Progress, line string) { fmt.Fprintln(stderr, line) }
-	h.Begin = func(s *results.Study) error {
-		fmt.Fprintf(stdout, "study %s: %s on %s %s (%s), %s, order %s, seed %d\n", s.Name, s.Workload, s.Target.Name, s.Target.Version,
-			target.Redact(st.Spec.DB), plural(len(st.Steps()), "run"), s.Order, st.Spec.Seed)
-		if store == nil {
-			return nil
-		}
-		return store.BeginStudy(bg, s)
-	}
-	h.Step = func(i, n int, step study.Step) {
-		fmt.Fprintf(stderr, "run %d/%d: %s, %s, repeat %d/%d\n", i+1, n, step.Case.Label(), plural(step.VU, "VU"), step.Repeat+1, st.Spec.Repeat)
-	}
-	h.Applied = func(name, value, readBack string, live bool) {
-		switch {
-		case readBack == "":
-			fmt.Fprintf(stdout, "restored %s = %s\n", name, value)
-		case live:
-			fmt.Fprintf(stdout, "live: %s = %s (reads %s)\n", name, value, readBack)
-		default:
-			fmt.Fprintf(stdout, "set %s = %s (reads %s)\n", name, value, readBack)
-		}
-	}
-	h.Done = func(d *results.Document, i int) error {
-		if store != nil {
-			if err := store.SaveRun(bg, d, i); err != nil {
-				return err
-			}
-		}
-		fmt.Fprintln(stdout, summary.StepLine(d))
-		return nil
-	}
-	h.Update = func(s *results.Study) error {
-		if store == nil {
-			return nil
-		}
-		return store.UpdateStudy(bg, s)
-	}
+	k.StudyHooks(ctx, &h, st)
 	doc, err := study.Run(ctx, st, Version, h)
-	if doc == nil {
-		if err != nil && ctx.Err() != nil {
-			fmt.Fprintln(stderr, "cairn: interrupted before the study started")
-			return errInterrupted
+	return k.Study(ctx, doc, err)
+}
+
+// bindSelf binds cairn's threads to a study case's client CPUs, or to every CPU again (nil).
+func bindSelf(cpus []int) error {
+	if cpus == nil {
+		all, err := observe.OnlineCPUs()
+		if err != nil {
+			return err
 		}
-		return err
+		cpus = all
 	}
-	summary.Study(stdout, doc)
-	if store != nil && doc.ID != "" {
-		if !doc.Measured() && doc.Restored {
-			// Nothing to compare or report, and nothing left to restore: a stored study would
-			// look like a result.
-			if rerr := store.Remove(bg, doc.ID); rerr != nil && err == nil {
-				err = rerr
-			}
-			fmt.Fprintln(stdout, "the study measured nothing: it is not stored")
-		} else {
-			fmt.Fprintf(stdout, "stored as study %s in %s\n", doc.ID, store.Path)
-		}
-	}
-	if jsonPath != "" {
-		if werr := writeJSON(jsonPath, doc); werr != nil {
-			return fmt.Errorf("write --json: %w", werr)
-		}
-		fmt.Fprintf(stdout, "study document written to %s\n", jsonPath)
-	}
-	if err != nil {
-		return err
-	}
-	if doc.Interrupted {
-		return errInterrupted
-	}
-	return nil
+	return observe.PinSelf(cpus)
 }
 
 func newStudyRestore(stdout io.Writer) *cobra.Command {
@@ -259,34 +177,31 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 				fmt.Fprintf(stdout, "nothing to restore: no study left settings changed on %s\n", where)
 				return nil
 			}
-			for _, e := range pending {
-				if e.Alive() {
-					return failed{fmt.Sprintf("%s: the study (cairn pid %d) still runs and restores them itself", e.What, e.PID)}
+			study.Restore(cmd.Context(), pending, db, "cairn study restore", false, func(r study.Restored) bool {
+				switch {
+				case r.Running:
+					err = failed{fmt.Sprintf("%s: the study (cairn pid %d) still runs and restores them itself", r.What, r.PID)}
+				case r.Err != nil:
+					err = fmt.Errorf("%s: %w", r.What, r.Err)
+				case r.MarkErr != nil:
+					restoredLine(stdout, r)
+					err = failed{r.MarkErr.Error()}
+				default:
+					restoredLine(stdout, r)
 				}
-				if err := e.Undo(cmd.Context(), db); err != nil {
-					return fmt.Errorf("%s: %w", e.What, err)
-				}
-				fmt.Fprintf(stdout, "restored: %s (changed %s by cairn pid %d)\n", e.What, e.Made.Format("2006-01-02 15:04:05 MST"), e.PID)
-				if err := markStudyRestored(cmd.Context(), stdout, e, db, "cairn study restore"); err != nil {
-					return err
-				}
-			}
-			return nil
+				return err == nil
+			})
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "", "the server's URL, with its password")
 	return cmd
 }
 
-// markStudyRestored has the stored study whose settings a journal entry kept say that they are
-// restored, once the entry is undone.
-func markStudyRestored(ctx context.Context, stdout io.Writer, e *undo.Entry, db, by string) error {
-	id, err := study.MarkRestored(ctx, e, db, by)
-	if err != nil {
-		return failed{err.Error()}
+// restoredLine says that a change is undone, and the stored study it marked restored.
+func restoredLine(w io.Writer, r study.Restored) {
+	fmt.Fprintf(w, "restored: %s (changed %s by cairn pid %d)\n", r.What, r.Made.Format("2006-01-02 15:04:05 MST"), r.PID)
+	if r.Study != "" {
+		fmt.Fprintf(w, "study %s marked restored (read back equal) in its results store\n", r.Study)
 	}
-	if id != "" {
-		fmt.Fprintf(stdout, "study %s marked restored (read back equal) in its results store\n", id)
-	}
-	return nil
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -21,13 +21,7 @@ import (
 // (when it profiles), check (when it has one), cleanup, and any commands of its own.
 func newWorkload(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 	info := w.Info()
-	cmd := &cobra.Command{Use: info.Name, Short: info.Short, Long: info.Long, Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return unknownCommand(cmd, args[0])
-			}
-			return cmd.Help()
-		}}
+	cmd := &cobra.Command{Use: info.Name, Short: info.Short, Long: info.Long, Args: cobra.ArbitraryArgs, RunE: group}
 	if tl, ok := w.(workload.Tooler); ok {
 		for _, t := range tl.Tools() {
 			cmd.AddCommand(newTool(t, stdout, stderr))
@@ -67,24 +61,13 @@ func dbFlag(cmd *cobra.Command, db *string, long, connecting bool) {
 	}
 }
 
-// checkOpts checks every option of v once the flags are parsed, and its own rules.
-func checkOpts(cmd *cobra.Command, v any) error {
-	if err := options.Check(v, givenFlag(cmd)); err != nil {
-		return err
-	}
-	if c, ok := v.(interface{ Validate() error }); ok {
-		return c.Validate()
-	}
-	return nil
-}
-
 func newPrepare(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 	info := w.Info()
 	var db string
 	opts := w.PrepareOptions()
 	cmd := &cobra.Command{Use: "prepare", Short: info.Help["prepare"], Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOpts(cmd, opts); err != nil {
+			if err := options.Valid(opts, givenFlag(cmd)); err != nil {
 				return err
 			}
 			if db == "" {
@@ -165,19 +148,12 @@ func newRunCmd(w workload.Workload, profile bool, stdout, stderr io.Writer) *cob
 				s.DB = target.DefaultDB()
 			}
 			if f.prepare {
-				s.AskPrepare()
 				// Prepare's own flags were bound to prep; the shared ones came through the run's.
-				for _, pf := range options.Fields(prep) {
-					fl := cmd.Flags().Lookup(pf.Name) // every prepare option has a flag, its own or the run's
-					if ov, ok := fl.Value.(optValue); ok && fl.Changed && ov.v == prep {
-						if g, ok := options.Lookup(s.Prepare.Options, pf.Name); ok {
-							_ = g.Parse(s.Prepare.Options, options.Format(pf.Get(prep)))
-						}
-					}
-				}
-				if g, ok := options.Lookup(s.Prepare.Options, "seed"); ok && s.Seed != 0 {
-					_ = g.Parse(s.Prepare.Options, fmt.Sprint(s.Seed))
-				}
+				s.PrepareWith(prep, func(n string) bool {
+					fl := cmd.Flags().Lookup(n) // every prepare option has a flag, its own or the run's
+					ov, ok := fl.Value.(options.Value)
+					return ok && fl.Changed && ov.V == prep
+				})
 			}
 			if err := checkSpec(cmd, s); err != nil {
 				return err
@@ -208,40 +184,17 @@ func newRunCmd(w workload.Workload, profile bool, stdout, stderr io.Writer) *cob
 
 // checkSpec checks the options of a spec made from flags, and the spec as a whole.
 func checkSpec(cmd *cobra.Command, s *spec.Spec) error {
-	given := givenFlag(cmd)
-	if err := options.Check(&s.Engine, given); err != nil {
-		return err
+	err := s.CheckGiven(givenFlag(cmd))
+	var se *spec.Error
+	if errors.As(err, &se) && se.Key != "" && !strings.Contains(se.Key, ".") {
+		return usagef("--%s: %s", se.Key, se.Msg)
 	}
-	if err := options.Check(s.Options, given); err != nil {
-		return err
-	}
-	if s.Prepare != nil {
-		if err := options.Check(s.Prepare.Options, given); err != nil {
-			return err
-		}
-	}
-	if err := s.Check(); err != nil {
-		var se *spec.Error
-		if errors.As(err, &se) && se.Key != "" && !containsDot(se.Key) {
-			return usagef("--%s: %s", se.Key, se.Msg)
-		}
-		return err
-	}
-	return nil
+	return err
 }
 
 // givenFlag reports whether the option's flag was on the command line.
 func givenFlag(cmd *cobra.Command) func(name string) bool {
 	return func(name string) bool { return cmd.Flags().Changed(name) }
-}
-
-func containsDot(s string) bool {
-	for _, r := range s {
-		if r == '.' {
-			return true
-		}
-	}
-	return false
 }
 
 // specText is a spec as --print-spec writes it: a comment on its password, then the YAML.
@@ -275,7 +228,7 @@ func newTool(t workload.Tool, stdout, stderr io.Writer) *cobra.Command {
 	opts := t.Options()
 	cmd := &cobra.Command{Use: t.Name, Short: t.Short, Long: t.Long, Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOpts(cmd, opts); err != nil {
+			if err := options.Valid(opts, givenFlag(cmd)); err != nil {
 				return err
 			}
 			p := &terminalPreparing{out: stdout, err: stderr}
@@ -296,14 +249,8 @@ func openExisting(ctx context.Context, db, workload string) (target.Target, erro
 	if db == "" {
 		db = target.DefaultDB()
 	}
-	u, err := target.ParseURL(db)
-	if err != nil {
-		return nil, err
-	}
-	if u.Path != "" {
-		if _, err := os.Stat(u.Path); err != nil {
-			return nil, usagef("no database file %s: run 'cairn %s prepare' first", u.Path, workload)
-		}
+	if path := target.MissingFile(db); path != "" {
+		return nil, &runner.NoFileError{Path: path, Workload: workload}
 	}
 	return target.Open(ctx, db)
 }

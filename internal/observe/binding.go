@@ -40,7 +40,7 @@ func startBinding(_ context.Context, env *Env) (Observer, error) {
 	}
 	t := env.Target
 	if t.Dialect().Embedded {
-		return nil, &RemoteError{Where: target.Where(t), Why: "it runs inside cairn: use --client-cpus"}
+		return nil, &RemoteError{Where: target.Where(t), Why: "it runs inside cairn", Inside: true}
 	}
 	srv := env.Server()
 	if !srv.Local {

@@ -119,11 +119,15 @@ type Watch struct {
 	list []named
 }
 
-// RemoteError is --server-cpus for a server cairn cannot bind.
-type RemoteError struct{ Where, Why string }
+// RemoteError is server CPUs asked for a server cairn cannot bind; Inside: the database runs
+// inside cairn, whose own binding is its client CPUs. The front end words it as its option.
+type RemoteError struct {
+	Where, Why string
+	Inside     bool
+}
 
 func (e *RemoteError) Error() string {
-	return fmt.Sprintf("--server-cpus: the server at %s is not a process cairn can bind (%s): cairn binds only a server on this host", e.Where, e.Why)
+	return fmt.Sprintf("server CPUs: the server at %s is not a process cairn can bind (%s): cairn binds only a server on this host", e.Where, e.Why)
 }
 
 // BadInput marks the error as the user's to fix.

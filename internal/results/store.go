@@ -624,8 +624,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	return out, rows.Err()
 }
 
-// Loaded is one stored result: exactly one of its fields is set.
+// Loaded is one stored result: exactly one of its documents is set.
 type Loaded struct {
+	ID      string // as asked (LoadAll)
 	Run     *Document
 	Profile *Profile
 	Study   *Study

@@ -231,9 +231,12 @@ type CapacityError struct {
 }
 
 func (e *CapacityError) Error() string {
-	return fmt.Sprintf("--vu %d: %s accepts %d more connections (%s), and cairn needs one per VU and one for the snapshots: use --vu %d or fewer",
-		e.VUs, e.Where, e.Free, e.Desc, max(e.Free-1, 0))
+	return fmt.Sprintf("%d VUs: %s accepts %d more connections (%s), and cairn needs one per VU and one for the snapshots: %d VUs or fewer fit",
+		e.VUs, e.Where, e.Free, e.Desc, e.Fit())
 }
+
+// Fit is the most VUs the database has connections for.
+func (e *CapacityError) Fit() int { return max(e.Free-1, 0) }
 
 // BadInput marks the error as the user's to fix (exit 2).
 func (e *CapacityError) BadInput() {}

@@ -27,7 +27,7 @@ func TestHeadlineIsTheWorkloads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			se, err := Open(ctx, s, "test")
+			se, err := Open(ctx, s, "test", nil)
 			if err != nil {
 				t.Fatal(err)
 			}

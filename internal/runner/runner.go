@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync/atomic"
 
@@ -67,15 +66,18 @@ func (e *NoFileError) Error() string {
 // BadInput marks the error as the user's to fix (exit 2).
 func (e *NoFileError) BadInput() {}
 
-// Open opens the spec's database. Unless the spec asks to prepare, an SQLite file must exist.
-func Open(ctx context.Context, s *spec.Spec, version string) (*Session, error) {
+// CPUs checks the spec's CPU bindings without changing any: --server-cpus needs a server on this
+// host, and both lists CPUs of this host. It returns the client's list, for the front end that
+// owns the process to bind cairn's threads to before Open (a binding is the process's, not a
+// run's).
+func CPUs(s *spec.Spec) (client []int, err error) {
 	u, err := target.ParseURL(s.DB)
 	if err != nil {
 		return nil, err
 	}
 	if s.ServerCPUs != "" {
 		if u.Path != "" {
-			return nil, &observe.RemoteError{Where: u.Path, Why: "SQLite runs inside cairn: use --client-cpus"}
+			return nil, &observe.RemoteError{Where: u.Path, Why: "SQLite runs inside cairn", Inside: true}
 		}
 		if h := u.Parsed.Hostname(); !observe.IsLocalHost(h) {
 			return nil, &observe.RemoteError{Where: u.Parsed.Host, Why: "remote"}
@@ -84,21 +86,31 @@ func Open(ctx context.Context, s *spec.Spec, version string) (*Session, error) {
 			return nil, err
 		}
 	}
-	var client []int
-	if s.ClientCPUs != "" {
-		// Before the target opens: the connections' threads, and the Ps blocking sockets reserve,
-		// follow the binding.
-		if client, err = observe.HostCPUs("client-cpus", s.ClientCPUs); err != nil {
-			return nil, err
-		}
-		if err := observe.PinSelf(client); err != nil {
-			return nil, err
-		}
+	if s.ClientCPUs == "" {
+		return nil, nil
 	}
-	if u.Path != "" && s.Prepare == nil {
-		if _, err := os.Stat(u.Path); err != nil {
-			return nil, &NoFileError{Path: u.Path, Workload: s.Workload}
-		}
+	return observe.HostCPUs("client-cpus", s.ClientCPUs)
+}
+
+// UnboundError is a spec with client CPUs opened by a front end that did not bind cairn to them.
+type UnboundError struct{ CPUs string }
+
+func (e *UnboundError) Error() string {
+	return fmt.Sprintf("client CPUs %s: this front end does not bind cairn's threads", e.CPUs)
+}
+
+// Open opens the spec's database. Unless the spec asks to prepare, an SQLite file must exist.
+// bound is the CPU list the front end bound cairn's threads to for the spec's client CPUs (CPUs
+// returns it), recorded with the run.
+func Open(ctx context.Context, s *spec.Spec, version string, bound []int) (*Session, error) {
+	if _, err := CPUs(s); err != nil {
+		return nil, err
+	}
+	if s.ClientCPUs != "" && bound == nil {
+		return nil, &UnboundError{CPUs: s.ClientCPUs}
+	}
+	if path := target.MissingFile(s.DB); path != "" && s.Prepare == nil {
+		return nil, &NoFileError{Path: path, Workload: s.Workload}
 	}
 	busy := 0
 	for _, n := range s.VU {
@@ -108,7 +120,7 @@ func Open(ctx context.Context, s *spec.Spec, version string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{Spec: s, W: s.WorkloadOf(), T: t, Version: version, clientCPUs: client}, nil
+	return &Session{Spec: s, W: s.WorkloadOf(), T: t, Version: version, clientCPUs: bound}, nil
 }
 
 // Close closes the target.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -35,6 +35,12 @@ type Hooks struct {
 	Update func(s *results.Study) error
 	// Applied is told of every setting applied and read back, live changes included.
 	Applied func(name, value, readBack string, live bool)
+	// Bind binds cairn's own threads to a case's client CPUs, or to every CPU again (nil): the
+	// binding is the process's, so the front end that owns the process makes it. A study with
+	// client CPUs needs it.
+	Bind func(cpus []int) error
+	// RestartOutput receives what the restart command writes; nil discards it.
+	RestartOutput io.Writer
 	// Store is the path of the results store Begin stores the study in, "" for none: the journal
 	// keeps it, so that a restore after a crash marks the stored study restored.
 	Store string
@@ -221,15 +227,23 @@ func (r *runState) steps(ctx context.Context, st *Study) error {
 		if i > 0 {
 			one.Prepare = nil
 		}
-		if one.ClientCPUs == "" && pinned {
-			// A case without a client binding after one with: cairn runs on every CPU again.
-			if all, err := observe.OnlineCPUs(); err == nil {
-				_ = observe.PinSelf(all)
-			}
-			pinned = false
+		bound, err := runner.CPUs(&one)
+		if err != nil {
+			return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), plural(step.VU, "VU"), err)
 		}
-		pinned = pinned || one.ClientCPUs != ""
-		d, err := r.run(ctx, st, &one)
+		if bound != nil || pinned {
+			// A case without a client binding after one with: cairn runs on every CPU again.
+			if r.h.Bind != nil {
+				err = r.h.Bind(bound)
+			} else if bound != nil {
+				err = &runner.UnboundError{CPUs: one.ClientCPUs}
+			}
+			if err != nil && bound != nil {
+				return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), plural(step.VU, "VU"), err)
+			}
+			pinned = bound != nil
+		}
+		d, err := r.run(ctx, st, &one, bound)
 		if d == nil {
 			if ctx.Err() != nil {
 				r.doc.Interrupted = true
@@ -264,9 +278,9 @@ func (r *runState) steps(ctx context.Context, st *Study) error {
 }
 
 // run runs one step, making the schedule's live changes inside its window.
-func (r *runState) run(ctx context.Context, st *Study, one *spec.Spec) (*results.Document, error) {
+func (r *runState) run(ctx context.Context, st *Study, one *spec.Spec, bound []int) (*results.Document, error) {
 	sp := st.Spec
-	se, err := runner.Open(ctx, one, "")
+	se, err := runner.Open(ctx, one, "", bound)
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +457,9 @@ func splitNum(v string) (float64, string, bool) {
 // restart runs the study's restart command and waits for the server to answer again.
 func (r *runState) restart(ctx context.Context, st *Study) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", st.Restart)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if out := r.h.RestartOutput; out != nil {
+		cmd.Stdout, cmd.Stderr = out, out
+	}
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("the restart command failed: %w", err)
 	}

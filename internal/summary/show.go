@@ -1,0 +1,81 @@
+package summary
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// Show prints a stored result: a run's summary, a profile's step table, a study's cases, each
+// with the ids of its runs and the conditions it was measured under.
+func Show(w io.Writer, l results.Loaded) {
+	const when = "2006-01-02 15:04:05 MST"
+	switch {
+	case l.Study != nil:
+		fmt.Fprintf(w, "study %s, started %s\n", l.ID, l.Study.StartedAt.Format(when))
+		Study(w, l.Study)
+		for _, d := range l.Study.Runs() {
+			fmt.Fprintf(w, "  run %d: %s, %s: result %s\n", d.Study.Step+1, l.Study.Cases[d.Study.Case].Label, plural(d.VU, "VU"), d.ID)
+		}
+	case l.Run != nil:
+		fmt.Fprintf(w, "result %s, started %s\n", l.ID, l.Run.StartedAt.Format(when))
+		Run(w, l.Run, nil)
+	default:
+		fmt.Fprintf(w, "profile %s, started %s\n", l.ID, l.Profile.StartedAt.Format(when))
+		Profile(w, l.Profile)
+		for _, st := range l.Profile.Steps {
+			for _, d := range st.Runs {
+				fmt.Fprintf(w, "  step %s: result %s\n", plural(st.VU, "VU"), d.ID)
+			}
+		}
+	}
+	switch {
+	case l.Run != nil:
+		Conditions(w, l.On(), l.Run.Host)
+	case l.Study != nil:
+		Conditions(w, l.On(), l.Study.Host)
+	default:
+		Conditions(w, l.On(), l.Profile.Host)
+	}
+}
+
+// Compare prints groups of stored results side by side (results.Store.LoadGroups loads them):
+// a study alone compares its cases; otherwise runs or profiles, the first group the baseline.
+func Compare(w io.Writer, groups [][]results.Loaded) {
+	if first := groups[0][0]; first.Study != nil {
+		Study(w, first.Study)
+		return
+	}
+	sides := make([]Group, len(groups))
+	for i, g := range groups {
+		sides[i] = Group{Label: groupLabel(g), Profile: g[0].Profile}
+		for _, l := range g {
+			sides[i].Runs = append(sides[i].Runs, l.Run)
+		}
+	}
+	if groups[0][0].Profile != nil {
+		CompareProfiles(w, sides)
+		return
+	}
+	CompareRuns(w, sides)
+}
+
+// IDs are the ids of a group, as given.
+func IDs(g []results.Loaded) []string {
+	s := make([]string, len(g))
+	for i, l := range g {
+		s[i] = l.ID
+	}
+	return s
+}
+
+func groupLabel(g []results.Loaded) string {
+	if len(g) == 1 {
+		t := g[0].On()
+		return fmt.Sprintf("#%s %s %s", g[0].ID, t.Name, t.Version)
+	}
+	return "#" + strings.Join(IDs(g), ",") + " (mean of " + strconv.Itoa(len(g)) + ")"
+}

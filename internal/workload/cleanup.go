@@ -1,0 +1,26 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+// Cleanup drops what f's record says its prepare created in db's database, and nothing else, and
+// says what it dropped and what it left alone; it creates no SQLite file that is not there.
+func Cleanup(ctx context.Context, db string, f Footprint) ([]string, error) {
+	if path := target.MissingFile(db); path != "" {
+		return []string{fmt.Sprintf("no database file %s: nothing to drop", path)}, nil
+	}
+	t, err := target.Open(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	s, err := CleanupSchema(ctx, t, f)
+	if err != nil {
+		return nil, err
+	}
+	return s.CleanupReport(f), nil
+}
