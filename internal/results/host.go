@@ -95,6 +95,9 @@ type Server struct {
 	Note        string  `json:"note,omitempty"`
 	CPUSeconds  float64 `json:"cpu_seconds,omitempty"`
 	CPUusPerTxn float64 `json:"cpu_us_per_txn,omitempty"`
+	// Members are the servers of a composite target (a set of shards), each once; CPUSeconds is
+	// then their sum.
+	Members []Server `json:"members,omitempty"`
 }
 
 // Binding is the CPUs client and server were bound to (--client-cpus, --server-cpus); empty is

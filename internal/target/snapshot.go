@@ -41,3 +41,9 @@ func Snapshot(ctx context.Context, t Target, c Conn, headlineSQL string) (Readin
 	err := c.QueryRow(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(&r.Headline, &r.Counter, &r.Start)
 	return r, err
 }
+
+// Composite is a target made of member targets (a set of shards). What is read per server, such
+// as the server's CPU, is read for each member's server once and summed.
+type Composite interface {
+	Members() []Target
+}
