@@ -101,4 +101,25 @@ func TestWrongPort(t *testing.T) {
 	if code != ExitUsage {
 		t.Errorf("--connect-timeout 0s: exit %d %s", code, stderr)
 	}
+	// Studies and the restores connect within the timeout too: a study's from its file (--set),
+	// the restores' from --connect-timeout. A server a study cannot reach is the user's to fix.
+	silentDB := "mysql://cairn@" + silent + "/cairn_test"
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"study", "plan", "../../studies/ci/spin-wait-delay-live.yaml", "--set", "db=" + silentDB, "--set", "connect-timeout=1s"}, ExitUsage},
+		{[]string{"study", "run", "../../studies/ci/spin-wait-delay-live.yaml", "--set", "db=" + silentDB, "--set", "connect-timeout=1s", "--no-store"}, ExitUsage},
+		{[]string{"study", "restore", "--db", silentDB, "--connect-timeout", "1s"}, ExitUsage},
+	} {
+		start := time.Now()
+		code, out, stderr := cairn(t, c.args...)
+		took := time.Since(start)
+		if code != c.code || !strings.Contains(stderr, "nothing answered as a MySQL/MariaDB server within 1s") || took > 4*time.Second {
+			t.Errorf("%v: exit %d in %s, want %d within 4s naming the 1s timeout:\n%s%s", c.args[:2], code, took.Round(time.Millisecond), c.code, out, stderr)
+		}
+	}
+	if code, _, stderr := cairn(t, "restore", "--db", silentDB, "--connect-timeout", "0s"); code != ExitUsage {
+		t.Errorf("restore --connect-timeout 0s: exit %d %s", code, stderr)
+	}
 }

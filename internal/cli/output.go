@@ -71,8 +71,7 @@ func (p *progress) start(rows *atomic.Int64) {
 				_ = p.bar.Set64(min(n, p.total))
 				continue
 			}
-			el := time.Since(t0).Seconds()
-			rate := float64(n) / el
+			rate := float64(n) / time.Since(t0).Seconds()
 			eta := "?"
 			if rate > 0 && n < p.total {
 				eta = (time.Duration(float64(p.total-n)/rate) * time.Second).Round(time.Second).String()

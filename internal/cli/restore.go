@@ -58,6 +58,7 @@ it unless --force. The journal is in $CAIRN_STATE, else $XDG_STATE_HOME/cairn/un
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "", "the database URL, for changes made on a database (with its password)")
+	connectFlag(cmd)
 	cmd.Flags().BoolVar(&force, "force", false, "restore also the changes of a cairn that still runs")
 	return cmd
 }

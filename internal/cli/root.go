@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -59,14 +58,6 @@ type badInput interface{ BadInput() }
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if path := os.Getenv("CAIRN_CPUPROFILE"); path != "" {
-		// For finding where the driver's own CPU goes (bench/, docs/benchmarks.md).
-		if f, err := os.Create(path); err == nil {
-			if pprof.StartCPUProfile(f) == nil {
-				defer pprof.StopCPUProfile()
-			}
-		}
-	}
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

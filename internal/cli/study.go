@@ -59,9 +59,13 @@ func oneFile(cmd *cobra.Command, args []string) error {
 
 // reachable opens a study's target; a server it cannot reach is the user's to fix before a
 // study, which changes nothing until it can.
-func reachable(ctx context.Context, db string) (target.Target, error) {
+func reachable(ctx context.Context, db string) (address string, err error) {
 	t, err := target.Open(ctx, db)
-	return t, unreachable(err)
+	if err != nil {
+		return "", unreachable(err)
+	}
+	defer t.Close()
+	return t.Address(), nil
 }
 
 func unreachable(err error) error {
@@ -83,7 +87,7 @@ func newStudyPlan(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := study.Preview(cmd.Context(), st)
+			p, err := study.Preview(target.WithConnectTimeout(cmd.Context(), st.Spec.ConnectTimeout), st)
 			if err != nil {
 				return unreachable(err)
 			}
@@ -108,7 +112,7 @@ func newStudyRun(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
+			ctx := target.WithConnectTimeout(cmd.Context(), st.Spec.ConnectTimeout)
 			store, err := openStore(ctx, resultsPath(cmd), f.noStore)
 			if err != nil {
 				return err
@@ -116,10 +120,8 @@ func newStudyRun(stdout, stderr io.Writer) *cobra.Command {
 			if store != nil {
 				defer store.Close()
 			}
-			if t, err := reachable(ctx, st.Spec.DB); err != nil {
+			if _, err := reachable(ctx, st.Spec.DB); err != nil {
 				return err
-			} else {
-				t.Close()
 			}
 			return runStudy(ctx, st, store, f.json, stdout, stderr)
 		},
@@ -163,12 +165,10 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 			if db == "" {
 				return usagef("cairn study restore needs --db URL: the server whose settings to put back (with its password)")
 			}
-			t, err := reachable(cmd.Context(), db)
+			where, err := reachable(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
-			where := t.Address()
-			t.Close()
 			pending, err := target.PendingSettings(where)
 			if err != nil {
 				return err
@@ -195,6 +195,7 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "", "the server's URL, with its password")
+	connectFlag(cmd)
 	return cmd
 }
 

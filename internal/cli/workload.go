@@ -46,9 +46,13 @@ func dbFlag(cmd *cobra.Command, db *string, long, connecting bool) {
 		help = "database URL: sqlite://FILE, postgres://user:pass@host:port/db, mysql://user:pass@host:port/db (default $CAIRN_DB, else sqlite://cairn.db)"
 	}
 	cmd.Flags().StringVar(db, "db", "", help)
-	if !connecting {
-		return
+	if connecting {
+		connectFlag(cmd)
 	}
+}
+
+// connectFlag adds --connect-timeout: the command's connections are made within it.
+func connectFlag(cmd *cobra.Command) {
 	c := &target.Connecting{ConnectTimeout: target.DefaultConnectTimeout}
 	bind(cmd.Flags(), c, nil, nil, nil)
 	run := cmd.RunE
