@@ -9,6 +9,8 @@ need=()
 command -v pg_ctlcluster >/dev/null 2>&1 || need+=(postgresql)
 command -v mariadbd >/dev/null 2>&1 || need+=(mariadb-server mariadb-client)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
+# perf samples the servers' on-CPU stacks (--observe stacks, docs/diagnosis.md).
+command -v perf >/dev/null 2>&1 || need+=(linux-perf)
 if [ ${#need[@]} -gt 0 ]; then
   echo "ci: installing ${need[*]}"
   apt-get update -qq

@@ -5,7 +5,7 @@ import "time"
 // Observation is the run spec's group of observation settings, declared once here: flags, run
 // specs and the schema read these tags (workload.Engine embeds the group).
 type Observation struct {
-	Observe    string        `opt:"observe" enum:"on,off" help:"per-core CPU, the server's CPU and its wait events over the run (off: none of them; host facts are always taken)"`
+	Observe    string        `opt:"observe" enum:"on,off,stacks" help:"per-core CPU, the server's CPU and its wait events over the run (off: none of them; host facts are always taken; stacks: on, and the server's on-CPU profile with perf, docs/diagnosis.md)"`
 	WaitSample time.Duration `opt:"wait-sample" min:"10ms" max:"10s" help:"interval of the wait-event samples, where the server shows only current waits (PostgreSQL)"`
 	Waits      string        `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
 }

@@ -1,0 +1,419 @@
+package observe
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// Stacks is the server's on-CPU profile over the window (extra.observations.stacks): perf's
+// samples of the server's processes on the software clock, folded. docs/diagnosis.md defines it.
+type Stacks struct {
+	Event   string  `json:"event"`
+	Hz      int     `json:"hz"`
+	PIDs    []int   `json:"pids"`
+	Seconds float64 `json:"seconds"`
+	Samples int64   `json:"samples"`
+	// Functions are the top functions by self share, then any of the top by inclusive share.
+	Functions []StackFunction `json:"functions"`
+	// Folded are the commonest stacks, root first; CutStacks stacks of CutSamples samples were
+	// left out to bound the document.
+	Folded     []FoldedStack `json:"folded"`
+	CutStacks  int           `json:"cut_stacks,omitempty"`
+	CutSamples int64         `json:"cut_samples,omitempty"`
+	Note       string        `json:"note,omitempty"`
+}
+
+// StackFunction is one function's share of the samples: Self as the leaf, Total anywhere on the
+// stack (once per sample however often it recurs), in percent.
+type StackFunction struct {
+	Name  string  `json:"name"`
+	Self  float64 `json:"self"`
+	Total float64 `json:"total"`
+}
+
+// FoldedStack is one distinct stack, its frames root first joined by ";", and its samples.
+type FoldedStack struct {
+	Stack string `json:"stack"`
+	Count int64  `json:"count"`
+}
+
+// Named reports whether perf found the function's name: an unnamed frame is its object in
+// brackets ("[libc.so.6]", "[unknown]").
+func (f StackFunction) Named() bool { return !strings.HasPrefix(f.Name, "[") }
+
+// Bounds of the stored profile, and perf's rate: 99 Hz, off the kernel's own timer ticks.
+const (
+	stacksHz        = 99
+	stacksFunctions = 30
+	stacksFolded    = 2000
+)
+
+// StacksOf reads a document's on-CPU profile; nil when the run has none.
+func StacksOf(d *results.Document) *Stacks {
+	obs, _ := d.Extra["observations"].(map[string]any)
+	v, ok := obs["stacks"]
+	if !ok {
+		return nil
+	}
+	if s, ok := v.(*Stacks); ok {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var s Stacks
+	if json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	return &s
+}
+
+// stacks samples the server's on-CPU stacks with perf record over the window; the stored
+// section is perf script's output folded (Close).
+type stacks struct {
+	Base
+	perf    string
+	servers []*Server
+	dir     string
+	cmd     *exec.Cmd
+	out     bytes.Buffer
+	pids    []int
+	started time.Time
+	seconds float64
+	sec     *Stacks
+	note    string
+}
+
+func init() {
+	Register(Kind{Name: "stacks", Order: 50, Start: startStacks})
+}
+
+func startStacks(_ context.Context, env *Env) (Observer, error) {
+	if env.Observe != "stacks" {
+		return nil, nil
+	}
+	const no = "--observe stacks: no on-CPU profile: "
+	var local []*Server
+	for _, s := range serversOf(env) {
+		switch {
+		case s.embedded():
+			env.note(no + "SQLite runs inside cairn, whose stacks are not the server's")
+			return nil, nil
+		case !s.Local:
+			env.note(no + "the server at " + env.Target.Address() + " is not on this host, and perf samples only local processes")
+			return nil, nil
+		case s.PID == 0:
+			env.note(no + "the server's process was not found (" + s.Why + ")")
+			return nil, nil
+		}
+		local = append(local, s)
+	}
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		env.note(no + "perf is not installed (Debian: apt-get install linux-perf)")
+		return nil, nil
+	}
+	if why := perfDenied(local); why != "" {
+		env.note(no + why)
+		return nil, nil
+	}
+	return &stacks{perf: perf, servers: local}, nil
+}
+
+// perfDenied says why perf may not sample the servers' processes, or "".
+func perfDenied(servers []*Server) string {
+	if os.Geteuid() == 0 {
+		return ""
+	}
+	b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
+	if p, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil && p > 2 {
+		return fmt.Sprintf("kernel.perf_event_paranoid is %d: only root may sample (run cairn as root, or set it to 2 or less)", p)
+	}
+	for _, s := range servers {
+		if st, err := os.Stat(fmt.Sprintf("/proc/%d", s.PID)); err == nil {
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Geteuid() {
+				return fmt.Sprintf("the server's process %d belongs to another user: perf may sample it as root only", s.PID)
+			}
+		}
+	}
+	return ""
+}
+
+// serverPIDs are the servers' processes and their children (PostgreSQL's backends), as they
+// are when the window starts: the VUs are connected by then.
+func serverPIDs(servers []*Server) []int {
+	want := map[int]bool{}
+	for _, s := range servers {
+		want[s.PID] = true
+	}
+	out := []int{}
+	for _, s := range servers {
+		out = append(out, s.PID)
+	}
+	procs, err := procfs.AllProcs()
+	if err != nil {
+		return out
+	}
+	for _, p := range procs {
+		if st, err := p.Stat(); err == nil && want[st.PPID] && !want[p.PID] {
+			out = append(out, p.PID)
+		}
+	}
+	return out
+}
+
+func (o *stacks) Window(start bool) {
+	if !start {
+		o.stop()
+		return
+	}
+	dir, err := os.MkdirTemp("", "cairn-stacks-")
+	if err != nil {
+		o.note = "no temporary directory for perf: " + err.Error()
+		return
+	}
+	o.dir, o.pids = dir, serverPIDs(o.servers)
+	ids := make([]string, len(o.pids))
+	for i, p := range o.pids {
+		ids[i] = strconv.Itoa(p)
+	}
+	o.cmd = exec.Command(o.perf, "record", "-q", "-e", "cpu-clock", "-F", strconv.Itoa(stacksHz), "-g",
+		"-p", strings.Join(ids, ","), "-o", filepath.Join(dir, "perf.data"))
+	o.cmd.Stdout, o.cmd.Stderr = &o.out, &o.out
+	if err := o.cmd.Start(); err != nil {
+		o.note, o.cmd = "perf did not start: "+err.Error(), nil
+		return
+	}
+	o.started = time.Now()
+}
+
+// stop ends perf record as Ctrl-C would, so that it writes its file; a perf that does not end
+// within 10 seconds is killed.
+func (o *stacks) stop() {
+	if o.cmd == nil || o.cmd.Process == nil || o.seconds > 0 || o.note != "" {
+		return
+	}
+	o.seconds = time.Since(o.started).Seconds()
+	done := make(chan error, 1)
+	_ = o.cmd.Process.Signal(os.Interrupt)
+	go func() { done <- o.cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		// perf ends on SIGINT with status 0, or as killed by it; anything else is its own failure.
+		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == -1) {
+			o.note = "perf record failed: " + firstLine(o.out.String(), err)
+		}
+	case <-time.After(10 * time.Second):
+		_ = o.cmd.Process.Kill()
+		<-done
+		o.note = "perf record did not stop within 10 s and was killed"
+	}
+}
+
+// Close stops perf if the window never ended, folds its samples and removes its files.
+func (o *stacks) Close(ctx context.Context) error {
+	if o.cmd == nil {
+		if o.dir != "" {
+			return os.RemoveAll(o.dir)
+		}
+		return nil
+	}
+	if o.seconds == 0 && o.note == "" {
+		o.stop()
+	}
+	defer os.RemoveAll(o.dir)
+	o.sec = &Stacks{Event: "cpu-clock", Hz: stacksHz, PIDs: o.pids, Seconds: roundTo(o.seconds, 2), Note: o.note}
+	if o.note != "" {
+		return nil
+	}
+	sc := exec.CommandContext(ctx, o.perf, "script", "-i", filepath.Join(o.dir, "perf.data"), "-F", "comm,pid,tid,ip,sym,dso")
+	var errb bytes.Buffer
+	sc.Stderr = &errb
+	out, err := sc.StdoutPipe()
+	if err == nil {
+		err = sc.Start()
+	}
+	if err != nil {
+		o.sec.Note = "perf script did not start: " + err.Error()
+		return nil
+	}
+	folded, perr := FoldPerfScript(out)
+	if err := sc.Wait(); err != nil || perr != nil {
+		o.sec.Note = "perf script failed: " + firstLine(errb.String(), errors.Join(err, perr))
+		return nil
+	}
+	fillStacks(o.sec, folded)
+	if o.sec.Samples == 0 {
+		o.sec.Note = "perf recorded no samples of the server in the window"
+	}
+	return nil
+}
+
+func (o *stacks) Fill(d *results.Document) {
+	if o.sec != nil && o.sec.Note != "" {
+		d.Notes = append(d.Notes, "--observe stacks: "+o.sec.Note)
+	}
+}
+
+// Section is stored under extra.observations.stacks.
+func (o *stacks) Section() any {
+	if o.sec == nil {
+		return nil
+	}
+	return o.sec
+}
+
+func firstLine(out string, err error) string {
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return err.Error()
+}
+
+// FoldPerfScript folds perf script's samples (comm, pid/tid header, then one frame a line,
+// leaf first, a blank line after each) into counts per stack, root first. A frame is its
+// symbol, or its object in brackets where perf has no symbol for it.
+func FoldPerfScript(r io.Reader) (map[string]int64, error) {
+	out := map[string]int64{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	var frames []string
+	flush := func() {
+		if len(frames) > 0 {
+			for i, j := 0, len(frames)-1; i < j; i, j = i+1, j-1 {
+				frames[i], frames[j] = frames[j], frames[i]
+			}
+			out[strings.Join(frames, ";")]++
+			frames = frames[:0]
+		}
+	}
+	inSample := false
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.TrimSpace(line) == "":
+			flush()
+			inSample = false
+		case line[0] != ' ' && line[0] != '\t':
+			flush()
+			inSample = true
+		case inSample:
+			frames = append(frames, frameName(strings.TrimSpace(line)))
+		}
+	}
+	flush()
+	return out, sc.Err()
+}
+
+// frameName is "sym" of "addr sym (dso)", or "[dso's base name]" when perf has no symbol.
+func frameName(l string) string {
+	_, rest, _ := strings.Cut(l, " ")
+	rest = strings.TrimSpace(rest)
+	sym, dso := rest, ""
+	if i := strings.LastIndex(rest, " ("); i >= 0 && strings.HasSuffix(rest, ")") {
+		sym, dso = rest[:i], rest[i+2:len(rest)-1]
+	}
+	if sym == "" || sym == "[unknown]" {
+		if dso == "" || dso == "[unknown]" {
+			return "[unknown]"
+		}
+		return "[" + filepath.Base(dso) + "]"
+	}
+	// ";" separates frames in a folded stack; C++ names do not use it.
+	return strings.ReplaceAll(sym, ";", ":")
+}
+
+// fillStacks ranks the folded stacks into the section: its top functions and its commonest
+// stacks, bounded.
+func fillStacks(s *Stacks, folded map[string]int64) {
+	self, total := map[string]int64{}, map[string]int64{}
+	all := make([]FoldedStack, 0, len(folded))
+	for st, n := range folded {
+		s.Samples += n
+		all = append(all, FoldedStack{Stack: st, Count: n})
+		frames := strings.Split(st, ";")
+		self[frames[len(frames)-1]] += n
+		seen := map[string]bool{}
+		for _, f := range frames {
+			if !seen[f] {
+				seen[f] = true
+				total[f] += n
+			}
+		}
+	}
+	if s.Samples == 0 {
+		return
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Count != all[j].Count {
+			return all[i].Count > all[j].Count
+		}
+		return all[i].Stack < all[j].Stack
+	})
+	if len(all) > stacksFolded {
+		for _, f := range all[stacksFolded:] {
+			s.CutStacks++
+			s.CutSamples += f.Count
+		}
+		all = all[:stacksFolded]
+	}
+	s.Folded = all
+	pick := map[string]bool{}
+	for _, m := range []map[string]int64{self, total} {
+		for _, n := range topKeys(m, stacksFunctions) {
+			pick[n] = true
+		}
+	}
+	pc := func(n int64) float64 { return roundTo(100*float64(n)/float64(s.Samples), 2) }
+	for n := range pick {
+		s.Functions = append(s.Functions, StackFunction{Name: n, Self: pc(self[n]), Total: pc(total[n])})
+	}
+	sort.Slice(s.Functions, func(i, j int) bool {
+		a, b := s.Functions[i], s.Functions[j]
+		if a.Self != b.Self {
+			return a.Self > b.Self
+		}
+		if a.Total != b.Total {
+			return a.Total > b.Total
+		}
+		return a.Name < b.Name
+	})
+}
+
+func topKeys(m map[string]int64, n int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	if len(keys) > n {
+		keys = keys[:n]
+	}
+	return keys
+}

@@ -1,0 +1,131 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload/oltp"
+)
+
+// stacksRun runs oltp read-only with --observe stacks against url, and returns the document and
+// the lines shown before the run.
+func stacksRun(t *testing.T, url string, vu string) (*results.Document, []string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := spec.New("oltp", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.DB = url
+	for k, v := range map[string]string{"options.workload": "read-only", "options.tables": "1", "options.table-size": "10000",
+		"vu": vu, "rampup": "0s", "duration": "3s", "progress": "0s", "seed": "1", "observe": "stacks"} {
+		if err := s.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.AskPrepare()
+	tg, err := target.Open(ctx, s.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if _, err := oltp.Cleanup(ctx, tg); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = oltp.Cleanup(context.Background(), tg) }()
+	var notes []string
+	se := &Session{Spec: s, W: s.WorkloadOf(), T: tg, Version: "test"}
+	d, err := se.Run(ctx, Hooks{Note: func(l string) { notes = append(notes, l) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, v, ok := d.Headline(); !ok || v <= 0 {
+		t.Fatalf("the run measured nothing: %s %v", name, v)
+	}
+	return d, notes
+}
+
+// TestStacksOfMariaDB: with --observe stacks, a MariaDB run at 16 VUs stores the server's
+// on-CPU profile: named server functions, shares that add up, folded stacks, perf's files gone.
+func TestStacksOfMariaDB(t *testing.T) {
+	url := testutil.MySQL(t)
+	if _, err := exec.LookPath("perf"); err != nil || os.Geteuid() != 0 {
+		t.Skip("perf sampling another user's server needs perf installed and root")
+	}
+	before, _ := os.ReadDir(os.TempDir())
+	d, notes := stacksRun(t, url, "16")
+	st := observe.StacksOf(d)
+	if st == nil {
+		t.Fatalf("no stacks section; notes %q, document notes %q", notes, d.Notes)
+	}
+	if st.Note != "" || st.Samples == 0 || st.Event != "cpu-clock" || len(st.PIDs) == 0 {
+		t.Fatalf("stacks section %+v", st)
+	}
+	named := 0
+	for _, f := range st.Functions {
+		if f.Named() {
+			named++
+		}
+		if f.Self > f.Total || f.Total > 100 {
+			t.Errorf("function %+v: self above inclusive share, or above 100%%", f)
+		}
+	}
+	for i := 0; i < 8 && i < len(st.Functions); i++ {
+		t.Logf("%6.2f%% self %6.2f%% total  %s", st.Functions[i].Self, st.Functions[i].Total, st.Functions[i].Name)
+	}
+	if named < 5 {
+		t.Errorf("%d named server functions, want at least 5: %+v", named, st.Functions)
+	}
+	var n int64
+	for _, f := range st.Folded {
+		n += f.Count
+	}
+	if n+st.CutSamples != st.Samples || len(st.Folded) > 2000 {
+		t.Errorf("folded stacks hold %d + %d cut samples of %d (%d stacks)", n, st.CutSamples, st.Samples, len(st.Folded))
+	}
+	after, _ := os.ReadDir(os.TempDir())
+	for _, e := range after {
+		if strings.HasPrefix(e.Name(), "cairn-stacks-") && !contains(before, e.Name()) {
+			t.Errorf("perf's temporary directory %s was left behind", e.Name())
+		}
+	}
+}
+
+func contains(es []os.DirEntry, name string) bool {
+	for _, e := range es {
+		if e.Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// TestStacksWithoutPerf: without perf, --observe stacks says so in one line and the run goes on.
+func TestStacksWithoutPerf(t *testing.T) {
+	url := testutil.MySQL(t)
+	t.Setenv("PATH", t.TempDir())
+	d, notes := stacksRun(t, url, "2")
+	var said []string
+	for _, n := range notes {
+		if strings.Contains(n, "--observe stacks") {
+			said = append(said, n)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "perf is not installed") {
+		t.Errorf("notes %q: want one line saying perf is not installed", notes)
+	}
+	if observe.StacksOf(d) != nil {
+		t.Errorf("a stacks section without perf")
+	}
+	if d.Server == nil || d.Server.CPUSeconds <= 0 {
+		t.Errorf("the rest of the observation is gone: server %+v", d.Server)
+	}
+}
