@@ -56,6 +56,14 @@ func liveCharts(st *results.Study) []Chart {
 				continue
 			}
 			s := Series{Name: vuName(step.VU), Points: rate(d.Series, allTxns)}
+			// The published live study read queries per second: where the run counted its
+			// statements, its per-second counts are scaled by its statements per transaction.
+			if qpt := queriesPerTxn(d); qpt > 0 {
+				for i := range s.Points {
+					s.Points[i][1] *= qpt / 60
+				}
+				ch.Title, ch.YLabel = "Queries per second over time with the live changes · "+c.Label, labelQPS
+			}
 			for _, x := range d.Changes {
 				key := fmt.Sprintf("%g %s", x.Planned, x.Name)
 				if marked[key] {
@@ -73,6 +81,17 @@ func liveCharts(st *results.Study) []Chart {
 		out = append(out, ch)
 	}
 	return out
+}
+
+// labelQPS says how a live chart's queries per second are counted.
+const labelQPS = "queries per second (transactions × the run's statements per transaction)"
+
+// queriesPerTxn is the run's statements per transaction, 0 where it did not count them.
+func queriesPerTxn(d *results.Document) float64 {
+	if d.Result.QPS == nil || d.Result.TPS == nil || *d.Result.TPS <= 0 {
+		return 0
+	}
+	return *d.Result.QPS / *d.Result.TPS
 }
 
 // yAt is the series' value at the point nearest x.
@@ -120,6 +139,21 @@ func summarizeStudy(st *results.Study, label string) itemView {
 	}
 	for i, c := range st.Cases {
 		v.Figures = append(v.Figures, kv{fmt.Sprintf("case %d", i+1), c.Label})
+	}
+	// The VU counts × the live values: each segment's figures over the step's runs.
+	for _, r := range st.SegmentRows() {
+		val := "no second after settling"
+		if r.TPS.N > 0 {
+			val = num(r.TPS.Mean) + " TPS"
+			if r.QPS.N > 0 {
+				val += " · " + num(r.QPS.Mean) + " QPS"
+			}
+			val += " · p95 ≈ " + num(r.P95ms.Mean) + " ms"
+			if w := results.TopWaits(r.Waits, 2); w != "" {
+				val += " · " + w
+			}
+		}
+		v.Figures = append(v.Figures, kv{fmt.Sprintf("case %d · %s · segment %d (%s)", r.Case+1, vuName(r.VU), r.Index, r.Label), val})
 	}
 	v.Host = host(st.Host)
 	v.Config = config(st.Config)

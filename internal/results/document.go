@@ -25,8 +25,10 @@ type Document struct {
 	ID        string `json:"id,omitempty"`
 	ProfileID string `json:"profile_id,omitempty"` // set on the steps of a profile or a study
 	// Study places a run in its study; Changes are the settings changed live in its window.
-	Study       *StudyRef        `json:"study,omitempty"`
-	Changes     []SettingChange  `json:"setting_changes,omitempty"`
+	Study   *StudyRef       `json:"study,omitempty"`
+	Changes []SettingChange `json:"setting_changes,omitempty"`
+	// Segments are the window's parts between live changes, with their figures (segments.go).
+	Segments    []Segment        `json:"segments,omitempty"`
 	Cairn       Cairn            `json:"cairn"`
 	Workload    string           `json:"workload"`
 	MainTxn     string           `json:"main_transaction"` // the type whose latency profiles and reports show

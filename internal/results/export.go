@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -58,18 +59,21 @@ func WriteProfileCSV(w io.Writer, id string, p *Profile) error {
 func i64(v int64) string   { return strconv.FormatInt(v, 10) }
 func f64(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// WriteStudyCSV writes one row per run of a study, in running order, with its case's levels.
+// WriteStudyCSV writes one row per run of a study, in running order, with its case's levels;
+// a run with live changes is followed by a row per segment (segment 1, 2, …; the run's own row
+// is segment "all"), whose tps, qps and p95_ms are the segment's (docs/result-format.md#segments).
 func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 	cw := csv.NewWriter(w)
 	head := []string{"study_id", "step", "case"}
 	for _, f := range s.Factors {
 		head = append(head, f.Name)
 	}
-	head = append(head, "vu", "repeat", "run_id", strings.ToLower(s.Headline), "main_p95_ms", "errors", "window_seconds", "planned_seconds", "interrupted", "cut")
+	head = append(head, "vu", "repeat", "run_id", strings.ToLower(s.Headline), "main_p95_ms", "errors", "window_seconds", "planned_seconds", "interrupted", "cut",
+		"segment", "live_values", "tps", "qps", "p95_ms")
 	cw.Write(head)
 	for _, d := range s.Runs() {
 		c := s.Cases[d.Study.Case]
-		row := []string{id, strconv.Itoa(d.Study.Step + 1), c.Label}
+		lead := []string{id, strconv.Itoa(d.Study.Step + 1), c.Label}
 		for _, f := range s.Factors {
 			v := ""
 			for _, l := range c.Levels {
@@ -77,17 +81,33 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 					v = l.Value
 				}
 			}
-			row = append(row, v)
+			lead = append(lead, v)
 		}
+		lead = append(lead, strconv.Itoa(d.VU), strconv.Itoa(d.Study.Repeat+1), d.ID)
 		_, h, _ := d.Headline()
 		var p95 string
 		if m := d.Main(); m != nil {
 			p95 = f64(m.LatencyMs.P95)
 		}
-		row = append(row, strconv.Itoa(d.VU), strconv.Itoa(d.Study.Repeat+1), d.ID, f64(h), p95, i64(d.TotalErrors()),
-			f64(d.Window.Seconds), f64(d.Window.PlannedSeconds), strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()))
+		row := append(slices.Clone(lead), f64(h), p95, i64(d.TotalErrors()), f64(d.Window.Seconds), f64(d.Window.PlannedSeconds),
+			strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()), "all", "", optF64(d.Result.TPS), optF64(d.Result.QPS), "")
 		cw.Write(row)
+		for _, g := range s.RunSegments(d) {
+			row := append(slices.Clone(lead), "", "", i64(g.Errors), f64(g.Seconds), "", strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()),
+				strconv.Itoa(g.Index), g.Label(), "", optF64(g.QPS), "")
+			if g.Seconds > 0 {
+				row[len(row)-3], row[len(row)-1] = f64(g.TPS), f64(g.P95ms)
+			}
+			cw.Write(row)
+		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+func optF64(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return f64(*v)
 }

@@ -448,7 +448,8 @@ func (s *Store) UpdateStudy(ctx context.Context, st *Study) error {
 	})
 }
 
-// studyRow lists a study by its first case's peak, as a profile is listed by its own.
+// studyRow lists a study by its first case's peak, as a profile is listed by its own; a study
+// with live changes by none.
 func studyRow(st *Study) row {
 	vus := make([]string, len(st.VUs))
 	for i, v := range st.VUs {
@@ -456,7 +457,8 @@ func studyRow(st *Study) row {
 	}
 	r := row{kind: KindStudy, workload: st.Workload, target: st.Target, started: st.StartedAt, vu: strings.Join(vus, ","),
 		headlineName: st.Headline, interrupted: st.Interrupted, config: st.Config, host: st.Host}
-	if len(st.Cases) > 0 {
+	// A study with live changes has no one figure: each run's mixes the live values.
+	if len(st.Cases) > 0 && len(st.Schedule) == 0 {
 		pr := profileRow(st.Cases[0].Profile)
 		r.headline, r.tpm, r.p95 = pr.headline, pr.tpm, pr.p95
 	}
@@ -575,6 +577,9 @@ type Entry struct {
 	// Interrupted: a run whose window was cut short of its plan (Ctrl-C, an error), a profile or
 	// study that stopped before its last step.
 	Interrupted bool
+	// Live: a study that changed settings inside its runs' windows, which has no one figure
+	// (an older cairn stored its first case's peak, across the live values, as one).
+	Live bool
 }
 
 // Filter selects entries for List.
@@ -588,7 +593,8 @@ type Filter struct {
 // List returns the newest entries first.
 func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	q := `SELECT id, kind, COALESCE(profile_id, 0), workload, target_kind, target_name, target_version, started_at,
-		vu, headline_name, headline, tpm, main_p95_ms, COALESCE(window_seconds, 0), interrupted FROM results WHERE 1 = 1`
+		vu, headline_name, headline, tpm, main_p95_ms, COALESCE(window_seconds, 0), interrupted,
+		kind = 'study' AND COALESCE(json_array_length(config, '$.schedule'), 0) > 0 FROM results WHERE 1 = 1`
 	var args []any
 	if f.Workload != "" {
 		q += " AND workload = ?"
@@ -615,7 +621,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 		var e Entry
 		var started string
 		if err := rows.Scan(&e.ID, &e.Kind, &e.ProfileID, &e.Workload, &e.TargetKind, &e.TargetName, &e.TargetVersion,
-			&started, &e.VU, &e.HeadlineName, &e.Headline, &e.TPM, &e.MainP95ms, &e.WindowSeconds, &e.Interrupted); err != nil {
+			&started, &e.VU, &e.HeadlineName, &e.Headline, &e.TPM, &e.MainP95ms, &e.WindowSeconds, &e.Interrupted, &e.Live); err != nil {
 			return nil, err
 		}
 		e.StartedAt, _ = time.Parse(time.RFC3339Nano, started)

@@ -292,6 +292,19 @@ func (r *runState) run(ctx context.Context, st *Study, one *spec.Spec, bound []i
 	var timers []*time.Timer
 	var liveErr error
 	var windowStart time.Time
+	// The live-changed settings' values as the window starts: the first segment's.
+	var first []results.SettingValue
+	r.mu.Lock()
+	for _, ch := range st.Schedule {
+		for _, a := range ch.Set {
+			v, ok := r.current[strings.ToLower(a.Name)]
+			if !ok {
+				v = r.plan.Setting(a.Name).Value
+			}
+			first = append(first, results.SettingValue{Name: a.Name, Value: v})
+		}
+	}
+	r.mu.Unlock()
 	if len(st.Schedule) > 0 {
 		h.Window = func(start bool) {
 			mu.Lock()
@@ -332,6 +345,7 @@ func (r *runState) run(ctx context.Context, st *Study, one *spec.Spec, bound []i
 	}
 	if d != nil {
 		d.Changes = changes
+		d.Segments = results.Segments(d, first, results.SettleSeconds)
 	}
 	lerr := liveErr
 	mu.Unlock()

@@ -25,11 +25,14 @@ func List(w io.Writer, es []results.Entry) error {
 				res = "peak " + res
 			}
 		}
+		if e.Live {
+			res = "per live segment: compare " + strconv.FormatInt(e.ID, 10)
+		}
 		if e.Interrupted {
 			res += " (interrupted)"
 		}
 		p95 := "-"
-		if e.MainP95ms != nil {
+		if e.MainP95ms != nil && !e.Live {
 			p95 = Ms(*e.MainP95ms)
 		}
 		win := "-"

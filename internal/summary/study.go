@@ -70,6 +70,7 @@ func Study(w io.Writer, s *results.Study) {
 	if anyCut {
 		cutNote(w)
 	}
+	liveSegments(w, s)
 	for _, d := range s.Runs() {
 		if len(d.Changes) == 0 {
 			continue
@@ -98,4 +99,32 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// liveSegments prints each case's VU counts × the live values: one row per segment, its figures
+// over the step's runs (docs/studies.md#segments).
+func liveSegments(w io.Writer, s *results.Study) {
+	rows := s.SegmentRows()
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nper live segment (%gs after each change left out to settle; p95 approximate, from the per-second series):\n", results.SettleSeconds)
+	waits := false
+	for _, r := range rows {
+		waits = waits || len(r.Waits) > 0
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "case\tVUs\tseg\tlive values\tTPS\tQPS\tp95\t")
+	if waits {
+		fmt.Fprint(tw, "top waits\t")
+	}
+	fmt.Fprintln(tw)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%c\t%d\t%d\t%s\t%s\t%s\t%s\t", 'A'+r.Case, r.VU, r.Index, r.Label, statText(r.TPS), statText(r.QPS), statMs(r.P95ms))
+		if waits {
+			fmt.Fprintf(tw, "%s\t", results.TopWaits(r.Waits, 2))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
 }

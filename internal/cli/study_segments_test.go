@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"encoding/csv"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/testutil"
+)
+
+// segmentRows counts the lines of 'results compare STUDY' in its per-segment table for a VU count.
+func segmentRows(out string, vu string) int {
+	n := 0
+	in := false
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "per live segment") {
+			in = true
+			continue
+		}
+		if in && strings.TrimSpace(line) == "" {
+			break
+		}
+		if f := strings.Fields(line); in && len(f) > 3 && f[0] == "A" && f[1] == vu {
+			n++
+		}
+	}
+	return n
+}
+
+// TestStudyLiveSegments is the acceptance of figures per live segment on MariaDB: the live study
+// at 10 s windows stores 5 segments a run, whose length-weighted TPS is the run's within 1%;
+// 'results compare' prints 5 segment rows per VU count and the CSV has a segment column.
+func TestStudyLiveSegments(t *testing.T) {
+	url := testutil.MySQL(t)
+	fresh(t, "oltp", url)
+	store := filepath.Join(t.TempDir(), "results.db")
+	js := filepath.Join(t.TempDir(), "study.json")
+	code, out, stderr := cairn(t, "study", "run", "../../studies/ci/spin-wait-delay-live.yaml", "--set", "db="+url,
+		"--set", "duration=10s", "--results", store, "--json", js)
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	st := readStudyDoc(t, js)
+	for _, d := range st.Runs() {
+		if len(d.Segments) != 5 {
+			t.Fatalf("run %s: %d segments, want 5", d.ID, len(d.Segments))
+		}
+		for i, g := range d.Segments {
+			want := "innodb_spin_wait_delay=" + []string{"6", "12", "24", "48", "96"}[i]
+			if g.Label() != want || g.Seconds <= 0 || g.TPS <= 0 {
+				t.Errorf("run %s segment %d: %s, %v s, %v TPS (want %s, measured)", d.ID, i+1, g.Label(), g.Seconds, g.TPS, want)
+			}
+		}
+		if got, run := results.WeightedTPS(d.Segments), *d.Result.TPS; math.Abs(got-run) > 0.01*run {
+			t.Errorf("run %s: length-weighted segment TPS %.1f, run %.1f", d.ID, got, run)
+		}
+	}
+	code, out, _ = cairn(t, "results", "compare", st.ID, "--results", store)
+	for _, vu := range []string{"2", "4"} {
+		if n := segmentRows(out, vu); code != 0 || n != 5 {
+			t.Errorf("compare STUDY: %d segment rows at %s VUs, want 5 (exit %d)\n%s", n, vu, code, out)
+		}
+	}
+	// The study has no one figure: its runs' mix the live values.
+	code, out, _ = cairn(t, "results", "list", "--results", store)
+	if code != 0 || !strings.Contains(out, "per live segment: compare "+st.ID) || strings.Contains(out, " TPS ") {
+		t.Errorf("results list shows a figure for the live study:\n%s", out)
+	}
+	code, out, _ = cairn(t, "results", "export", st.ID, "--format", "csv", "--results", store)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if code != 0 || err != nil {
+		t.Fatalf("export csv: exit %d, %v", code, err)
+	}
+	col := -1
+	for i, h := range recs[0] {
+		if h == "segment" {
+			col = i
+		}
+	}
+	segs := 0
+	for _, r := range recs[1:] {
+		if col >= 0 && r[col] != "all" {
+			segs++
+		}
+	}
+	if col < 0 || segs != 10 || len(recs) != 13 {
+		t.Errorf("export csv: segment column %d, %d segment rows of %d (want 10 of 12)\n%s", col, segs, len(recs)-1, out)
+	}
+}
+
+// TestStudyLiveSegmentsPG: tpcb-like with synchronous_commit set off live at 50% of the window
+// shows the two segments apart, each with its value and its own figures.
+func TestStudyLiveSegmentsPG(t *testing.T) {
+	url := testutil.PG(t)
+	fresh(t, "tpcb", url)
+	store := filepath.Join(t.TempDir(), "results.db")
+	js := filepath.Join(t.TempDir(), "study.json")
+	code, out, stderr := cairn(t, "study", "run", "../../studies/ci/postgres-synchronous-commit-live.yaml", "--set", "db="+url,
+		"--results", store, "--json", js)
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	st := readStudyDoc(t, js)
+	d := st.Runs()[0]
+	if len(d.Segments) != 2 || d.Segments[0].Label() != "synchronous_commit=on" || d.Segments[1].Label() != "synchronous_commit=off" ||
+		d.Segments[0].TPS <= 0 || d.Segments[1].TPS <= 0 {
+		t.Fatalf("segments %+v", d.Segments)
+	}
+	t.Logf("synchronous_commit on: %.0f TPS, off: %.0f TPS", d.Segments[0].TPS, d.Segments[1].TPS)
+	code, out, _ = cairn(t, "results", "compare", st.ID, "--results", store)
+	if n := segmentRows(out, "2"); code != 0 || n != 2 || !strings.Contains(out, "synchronous_commit=off") {
+		t.Errorf("compare STUDY: %d segment rows, want 2 (exit %d)\n%s", n, code, out)
+	}
+}
+
+// TestSetDBExpandsVariables: '--set db=…${VAR}' expands VAR from the environment as the study
+// file's own db key does (target.ExpandURL); the value never shows; an unset VAR is one line, exit 2.
+func TestSetDBExpandsVariables(t *testing.T) {
+	raw := testutil.MySQL(t)
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, ok := u.User.Password()
+	if !ok || pw == "" {
+		t.Skip("the test server's URL has no password to take from the environment")
+	}
+	withVar := strings.Replace(raw, ":"+pw+"@", ":${CAIRN_TEST_SET_PASSWORD}@", 1)
+	t.Setenv("CAIRN_TEST_SET_PASSWORD", pw)
+	code, out, stderr := cairn(t, "study", "plan", "../../studies/ci/spin-wait-delay-live.yaml", "--set", "db="+withVar)
+	if code != 0 || !strings.Contains(out, "innodb_spin_wait_delay") || strings.Contains(out+stderr, pw+"@") {
+		t.Errorf("plan with --set db=…${VAR}: exit %d\n%s%s", code, out, stderr)
+	}
+	os.Unsetenv("CAIRN_TEST_SET_PASSWORD")
+	code, _, stderr = cairn(t, "study", "plan", "../../studies/ci/spin-wait-delay-live.yaml", "--set", "db="+withVar)
+	if code != 2 || !strings.Contains(stderr, "${CAIRN_TEST_SET_PASSWORD} is not set") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("plan with an unset ${VAR}: exit %d %s", code, stderr)
+	}
+}

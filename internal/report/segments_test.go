@@ -1,0 +1,36 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStudyReportSegments: a live study's report lists each case's VU counts × live values with
+// their figures, and draws a run that counted its statements in queries per second, as the
+// published study read it.
+func TestStudyReportSegments(t *testing.T) {
+	st := testStudy(t, "30", maria)
+	v := summarizeStudy(st, "study 30")
+	var segs []string
+	for _, f := range v.Figures {
+		if strings.Contains(f.K, "segment") {
+			segs = append(segs, f.K+": "+f.V)
+		}
+	}
+	// 2 cases × 3 VU counts × 5 segments.
+	if len(segs) != 30 || !strings.Contains(segs[0], "case 1 · 1 VU · segment 1 (innodb_spin_wait_delay=4)") ||
+		!strings.Contains(segs[4], "segment 5 (innodb_spin_wait_delay=96)") {
+		t.Fatalf("%d segment rows:\n%s", len(segs), strings.Join(segs, "\n"))
+	}
+	if live := liveCharts(st); len(live) == 0 || live[0].YLabel != labelTPM {
+		t.Errorf("a live chart of runs that counted no statements is not in TPM")
+	}
+	d := firstMeasured(st.Cases[0].Profile.Steps[0])
+	tps, qps := 10.0, 150.0
+	d.Result.TPS, d.Result.QPS = &tps, &qps
+	live := liveCharts(st)
+	tpm := rate(d.Series, allTxns)
+	if live[0].YLabel != labelQPS || len(live[0].Series[0].Points) != len(tpm) || live[0].Series[0].Points[3][1] != tpm[3][1]*15/60 {
+		t.Errorf("live chart of a run with 15 statements per transaction: %q, %v", live[0].YLabel, live[0].Series[0].Points[:4])
+	}
+}
