@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/csv"
+	"fmt"
 	"math"
 	"net/url"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
@@ -140,5 +142,28 @@ func TestSetDBExpandsVariables(t *testing.T) {
 	code, _, stderr = cairn(t, "study", "plan", "../../studies/ci/spin-wait-delay-live.yaml", "--set", "db="+withVar)
 	if code != 2 || !strings.Contains(stderr, "${CAIRN_TEST_SET_PASSWORD} is not set") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("plan with an unset ${VAR}: exit %d %s", code, stderr)
+	}
+}
+
+// TestShippedStudiesAsOriginals holds two shipped studies to what their originals did and their
+// comments say: point-select-binding binds cairn (client_cpus) beside the server, and the
+// MySQL 8 spin-wait study prepares the partitioned schema its original used.
+func TestShippedStudiesAsOriginals(t *testing.T) {
+	t.Setenv("CAIRN_PASSWORD", "cairn")
+	ps, err := study.ReadFile("../../studies/point-select-binding.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps.ClientCPUs) == 0 || ps.ClientCPUs[0] == "" || len(ps.ServerCPUs) < 2 {
+		t.Errorf("point-select-binding: client CPUs %q, server CPUs %q", ps.ClientCPUs, ps.ServerCPUs)
+	}
+	for _, f := range []string{"../../studies/mysql8-spin-wait-pause-multiplier.yaml", "../../studies/ci/mysql8-spin-wait-pause-multiplier.yaml"} {
+		m8, err := study.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m8.Spec.Prepare == nil || !strings.Contains(fmt.Sprintf("%+v", m8.Spec.Prepare.Options), "Partition:true") {
+			t.Errorf("%s does not prepare the original's partitioned schema", f)
+		}
 	}
 }
