@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -19,6 +20,7 @@ func Show(w io.Writer, l results.Loaded) {
 		Study(w, l.Study)
 		for _, d := range l.Study.Runs() {
 			fmt.Fprintf(w, "  run %d: %s, %s: result %s\n", d.Study.Step+1, l.Study.Cases[d.Study.Case].Label, plural(d.VU, "VU"), d.ID)
+			fmt.Fprintln(w, "    "+observe.Diagnosis(d, nil))
 		}
 	case l.Run != nil:
 		fmt.Fprintf(w, "result %s, started %s\n", l.ID, l.Run.StartedAt.Format(when))
@@ -58,9 +60,21 @@ func Compare(w io.Writer, groups [][]results.Loaded) {
 	}
 	if groups[0][0].Profile != nil {
 		CompareProfiles(w, sides)
-		return
+	} else {
+		CompareRuns(w, sides)
 	}
-	CompareRuns(w, sides)
+	// Each side's evidence, so that a difference in the figures comes with its cause.
+	fmt.Fprintln(w)
+	for _, g := range sides {
+		fmt.Fprintln(w, g.Label+":")
+		if g.Profile != nil {
+			StepDiagnoses(w, g.Profile, "  ")
+			continue
+		}
+		for _, d := range g.Runs {
+			fmt.Fprintln(w, "  "+observe.Diagnosis(d, nil))
+		}
+	}
 }
 
 // IDs are the ids of a group, as given.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -130,6 +131,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		fmt.Fprintln(w)
 	}
 	Observations(w, d)
+	if d.Window.Seconds > 0 {
+		fmt.Fprintln(w, observe.Diagnosis(d, nil))
+	}
 	if c.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", c.Reconnects)
 	}
@@ -223,6 +227,9 @@ func StepLine(d *results.Document) string {
 	if d.ID != "" {
 		fmt.Fprintf(&b, " (result %s)", d.ID)
 	}
+	if d.Window.Seconds > 0 {
+		b.WriteString("\n    " + observe.Diagnosis(d, nil))
+	}
 	return b.String()
 }
 
@@ -282,6 +289,20 @@ func Profile(w io.Writer, p *results.Profile) {
 		a := p.Prev(m.Bottleneck)
 		fmt.Fprintf(w, "bottleneck: %s (%s p95 grew most per added VU: %+.2f ms per VU from %s)\n", workload.Plural(m.Bottleneck, "VU"), main,
 			(b.Summary.P95ms.Mean-a.Summary.P95ms.Mean)/float64(b.VU-a.VU), workload.Plural(a.VU, "VU"))
+	}
+	StepDiagnoses(w, p, "")
+}
+
+// StepDiagnoses prints the diagnosis of each step of a profile, from its first measured run,
+// placed against the profile's marks.
+func StepDiagnoses(w io.Writer, p *results.Profile, indent string) {
+	for _, st := range p.Steps {
+		for _, d := range st.Runs {
+			if d != nil && d.Window.Seconds > 0 {
+				fmt.Fprintln(w, indent+observe.Diagnosis(d, &p.Marks))
+				break
+			}
+		}
 	}
 }
 

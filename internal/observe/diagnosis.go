@@ -1,0 +1,206 @@
+package observe
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// Thresholds of the diagnosis (docs/diagnosis.md): the resource that ran out is the first whose
+// share of the window reaches its threshold, in this order.
+const (
+	DiagServerCPU = 90.0 // the server's CPU seconds over its CPUs' seconds, percent
+	DiagCore      = 95.0 // the busiest of the server's cores, percent busy
+	DiagIOWait    = 20.0 // the host's iowait, percent of its CPU time
+	DiagHostCPU   = 90.0 // the host's CPUs, percent busy
+)
+
+// synchClasses are the wait classes of synchronization objects: MySQL/MariaDB's
+// wait/synch/{mutex,rwlock,sxlock,prlock,cond}, InnoDB's own mutex counters, PostgreSQL's LWLocks.
+var synchClasses = map[string]bool{"mutex": true, "rwlock": true, "sxlock": true, "prlock": true, "cond": true,
+	"innodb_mutexes": true, "LWLock": true}
+
+// Diagnosis is the one line that says, from what was measured, where a run stands and why:
+// its VUs against the profile's knee (m: the marks of the profile it is a step of; nil for a
+// run alone), the resource that ran out, the top synch wait, the top server function and the
+// surge of running threads. What was not measured is said so. docs/diagnosis.md gives the rules.
+func Diagnosis(d *results.Document, m *results.Marks) string {
+	parts := []string{diagResource(d), diagSynch(d), diagFunction(d), diagRunning(d)}
+	return "diagnosis: " + diagHead(d.VU, m) + " — " + strings.Join(parts, ", ")
+}
+
+// diagHead places the VU count against the profile's marks.
+func diagHead(vu int, m *results.Marks) string {
+	h := plural(vu, "VU")
+	if m == nil {
+		return h
+	}
+	var at []string
+	switch {
+	case m.Saturation > 0 && vu > m.Saturation:
+		at = append(at, "saturated")
+	case m.Saturation > 0 && vu == m.Saturation:
+		at = append(at, "at the knee")
+	case m.Saturation > 0:
+		at = append(at, "below the knee")
+	}
+	if vu == m.Peak {
+		at = append(at, "peak")
+	}
+	if len(at) == 0 {
+		return h
+	}
+	return h + " " + strings.Join(at, ", ")
+}
+
+// serverCPUs are the CPUs the server could run on: its binding's, else the host's.
+func serverCPUs(d *results.Document) []int {
+	if d.Binding != nil && d.Binding.ServerCPUs != "" {
+		if l, err := ParseCPUList(d.Binding.ServerCPUs); err == nil {
+			return l
+		}
+	}
+	n := 0
+	if d.Host != nil {
+		n = d.Host.Threads
+	}
+	if n == 0 {
+		_, cores, _ := d.WindowCPU()
+		n = len(cores)
+	}
+	l := make([]int, n)
+	for i := range l {
+		l[i] = i
+	}
+	return l
+}
+
+func diagResource(d *results.Document) string {
+	cpus := serverCPUs(d)
+	host, cores, hostOK := d.WindowCPU()
+	server, serverOK := 0.0, false
+	if s := d.Server; s != nil && s.CPUSeconds > 0 && d.Window.Seconds > 0 && len(cpus) > 0 {
+		server, serverOK = 100*s.CPUSeconds/d.Window.Seconds/float64(len(cpus)), true
+	}
+	busiest, core := -1, 0.0
+	for _, c := range cpus {
+		if c < len(cores) && (busiest < 0 || cores[c].Busy() > core) {
+			busiest, core = c, cores[c].Busy()
+		}
+	}
+	serverText := "server CPU not measured"
+	if serverOK {
+		serverText = fmt.Sprintf("server %.0f%% of %s", server, plural(len(cpus), "CPU"))
+	}
+	coreText := fmt.Sprintf("cpu%d %.1f%%", busiest, core)
+	switch {
+	case !serverOK && !hostOK:
+		return "resources not measured"
+	case serverOK && server >= DiagServerCPU:
+		if busiest >= 0 {
+			return fmt.Sprintf("server CPU ran out: %s (%s)", serverText, coreText)
+		}
+		return "server CPU ran out: " + serverText
+	case busiest >= 0 && core >= DiagCore:
+		return fmt.Sprintf("a core ran out: %s (%s)", coreText, serverText)
+	case hostOK && host[2] >= DiagIOWait:
+		return fmt.Sprintf("I/O wait %.0f%% of the host's CPU time (%s)", host[2], serverText)
+	case hostOK && host.Busy() >= DiagHostCPU:
+		return fmt.Sprintf("host CPU ran out: %.0f%% busy (%s)", host.Busy(), serverText)
+	}
+	out := "no resource ran out: " + serverText
+	if busiest >= 0 {
+		out += ", busiest " + coreText
+	}
+	if hostOK {
+		out += fmt.Sprintf(", iowait %.0f%%", host[2])
+	}
+	return out
+}
+
+// diagSynch names the top synch wait and its share of the synch waits: by time where the
+// server times them, else by samples or counts.
+func diagSynch(d *results.Document) string {
+	w := d.Waits
+	if w == nil {
+		return "synch waits not measured"
+	}
+	var synch []results.WaitEvent
+	timed := false
+	for _, e := range w.Events {
+		if synchClasses[e.Class] {
+			synch = append(synch, e)
+			timed = timed || e.TimeMs > 0
+		}
+	}
+	weight := func(e results.WaitEvent) float64 {
+		switch {
+		case timed:
+			return e.TimeMs
+		case e.Samples > 0:
+			return float64(e.Samples)
+		}
+		return float64(e.Count)
+	}
+	var sum float64
+	top := -1
+	for i, e := range synch {
+		sum += weight(e)
+		if weight(e) > 0 && (top < 0 || weight(e) > weight(synch[top])) {
+			top = i
+		}
+	}
+	if top < 0 {
+		if w.Sampled {
+			return "no synch waits sampled"
+		}
+		return "no synch waits (instruments off? --waits instrument)"
+	}
+	name := synch[top].Name
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	return fmt.Sprintf("top synch wait %s %.0f%%", name, 100*weight(synch[top])/sum)
+}
+
+// diagFunction names the server function with the largest self share of the on-CPU samples.
+func diagFunction(d *results.Document) string {
+	st := StacksOf(d)
+	if st == nil {
+		return "top function not measured (--observe stacks)"
+	}
+	if st.Note != "" || st.Samples == 0 {
+		return "top function not measured"
+	}
+	for _, f := range st.Functions {
+		if f.Named() && f.Self > 0 {
+			return fmt.Sprintf("top function %s %.0f%%", f.Name, f.Self)
+		}
+	}
+	return "no top function named (no symbols: docs/host.md)"
+}
+
+// RunningSection is where the running-threads observer keeps its figures: p99 and max of the
+// server's running threads over the window.
+const RunningSection = "running-threads"
+
+func diagRunning(d *results.Document) string {
+	obs, _ := d.Extra["observations"].(map[string]any)
+	var sec struct {
+		P99 *float64 `json:"p99"`
+	}
+	// The section is the observer's own value before it is stored, a JSON object after.
+	if b, err := json.Marshal(obs[RunningSection]); err != nil || json.Unmarshal(b, &sec) != nil || sec.P99 == nil {
+		return "running threads not measured"
+	}
+	return fmt.Sprintf("running threads p99 %.0f", *sec.P99)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

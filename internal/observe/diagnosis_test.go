@@ -1,0 +1,134 @@
+package observe
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// doc is a constructed run of 16 VUs over a 10-second window on a 2-CPU host, each of its
+// window's seconds with the host's and each core's CPU shares given.
+func doc(serverCPUSeconds float64, host metrics.CPUShare, cores ...metrics.CPUShare) *results.Document {
+	d := &results.Document{VU: 16, Window: results.Window{Seconds: 10}, Host: &results.Host{Threads: 2}}
+	if serverCPUSeconds > 0 {
+		d.Server = &results.Server{Where: "local", CPUSeconds: serverCPUSeconds}
+	}
+	for i := 0; i < 10; i++ {
+		h := host
+		d.Series = append(d.Series, metrics.Second{T: float64(i), Window: true, CPU: &h, Cores: cores})
+	}
+	return d
+}
+
+func busy(user float64) metrics.CPUShare                                    { return metrics.CPUShare{user, 0, 0, 0, 0, 100 - user} }
+func iowait(wait float64) metrics.CPUShare                                  { return metrics.CPUShare{10, 0, wait, 0, 0, 90 - wait} }
+func with(d *results.Document, f func(*results.Document)) *results.Document { f(d); return d }
+
+func TestDiagnosisRules(t *testing.T) {
+	withWaits := func(sampled bool, evs ...results.WaitEvent) func(*results.Document) {
+		return func(d *results.Document) { d.Waits = &results.Waits{Sampled: sampled, Events: evs} }
+	}
+	withStacks := func(s *Stacks) func(*results.Document) {
+		return func(d *results.Document) { SetSection(d, "stacks", s) }
+	}
+	for _, c := range []struct {
+		name  string
+		d     *results.Document
+		marks *results.Marks
+		want  []string // each in the line, in this order
+		not   []string
+	}{
+		// The head: a run alone, and a step against its profile's marks.
+		{"alone", doc(0, busy(10)), nil, []string{"diagnosis: 16 VUs — "}, []string{"knee", "saturated", "peak"}},
+		{"saturated", doc(0, busy(10)), &results.Marks{Peak: 8, Saturation: 8}, []string{"16 VUs saturated — "}, []string{"peak"}},
+		{"at the knee and peak", doc(0, busy(10)), &results.Marks{Peak: 16, Saturation: 16}, []string{"16 VUs at the knee, peak — "}, nil},
+		{"below the knee", doc(0, busy(10)), &results.Marks{Peak: 32, Saturation: 32}, []string{"16 VUs below the knee — "}, nil},
+		{"no knee in the profile", doc(0, busy(10)), &results.Marks{Peak: 32}, []string{"16 VUs — "}, []string{"knee"}},
+
+		// The resource: server CPU share of its CPUs at 90% (18 of 20 CPU seconds) and just below.
+		{"server CPU ran out", doc(18, busy(92), busy(93), busy(99.9)), nil,
+			[]string{"server CPU ran out: server 90% of 2 CPUs (cpu1 99.9%)"}, nil},
+		{"server CPU below its threshold", doc(17.9, busy(89), busy(85), busy(94.9)), nil,
+			[]string{"no resource ran out: server 89% of 2 CPUs, busiest cpu1 94.9%, iowait 0%"}, []string{"CPU ran out", "core ran out"}},
+		// The server bound to one CPU: its share is of that CPU, its busiest core among its own.
+		{"bound server", with(doc(9.5, busy(50), busy(99), busy(95)), func(d *results.Document) {
+			d.Binding = &results.Binding{ServerCPUs: "1"}
+		}), nil, []string{"server CPU ran out: server 95% of 1 CPU (cpu1 95.0%)"}, nil},
+		// One core at 95% while the server is below 90%.
+		{"a core ran out", doc(10, busy(60), busy(20), busy(95)), nil, []string{"a core ran out: cpu1 95.0% (server 50% of 2 CPUs)"}, nil},
+		// I/O wait at 20% and below.
+		{"I/O wait", doc(4, iowait(20), busy(30), busy(30)), nil, []string{"I/O wait 20% of the host's CPU time (server 20% of 2 CPUs)"}, nil},
+		{"I/O wait below", doc(4, iowait(19.9), busy(30), busy(30)), nil, []string{"no resource ran out", "iowait 20%"}, []string{"I/O wait "}},
+		// The host's CPU at 90% with the server unmeasured (remote): the client's, say.
+		{"host CPU ran out", doc(0, busy(90), busy(90), busy(90)), nil, []string{"host CPU ran out: 90% busy (server CPU not measured)"}, nil},
+		{"host CPU below", doc(0, busy(89.9), busy(89.9), busy(89.9)), nil, []string{"no resource ran out: server CPU not measured, busiest cpu0 89.9%"}, nil},
+		{"nothing measured", &results.Document{VU: 4}, nil,
+			[]string{"diagnosis: 4 VUs — resources not measured, synch waits not measured, top function not measured (--observe stacks), running threads not measured"}, nil},
+
+		// The top synch wait: timed events by time, of the synch classes only.
+		{"synch by time", with(doc(0, busy(10)), withWaits(false,
+			results.WaitEvent{Name: "wait/io/table/sql/handler", Class: "io/table", TimeMs: 9000},
+			results.WaitEvent{Name: "wait/synch/rwlock/innodb/btr_search_latch", Class: "rwlock", TimeMs: 45},
+			results.WaitEvent{Name: "wait/synch/mutex/innodb/trx_sys_mutex", Class: "mutex", TimeMs: 55, Count: 9})), nil,
+			[]string{"top synch wait trx_sys_mutex 55%"}, []string{"handler"}},
+		{"synch by samples", with(doc(0, busy(10)), withWaits(true,
+			results.WaitEvent{Name: "CPU", Class: "CPU", Samples: 90},
+			results.WaitEvent{Name: "LWLock:WALWrite", Class: "LWLock", Samples: 3},
+			results.WaitEvent{Name: "LWLock:BufferContent", Class: "LWLock", Samples: 1})), nil,
+			[]string{"top synch wait LWLock:WALWrite 75%"}, nil},
+		{"synch by count", with(doc(0, busy(10)), withWaits(false,
+			results.WaitEvent{Name: "innodb_mutexes/a", Class: "innodb_mutexes", Count: 1},
+			results.WaitEvent{Name: "innodb_mutexes/b", Class: "innodb_mutexes", Count: 3})), nil,
+			[]string{"top synch wait b 75%"}, nil},
+		{"no synch instruments", with(doc(0, busy(10)), withWaits(false,
+			results.WaitEvent{Name: "wait/io/table/sql/handler", Class: "io/table", TimeMs: 9000})), nil,
+			[]string{"no synch waits (instruments off? --waits instrument)"}, nil},
+		{"no synch sampled", with(doc(0, busy(10)), withWaits(true, results.WaitEvent{Name: "CPU", Class: "CPU", Samples: 9})), nil,
+			[]string{"no synch waits sampled"}, nil},
+
+		// The top function: the first named by self share; unnamed frames skipped.
+		{"top function", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Functions: []StackFunction{
+			{Name: "[mariadbd]", Self: 40, Total: 90}, {Name: "ut_delay", Self: 28, Total: 28}, {Name: "row_search_mvcc", Self: 10, Total: 50}}})), nil,
+			[]string{"top function ut_delay 28%"}, nil},
+		{"no named function", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Functions: []StackFunction{
+			{Name: "[mariadbd]", Self: 100, Total: 100}}})), nil,
+			[]string{"no top function named (no symbols: docs/host.md)"}, nil},
+		{"perf failed", with(doc(0, busy(10)), withStacks(&Stacks{Note: "perf record failed: x"})), nil,
+			[]string{"top function not measured,"}, []string{"--observe stacks"}},
+
+		// The running threads, from the running-threads observer's section.
+		{"running threads", with(doc(0, busy(10)), func(d *results.Document) {
+			SetSection(d, RunningSection, map[string]any{"p99": 31.0, "max": 40.0})
+		}), nil, []string{"running threads p99 31"}, nil},
+	} {
+		got := Diagnosis(c.d, c.marks)
+		at := 0
+		for _, w := range c.want {
+			i := strings.Index(got[at:], w)
+			if i < 0 {
+				t.Errorf("%s: %q lacks %q (after position %d)", c.name, got, w, at)
+				break
+			}
+			at += i + len(w)
+		}
+		for _, n := range c.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%s: %q has %q", c.name, got, n)
+			}
+		}
+		if strings.Contains(got, "\n") {
+			t.Errorf("%s: not one line: %q", c.name, got)
+		}
+	}
+}
+
+// A stored document's stacks section is read back from its JSON form.
+func TestDiagnosisReadsStoredSections(t *testing.T) {
+	d := doc(0, busy(10))
+	SetSection(d, "stacks", map[string]any{"samples": 10.0, "functions": []any{map[string]any{"name": "ut_delay", "self": 28.0, "total": 30.0}}})
+	if got := Diagnosis(d, nil); !strings.Contains(got, "top function ut_delay 28%") {
+		t.Errorf("%q", got)
+	}
+}
