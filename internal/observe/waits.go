@@ -212,6 +212,16 @@ func (r *waitReader) result() *results.Waits {
 			w.Notes = append(w.Notes, "INNODB_METRICS counters that stayed at zero over the window (this version may no longer count them): "+strings.Join(zero, ", "))
 		}
 	}
+	if len(w.Events) > 0 {
+		w.Groups = results.GroupWaits(w.Events)
+		w.Synch = results.GroupAlone(w.Events, results.WaitSynch)
+		if len(w.Synch) > 20 {
+			w.Synch = w.Synch[:20]
+		}
+	}
+	if w.Synch == nil {
+		w.Synch = []results.WaitEvent{}
+	}
 	if len(w.Events) > 50 {
 		w.Events = w.Events[:50]
 	}

@@ -17,8 +17,16 @@ func observationCharts(runs, profiles []labelled) []Chart {
 			out = append(out, *c)
 		}
 	}
-	if c := runWaits(runs); c != nil {
+	if c := runWaits(runs, "run-waits", "Top waits (share of the measured window)", 8, allWaits); c != nil {
 		out = append(out, *c)
+	}
+	// Synch waits are drawn apart only where some run measured them: a server's latches are then
+	// read alone, not as a sliver beside its I/O and handler time.
+	if sy := runWaits(runs, "run-synch-waits", "Top synch waits (share of the synch waits alone)", 8, synchWaits); sy != nil {
+		if c := runWaits(runs, "run-wait-groups", "Waits by group (share of the measured window)", 4, groupWaits); c != nil {
+			out = append(out, *c)
+		}
+		out = append(out, *sy)
 	}
 	for i, p := range profiles {
 		if c := stepWaits(p.Profile, p.label, fmt.Sprintf("profile-waits-%d", i+1)); c != nil {
@@ -63,17 +71,29 @@ func coreHeat(d *results.Document, label, id string) *Chart {
 		XAxis: AxisLinear, Bands: windowBands(d.Series), Heat: h}
 }
 
-// runWaits is the top waits of one or more runs, grouped by event: each run's share of its
-// sampled sessions (or of its timed waits' time).
-func runWaits(runs []labelled) *Chart {
+func allWaits(w *results.Waits) []results.WaitEvent   { return w.Events }
+func synchWaits(w *results.Waits) []results.WaitEvent { return w.SynchAlone() }
+
+// groupWaits is the groups as events, in their fixed order, for a chart.
+func groupWaits(w *results.Waits) []results.WaitEvent {
+	var out []results.WaitEvent
+	for _, g := range w.ByGroup() {
+		out = append(out, results.WaitEvent{Name: g.Group, Share: g.Share})
+	}
+	return out
+}
+
+// runWaits is what pick takes of the waits of one or more runs (their first n events), by
+// event: each run's share of its sampled sessions (or of its timed waits' time).
+func runWaits(runs []labelled, id, title string, n int, pick func(*results.Waits) []results.WaitEvent) *Chart {
 	var names []string
 	seen := map[string]bool{}
 	for _, r := range runs {
 		if r.Run.Waits == nil {
 			continue
 		}
-		for i, e := range r.Run.Waits.Events {
-			if i == 8 {
+		for i, e := range pick(r.Run.Waits) {
+			if i == n {
 				break
 			}
 			if e.Share > 0 && !seen[e.Name] {
@@ -85,12 +105,12 @@ func runWaits(runs []labelled) *Chart {
 	if len(names) == 0 {
 		return nil
 	}
-	c := &Chart{ID: "run-waits", Title: "Top waits (share of the measured window)", XLabel: "wait event",
+	c := &Chart{ID: id, Title: title, XLabel: "wait event",
 		YLabel: "% of samples or of wait time", XAxis: AxisLinear, Categories: names}
 	for _, r := range runs {
 		s := Series{Name: r.label}
 		if r.Run.Waits != nil {
-			for _, e := range r.Run.Waits.Events {
+			for _, e := range pick(r.Run.Waits) {
 				for j, n := range names {
 					if n == e.Name {
 						s.Points = append(s.Points, [2]float64{float64(j), math.Round(e.Share*1000) / 10})

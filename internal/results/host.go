@@ -120,6 +120,10 @@ type Waits struct {
 	Notes      []string       `json:"notes,omitempty"`
 	Events     []WaitEvent    `json:"events"`
 	Intervals  []WaitInterval `json:"intervals,omitempty"`
+	// Groups are the window's waits by group (synch, io, lock, other) over all events, and Synch
+	// the synch events alone, each with its share of the synch waits (docs/waits.md#groups).
+	Groups []WaitGroupShare `json:"groups,omitempty"`
+	Synch  []WaitEvent      `json:"synch,omitempty"`
 }
 
 // WaitEvent is one event's samples, or its count and time, and its share.

@@ -64,15 +64,23 @@ func CompareRuns(w io.Writer, groups []Group) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
-	var waits []string
+	var waits, synch []string
 	for i, g := range docs {
 		if top := g[0].Waits.Top(4); top != "" {
 			waits = append(waits, fmt.Sprintf("  %c: %s", 'A'+i, top))
+			waits = append(waits, fmt.Sprintf("     by group: %s", results.GroupsText(g[0].Waits.ByGroup())))
+		}
+		if top := results.TopWaits(g[0].Waits.SynchAlone(), 3); top != "" {
+			synch = append(synch, fmt.Sprintf("  %c: %s", 'A'+i, top))
 		}
 	}
 	if len(waits) > 0 {
 		fmt.Fprintln(w, "\ntop waits (the first run of each):")
 		fmt.Fprintln(w, strings.Join(waits, "\n"))
+	}
+	if len(synch) > 0 {
+		fmt.Fprintln(w, "\ntop synch waits, their share of the synch waits alone (the first run of each):")
+		fmt.Fprintln(w, strings.Join(synch, "\n"))
 	}
 	fmt.Fprintln(w)
 	if anyP {

@@ -447,6 +447,14 @@ func Observations(w io.Writer, d *results.Document) {
 		} else {
 			fmt.Fprintln(w, "top waits: none recorded")
 		}
+		if gs := wt.ByGroup(); len(gs) > 0 {
+			fmt.Fprintf(w, "waits by group: %s\n", results.GroupsText(gs))
+			if top := results.TopWaits(wt.SynchAlone(), 3); top != "" {
+				fmt.Fprintf(w, "top synch waits: %s\n", top)
+			} else {
+				fmt.Fprintln(w, "top synch waits: none measured")
+			}
+		}
 		for _, n := range wt.Notes {
 			fmt.Fprintf(w, "waits: %s\n", n)
 		}

@@ -71,12 +71,16 @@ func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, instrument b
 				return nil, err
 			}
 		}
-		var on, all, innodbOff int64
-		if err := c.QueryRow(ctx, `SELECT SUM(ENABLED = 'YES' AND TIMED = 'YES'), COUNT(*), SUM(`+innodbInstruments+` AND ENABLED <> 'YES')
-			FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/%'`).Scan(&on, &all, &innodbOff); err != nil {
+		var on, all, innodbOff, synchOn int64
+		if err := c.QueryRow(ctx, `SELECT SUM(ENABLED = 'YES' AND TIMED = 'YES'), COUNT(*), SUM(`+innodbInstruments+` AND ENABLED <> 'YES'),
+			SUM(NAME LIKE 'wait/synch/%' AND ENABLED = 'YES' AND TIMED = 'YES')
+			FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/%'`).Scan(&on, &all, &innodbOff, &synchOn); err != nil {
 			return nil, err
 		}
 		w.notes = append(w.notes, fmt.Sprintf("performance_schema: %d of %d wait instruments on and timed", on, all))
+		if synchOn == 0 {
+			w.notes = append(w.notes, "none of the server's wait/synch instruments is on: synch waits are not measured (--waits instrument turns InnoDB's on for the run)")
+		}
 		if innodbOff > 0 && !instrument {
 			w.notes = append(w.notes, fmt.Sprintf("%d InnoDB mutex and rw-lock instruments are off: --waits instrument turns them on for the run", innodbOff))
 		}
