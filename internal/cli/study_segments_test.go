@@ -79,10 +79,15 @@ func TestStudyLiveSegments(t *testing.T) {
 		t.Fatalf("export csv: exit %d, %v", code, err)
 	}
 	col := -1
+	names := map[string]bool{}
 	for i, h := range recs[0] {
 		if h == "segment" {
 			col = i
 		}
+		if names[h] {
+			t.Errorf("export csv: column %q twice", h)
+		}
+		names[h] = true
 	}
 	segs := 0
 	for _, r := range recs[1:] {

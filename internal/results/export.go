@@ -61,7 +61,8 @@ func f64(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // WriteStudyCSV writes one row per run of a study, in running order, with its case's levels;
 // a run with live changes is followed by a row per segment (segment 1, 2, …; the run's own row
-// is segment "all"), whose tps, qps and p95_ms are the segment's (docs/result-format.md#segments).
+// is segment "all", its segment_tps and segment_qps the run's), with the segment's figures
+// (docs/result-format.md#segments).
 func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 	cw := csv.NewWriter(w)
 	head := []string{"study_id", "step", "case"}
@@ -69,7 +70,7 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 		head = append(head, f.Name)
 	}
 	head = append(head, "vu", "repeat", "run_id", strings.ToLower(s.Headline), "main_p95_ms", "errors", "window_seconds", "planned_seconds", "interrupted", "cut",
-		"segment", "live_values", "tps", "qps", "p95_ms")
+		"segment", "live_values", "segment_tps", "segment_qps", "segment_p95_ms")
 	cw.Write(head)
 	for _, d := range s.Runs() {
 		c := s.Cases[d.Study.Case]

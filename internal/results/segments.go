@@ -12,10 +12,11 @@ import (
 // its mode on its next transaction), and the second in which the change fell mixes both values.
 const SettleSeconds = 1.0
 
-// tickSlack is how far a second may reach outside a segment's settled span and still count in
-// it: the series' seconds are ticks of the run's clock and the changes fall between them, a few
-// milliseconds off a tick when planned on one.
-const tickSlack = 0.1
+// inside is the share of a tick that must lie in a segment's settled span for the tick to count
+// in its figures: the series' seconds are ticks of the run's clock, the changes fall between
+// them (a few milliseconds off a tick when planned on one), and on a busy host a tick can end a
+// tenth of a second or more late.
+const inside = 0.75
 
 // Segment is the part of a run's window between two live changes (or a change and the
 // window's end), with its figures. docs/result-format.md#segments defines each figure and how
@@ -34,8 +35,8 @@ type Segment struct {
 	SpanSeconds float64 `json:"span_seconds"`
 	SpanTxns    int64   `json:"span_txns"`
 	// SettleSeconds were left out after the change that opens the segment (none for the first);
-	// Seconds are the time series' seconds that remain, those lying within [From+settle, To]
-	// give or take 0.1 s; the figures below are theirs. Seconds is 0 when none remained: the
+	// Seconds are the time series' ticks that remain, those at least three quarters inside
+	// [From+settle, To]; the figures below are theirs. Seconds is 0 when none remained: the
 	// figures are then absent.
 	SettleSeconds float64 `json:"settle_seconds"`
 	Seconds       float64 `json:"seconds"`
@@ -171,14 +172,14 @@ func measure(d *Document, segs []Segment) {
 		}
 		for i := range segs {
 			s := &segs[i]
-			if x.T <= s.From || x.T > s.To {
-				continue
+			// Spans: the segment the tick ends in.
+			if x.T > s.From && x.T <= s.To {
+				s.SpanSeconds += dt
+				s.SpanTxns += x.Txns
 			}
-			s.SpanSeconds += dt
-			s.SpanTxns += x.Txns
-			// Settled: the whole second lies after the change and its settling time, give or take
-			// the ticks' misalignment with the changes.
-			if startT >= s.From+s.SettleSeconds-tickSlack && x.T <= s.To+tickSlack {
+			// Settled: the tick lies (mostly) after the change and its settling time, and before
+			// the next change; it can end a little after that.
+			if min(x.T, s.To)-max(startT, s.From+s.SettleSeconds) >= inside*dt {
 				s.Seconds += dt
 				s.Txns += x.Txns
 				s.Errors += x.Errors
@@ -188,7 +189,6 @@ func measure(d *Document, segs []Segment) {
 					accs[i].cpuSecs++
 				}
 			}
-			break
 		}
 	}
 	for i := range segs {

@@ -115,3 +115,16 @@ func TestStudySegmentRows(t *testing.T) {
 		t.Errorf("row 4: %+v", r)
 	}
 }
+
+// TestSegmentsLateTick: on a busy host a tick can end after the next change; a tick mostly inside
+// the settled span still counts, so a 2 s segment keeps its one settled second.
+func TestSegmentsLateTick(t *testing.T) {
+	d := &Document{Changes: []SettingChange{{T: 3.003, Planned: 2, Name: "x", Value: "2"}, {T: 5.003, Planned: 4, Name: "x", Value: "3"}}}
+	for _, x := range []float64{1, 2, 3, 4, 5.15, 6, 7} {
+		d.Series = append(d.Series, metrics.Second{T: x, Window: x > 1, Txns: 100})
+	}
+	segs := Segments(d, nil, 1)
+	if len(segs) != 3 || segs[1].Seconds != 1.15 || segs[1].Txns != 100 || segs[2].Seconds != 1 {
+		t.Fatalf("segments %+v", segs)
+	}
+}
