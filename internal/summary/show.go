@@ -49,6 +49,10 @@ func Show(w io.Writer, l results.Loaded) {
 func Compare(w io.Writer, groups [][]results.Loaded) {
 	if first := groups[0][0]; first.Study != nil {
 		Study(w, first.Study)
+		fmt.Fprintln(w)
+		for _, d := range first.Study.Runs() {
+			fmt.Fprintf(w, "%s, %s\n", first.Study.Cases[d.Study.Case].Label, observe.Diagnosis(d, nil))
+		}
 		return
 	}
 	sides := make([]Group, len(groups))
