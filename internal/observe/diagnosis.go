@@ -17,11 +17,6 @@ const (
 	DiagHostCPU   = 90.0 // the host's CPUs, percent busy
 )
 
-// synchClasses are the wait classes of synchronization objects: MySQL/MariaDB's
-// wait/synch/{mutex,rwlock,sxlock,prlock,cond}, InnoDB's own mutex counters, PostgreSQL's LWLocks.
-var synchClasses = map[string]bool{"mutex": true, "rwlock": true, "sxlock": true, "prlock": true, "cond": true,
-	"innodb_mutexes": true, "LWLock": true}
-
 // Diagnosis is the one line that says, from what was measured, where a run stands and why:
 // its VUs against the profile's knee (m: the marks of the profile it is a step of; nil for a
 // run alone), the resource that ran out, the top synch wait, the top server function and the
@@ -120,49 +115,30 @@ func diagResource(d *results.Document) string {
 	return out
 }
 
-// diagSynch names the top synch wait and its share of the synch waits: by time where the
-// server times them, else by samples or counts.
+// diagSynch names the top synch wait and its share of the synch waits alone
+// (results.Waits.SynchAlone: by time, or samples where sampled); a synch wait the server only
+// counts is named with its count.
 func diagSynch(d *results.Document) string {
 	w := d.Waits
 	if w == nil {
 		return "synch waits not measured"
 	}
-	var synch []results.WaitEvent
-	timed := false
-	for _, e := range w.Events {
-		if synchClasses[e.Class] {
-			synch = append(synch, e)
-			timed = timed || e.TimeMs > 0
-		}
-	}
-	weight := func(e results.WaitEvent) float64 {
-		switch {
-		case timed:
-			return e.TimeMs
-		case e.Samples > 0:
-			return float64(e.Samples)
-		}
-		return float64(e.Count)
-	}
-	var sum float64
-	top := -1
-	for i, e := range synch {
-		sum += weight(e)
-		if weight(e) > 0 && (top < 0 || weight(e) > weight(synch[top])) {
-			top = i
-		}
-	}
-	if top < 0 {
+	synch := w.SynchAlone()
+	if len(synch) == 0 || synch[0].Share == 0 && synch[0].Count == 0 {
 		if w.Sampled {
 			return "no synch waits sampled"
 		}
 		return "no synch waits (instruments off? --waits instrument)"
 	}
-	name := synch[top].Name
+	top := synch[0]
+	name := top.Name
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]
 	}
-	return fmt.Sprintf("top synch wait %s %.0f%%", name, 100*weight(synch[top])/sum)
+	if top.Share == 0 {
+		return fmt.Sprintf("top synch wait %s ×%d (untimed)", name, top.Count)
+	}
+	return fmt.Sprintf("top synch wait %s %.0f%%", name, 100*top.Share)
 }
 
 // diagFunction names the server function with the largest self share of the on-CPU samples.

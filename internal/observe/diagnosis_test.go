@@ -81,7 +81,7 @@ func TestDiagnosisRules(t *testing.T) {
 		{"synch by count", with(doc(0, busy(10)), withWaits(false,
 			results.WaitEvent{Name: "innodb_mutexes/a", Class: "innodb_mutexes", Count: 1},
 			results.WaitEvent{Name: "innodb_mutexes/b", Class: "innodb_mutexes", Count: 3})), nil,
-			[]string{"top synch wait b 75%"}, nil},
+			[]string{"top synch wait b ×3 (untimed)"}, nil},
 		{"no synch instruments", with(doc(0, busy(10)), withWaits(false,
 			results.WaitEvent{Name: "wait/io/table/sql/handler", Class: "io/table", TimeMs: 9000})), nil,
 			[]string{"no synch waits (instruments off? --waits instrument)"}, nil},
