@@ -108,6 +108,7 @@ type itemView struct {
 	Txns        []txnRow
 	Steps       []stepRow
 	StepHead    string
+	Segments    []segmentRow // a study's VU counts × live values
 	Notes       []string
 	Interrupted bool
 	Brief       string // the conditions in a line, beside the collapsed table
@@ -117,6 +118,11 @@ type kv struct{ K, V string }
 
 type txnRow struct {
 	Name, Count, Mix, Errors, P50, P95, P99, Max string
+}
+
+// segmentRow is one segment of a live study's case at one VU count, over the step's runs.
+type segmentRow struct {
+	Case, VU, Index, Values, TPS, QPS, P95, Waits string
 }
 
 type stepRow struct {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -12,15 +13,20 @@ func TestStudyReportSegments(t *testing.T) {
 	st := testStudy(t, "30", maria)
 	v := summarizeStudy(st, "study 30")
 	var segs []string
-	for _, f := range v.Figures {
-		if strings.Contains(f.K, "segment") {
-			segs = append(segs, f.K+": "+f.V)
-		}
+	for _, r := range v.Segments {
+		segs = append(segs, strings.Join([]string{r.Case, r.VU, r.Index, r.Values, r.TPS}, " · "))
 	}
 	// 2 cases × 3 VU counts × 5 segments.
-	if len(segs) != 30 || !strings.Contains(segs[0], "case 1 · 1 VU · segment 1 (innodb_spin_wait_delay=4)") ||
-		!strings.Contains(segs[4], "segment 5 (innodb_spin_wait_delay=96)") {
+	if len(segs) != 30 || !strings.HasPrefix(segs[0], "innodb_adaptive_hash_index=ON · 1 · 1 · innodb_spin_wait_delay=4 · ") ||
+		!strings.Contains(segs[4], " · 5 · innodb_spin_wait_delay=96 · ") || strings.HasSuffix(segs[0], "-") {
 		t.Fatalf("%d segment rows:\n%s", len(segs), strings.Join(segs, "\n"))
+	}
+	var b bytes.Buffer
+	if err := HTML(&b, []Item{{Study: st}}, "live study"); err != nil {
+		t.Fatal(err)
+	}
+	if html := b.String(); !strings.Contains(html, "Per live segment") || !strings.Contains(html, "<td>innodb_spin_wait_delay=96</td>") {
+		t.Error("the report's details have no table of live segments")
 	}
 	if live := liveCharts(st); len(live) == 0 || live[0].YLabel != labelTPM {
 		t.Errorf("a live chart of runs that counted no statements is not in TPM")

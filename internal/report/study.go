@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/results"
@@ -142,18 +143,15 @@ func summarizeStudy(st *results.Study, label string) itemView {
 	}
 	// The VU counts × the live values: each segment's figures over the step's runs.
 	for _, r := range st.SegmentRows() {
-		val := "no second after settling"
+		row := segmentRow{Case: st.Cases[r.Case].Label, VU: strconv.Itoa(r.VU), Index: strconv.Itoa(r.Index), Values: r.Label,
+			TPS: "-", QPS: "-", P95: "-", Waits: results.TopWaits(r.Waits, 2)}
 		if r.TPS.N > 0 {
-			val = num(r.TPS.Mean) + " TPS"
-			if r.QPS.N > 0 {
-				val += " · " + num(r.QPS.Mean) + " QPS"
-			}
-			val += " · p95 ≈ " + num(r.P95ms.Mean) + " ms"
-			if w := results.TopWaits(r.Waits, 2); w != "" {
-				val += " · " + w
-			}
+			row.TPS, row.P95 = num(r.TPS.Mean), num(r.P95ms.Mean)
 		}
-		v.Figures = append(v.Figures, kv{fmt.Sprintf("case %d · %s · segment %d (%s)", r.Case+1, vuName(r.VU), r.Index, r.Label), val})
+		if r.QPS.N > 0 {
+			row.QPS = num(r.QPS.Mean)
+		}
+		v.Segments = append(v.Segments, row)
 	}
 	v.Host = host(st.Host)
 	v.Config = config(st.Config)
