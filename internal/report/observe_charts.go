@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -14,6 +15,9 @@ func observationCharts(runs, profiles []labelled) []Chart {
 	var out []Chart
 	for i, r := range runs {
 		if c := coreHeat(r.Run, r.label, fmt.Sprintf("run-cpu-%d", i+1)); c != nil {
+			out = append(out, *c)
+		}
+		if c := runningChart(r.Run, r.label, fmt.Sprintf("run-running-%d", i+1)); c != nil {
 			out = append(out, *c)
 		}
 	}
@@ -183,4 +187,32 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// runningChart is the run's running threads each second, as the observer sampled them: the
+// server's max and mean over the second and the host's run queue max, the window shaded as in
+// the throughput chart, so that a surge a mean hides shows against it.
+func runningChart(d *results.Document, label, id string) *Chart {
+	r := observe.RunningOf(d)
+	if r == nil || len(r.Series) < 2 {
+		return nil
+	}
+	c := &Chart{ID: id, Title: fmt.Sprintf("Running threads over time (sampled every %d ms) · %s", r.IntervalMs, label),
+		XLabel: labelSeconds, YLabel: "threads", XAxis: AxisLinear, Bands: windowBands(d.Series)}
+	smax, smean, hmax := Series{Name: "server, max"}, Series{Name: "server, mean"}, Series{Name: "host run queue, max"}
+	for _, p := range r.Series {
+		smax.Points = append(smax.Points, [2]float64{p.T, float64(p.Max)})
+		smean.Points = append(smean.Points, [2]float64{p.T, p.Mean})
+		hmax.Points = append(hmax.Points, [2]float64{p.T, float64(p.HostMax)})
+	}
+	if r.Source != "" {
+		c.Series = append(c.Series, smax, smean)
+	}
+	if r.Host != nil {
+		c.Series = append(c.Series, hmax)
+	}
+	if len(c.Series) == 0 {
+		return nil
+	}
+	return c
 }

@@ -63,6 +63,8 @@ func chartCases(t *testing.T) []struct {
 		{"mix", []Item{{Profile: p1}, {Run: r1}, {Profile: p2}, {Run: r2}}, cat(profilesIDs, runsIDs,
 			[]string{"run-cpu-1", "run-cpu-2", "run-waits", "profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
 		{"one-of-each", []Item{{Run: r1}, {Profile: p1}}, cat(profileIDs, runIDs, []string{"run-cpu-1", "run-waits", "profile-waits-1", "profile-cpu-1"})},
+		// A run with synch waits and running threads adds their charts.
+		{"observed", []Item{{Run: observedRun(t)}}, cat(runIDs, []string{"run-cpu-1", "run-running-1", "run-waits", "run-wait-groups", "run-synch-waits"})},
 		// A study draws its cases as overlaid profiles, then each case's runs over time with the
 		// live changes marked, then each case's waits and per-core CPU.
 		{"study", []Item{{Study: testStudy(t, "30", maria)}}, cat(profilesIDs, []string{"study-live-1", "study-live-2",

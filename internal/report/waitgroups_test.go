@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -31,5 +32,48 @@ func TestSynchWaitCharts(t *testing.T) {
 	plain := testRun(t, "13", pg, 8, 1, 1)
 	if ids := chartIDs(observationCharts([]labelled{{Item: Item{Run: plain}, label: "B"}}, nil)); slices.Contains(ids, "run-synch-waits") {
 		t.Errorf("a run without synch waits draws them: %v", ids)
+	}
+}
+
+// observedRun is a MariaDB run with what the newer observers add: synch waits (a latch that is
+// a sliver of all waits) and the running threads each second, surging at t = 10.
+func observedRun(t testing.TB) *results.Document {
+	r := testRun(t, "14", maria, 16, 1, 5)
+	r.Waits = &results.Waits{Source: "performance_schema (fixture)", Events: []results.WaitEvent{
+		{Name: "wait/io/table/sql/handler", Class: "io/table", Count: 900000, TimeMs: 9880, Share: 0.988},
+		{Name: "wait/synch/rwlock/innodb/btr_search_latch", Class: "rwlock", Count: 52375, TimeMs: 80, Share: 0.008},
+		{Name: "wait/synch/mutex/innodb/trx_sys_mutex", Class: "mutex", Count: 700, TimeMs: 20, Share: 0.002},
+		{Name: "wait/lock/table/sql/handler", Class: "lock/table", Count: 10, TimeMs: 20, Share: 0.002}}}
+	run := &observe.Running{IntervalMs: 20, Source: "MariaDB: Threads_running less the sampler", Samples: 1250}
+	for _, s := range r.Series {
+		p := observe.RunningSecond{T: s.T, Samples: 50, Max: 6, Mean: 3.5, HostMax: 8, HostMean: 5}
+		if s.T > 9 && s.T < 11 {
+			p.Max, p.HostMax = 31, 33
+		}
+		run.Series = append(run.Series, p)
+	}
+	mx, p99, mean := 31.0, 6.0, 3.6
+	run.Max, run.P99, run.Mean, run.Host = &mx, &p99, &mean, &observe.RunQueue{Max: 33, P99: 8, Mean: 5.1}
+	observe.SetSection(r, observe.RunningSection, run)
+	return r
+}
+
+// The running threads are drawn each second beside the run's other charts: the server's max
+// and mean and the host's run queue, with the surge where it was.
+func TestRunningChart(t *testing.T) {
+	r := observedRun(t)
+	c := runningChart(r, "A", "run-running-1")
+	if c == nil || len(c.Series) != 3 || c.Series[0].Name != "server, max" || len(c.Series[0].Points) != len(r.Series) {
+		t.Fatalf("chart %+v", c)
+	}
+	peak := 0.0
+	for _, p := range c.Series[0].Points {
+		peak = max(peak, p[1])
+	}
+	if peak != 31 {
+		t.Errorf("the surge is drawn at %v", peak)
+	}
+	if runningChart(testRun(t, "15", pg, 8, 1, 1), "B", "x") != nil {
+		t.Error("a run without running threads draws them")
 	}
 }

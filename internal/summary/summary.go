@@ -441,6 +441,9 @@ func Observations(w io.Writer, d *results.Document) {
 		}
 		fmt.Fprintln(w)
 	}
+	if r := observe.RunningOf(d); r != nil {
+		fmt.Fprintf(w, "running threads: %s\n", runningText(r))
+	}
 	if wt := d.Waits; wt != nil {
 		if top := wt.Top(5); top != "" {
 			fmt.Fprintf(w, "top waits: %s\n", top)
@@ -469,4 +472,18 @@ func Observations(w io.Writer, d *results.Document) {
 		}
 		fmt.Fprintf(w, "binding: %s\n", strings.Join(parts, ", "))
 	}
+}
+
+// runningText is the window's running threads: the server's and the host's run queue, each its
+// max, p99 and mean over the samples.
+func runningText(r *observe.Running) string {
+	server := "server not measured"
+	if r.P99 != nil {
+		server = fmt.Sprintf("server max %.0f, p99 %.0f, mean %.1f", *r.Max, *r.P99, *r.Mean)
+	}
+	host := "host run queue not readable on this host"
+	if h := r.Host; h != nil {
+		host = fmt.Sprintf("host run queue max %.0f, p99 %.0f, mean %.1f", h.Max, h.P99, h.Mean)
+	}
+	return fmt.Sprintf("%s; %s (%d samples every %d ms)", server, host, r.Samples, r.IntervalMs)
 }

@@ -47,3 +47,10 @@ func Snapshot(ctx context.Context, t Target, c Conn, headlineSQL string) (Readin
 type Composite interface {
 	Members() []Target
 }
+
+// RunningThreads is a target whose server can say how many of its threads run a statement now:
+// RunningSQL returns one integer, the sampling session itself left out; perDatabase says it
+// counts the target's database only (else the whole server, read once for members sharing it).
+type RunningThreads interface {
+	RunningSQL() (sql string, perDatabase bool)
+}

@@ -386,3 +386,9 @@ func loadData(ctx context.Context, c *sqlconn.Conn, table string, columns []stri
 	}
 	return n, err
 }
+
+// RunningSQL implements target.RunningThreads: Threads_running less the sampling thread, which
+// runs while it reads it.
+func (t *mysqlTarget) RunningSQL() (string, bool) {
+	return "SELECT CAST(VARIABLE_VALUE AS SIGNED) - 1 FROM " + t.statusTable() + " WHERE VARIABLE_NAME = 'THREADS_RUNNING'", false
+}

@@ -503,3 +503,10 @@ func (c *conn) BulkLoad(ctx context.Context, table string, columns []string, fil
 	}
 	return n, err
 }
+
+// RunningSQL implements target.RunningThreads: the database's client backends running a
+// statement, the sampling session left out.
+func (t *pg) RunningSQL() (string, bool) {
+	return `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'
+  AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, true
+}

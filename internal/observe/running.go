@@ -1,0 +1,345 @@
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/target"
+)
+
+// Running is the running threads over the run (extra.observations.running-threads): the
+// server's threads running a statement and the host's run queue, sampled every IntervalMs, so
+// that a surge shorter than a second shows in max and p99 where a mean hides it.
+// docs/result-format.md#running-threads defines it.
+type Running struct {
+	IntervalMs int `json:"interval_ms"`
+	// Source is what the server's figure counts; empty where the server has none (SQLite, or a
+	// target without the query), and Max, P99 and Mean are then absent.
+	Source string `json:"source,omitempty"`
+	// Samples are the window's samples; Max, P99 and Mean the server's running threads over them.
+	Samples int64    `json:"samples"`
+	Max     *float64 `json:"max,omitempty"`
+	P99     *float64 `json:"p99,omitempty"`
+	Mean    *float64 `json:"mean,omitempty"`
+	// Host is the host's run queue (procs_running of /proc/stat, the reading thread included) over
+	// the window's samples; absent where /proc/stat cannot be read.
+	Host *RunQueue `json:"host,omitempty"`
+	// Series is every second of the run, at the engine's seconds.
+	Series []RunningSecond `json:"series"`
+	Notes  []string        `json:"notes,omitempty"`
+}
+
+// RunQueue is the host's runnable threads over the window's samples.
+type RunQueue struct {
+	Max  float64 `json:"max"`
+	P99  float64 `json:"p99"`
+	Mean float64 `json:"mean"`
+}
+
+// RunningSecond is the samples of one second of the run, T as the engine's series: the server's
+// running threads and the host's run queue, each its max and mean over the second.
+type RunningSecond struct {
+	T        float64 `json:"t"`
+	Samples  int     `json:"samples"`
+	Max      int64   `json:"max,omitempty"`
+	Mean     float64 `json:"mean,omitempty"`
+	HostMax  int64   `json:"host_max,omitempty"`
+	HostMean float64 `json:"host_mean,omitempty"`
+}
+
+// RunningSection is the section's name under extra.observations.
+const RunningSection = "running-threads"
+
+// runningInterval is the sampling interval: 20 ms sees surges of a few tens of milliseconds at
+// 50 short queries a second, on a connection of the sampler's own.
+const runningInterval = 20 * time.Millisecond
+
+// RunningOf reads a document's running threads; nil when the run has none.
+func RunningOf(d *results.Document) *Running {
+	obs, _ := d.Extra["observations"].(map[string]any)
+	v, ok := obs[RunningSection]
+	if !ok {
+		return nil
+	}
+	if r, ok := v.(*Running); ok {
+		return r
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var r Running
+	if json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	return &r
+}
+
+// countSource is one server's query of its running threads, on its own connection.
+type countSource struct {
+	c   target.Conn
+	sql string
+}
+
+// tally is a count's samples: the current second's max and sum, and the window's histogram
+// (running threads are small integers, so their p99 is exact in bounded memory).
+type tally struct {
+	secMax, secSum int64
+	hist           []int64
+	n              int64
+	sum            int64
+}
+
+func (t *tally) add(v int64, window bool) {
+	v = max(0, v)
+	t.secMax = max(t.secMax, v)
+	t.secSum += v
+	if !window {
+		return
+	}
+	if v >= int64(len(t.hist)) {
+		t.hist = append(t.hist, make([]int64, int(min(v, 1<<16))+1-len(t.hist))...)
+	}
+	t.hist[min(v, int64(len(t.hist)-1))]++
+	t.n++
+	t.sum += v
+}
+
+// figures are the window's max, p99 (nearest rank) and mean.
+func (t *tally) figures() (mx, p99, mean float64) {
+	if t.n == 0 {
+		return 0, 0, 0
+	}
+	rank := int64(math.Ceil(0.99 * float64(t.n)))
+	var seen int64
+	p99 = -1
+	for v, c := range t.hist {
+		seen += c
+		if p99 < 0 && seen >= rank {
+			p99 = float64(v)
+		}
+		if c > 0 {
+			mx = float64(v)
+		}
+	}
+	return mx, p99, roundTo(float64(t.sum)/float64(t.n), 2)
+}
+
+type running struct {
+	Base
+	srcs   []countSource
+	source string
+	fs     procfs.FS
+	host   bool
+
+	mu          sync.Mutex
+	inWindow    bool
+	server, rq  tally
+	secN        int
+	series      []RunningSecond
+	notes       []string
+	serverError bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+func init() {
+	Register(Kind{Name: RunningSection, Order: 45, Start: startRunning})
+}
+
+func startRunning(ctx context.Context, env *Env) (Observer, error) {
+	if env.Off() {
+		return nil, nil
+	}
+	o := &running{stop: make(chan struct{}), done: make(chan struct{})}
+	if fs, err := procfs.NewDefaultFS(); err == nil {
+		if _, err := fs.Stat(); err == nil {
+			o.fs, o.host = fs, true
+		}
+	}
+	if !o.host {
+		o.notes = append(o.notes, "the host's run queue is not readable on this host (/proc/stat)")
+	}
+	members := []target.Target{env.Target}
+	if c, ok := env.Target.(target.Composite); ok {
+		if _, own := env.Target.(target.RunningThreads); !own {
+			members = c.Members()
+		}
+	}
+	seen := map[string]bool{}
+	var kinds []string
+	for _, m := range members {
+		rt, ok := m.(target.RunningThreads)
+		if !ok {
+			continue
+		}
+		sql, perDB := rt.RunningSQL()
+		key := m.Address()
+		if perDB {
+			key = target.Where(m)
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		c, err := m.Conn(ctx)
+		if err != nil {
+			o.closeConns()
+			return nil, fmt.Errorf("running threads: %w", err)
+		}
+		o.srcs = append(o.srcs, countSource{c: c, sql: sql})
+		if k := m.Name(); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(o.srcs) > 0 {
+		o.source = runningSource(kinds, len(o.srcs))
+	} else {
+		o.notes = append(o.notes, "the server's running threads are not measured: "+env.Target.Name()+" has no query of them")
+	}
+	if len(o.srcs) == 0 && !o.host {
+		return nil, nil
+	}
+	go o.sample()
+	return o, nil
+}
+
+// runningSource says what the server's figure counts.
+func runningSource(kinds []string, n int) string {
+	var parts []string
+	for _, k := range kinds {
+		switch k {
+		case "PostgreSQL":
+			parts = append(parts, "PostgreSQL: the database's active client backends (pg_stat_activity, the sampler left out)")
+		default:
+			parts = append(parts, k+": Threads_running less the sampler")
+		}
+	}
+	s := strings.Join(parts, "; ")
+	if n > 1 {
+		s += fmt.Sprintf(", summed over %d servers", n)
+	}
+	return s
+}
+
+func (o *running) sample() {
+	defer close(o.done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-o.stop
+		cancel()
+	}()
+	tk := time.NewTicker(runningInterval)
+	defer tk.Stop()
+	for {
+		select {
+		case <-o.stop:
+			return
+		case <-tk.C:
+		}
+		var n int64
+		var err error
+		ok := len(o.srcs) > 0
+		for _, s := range o.srcs {
+			var v int64
+			if err = s.c.QueryRow(ctx, s.sql).Scan(&v); err != nil {
+				ok = false
+				break
+			}
+			n += v
+		}
+		var q int64
+		if o.host {
+			if st, serr := o.fs.Stat(); serr == nil {
+				q = int64(st.ProcessesRunning)
+			}
+		}
+		select {
+		case <-o.stop:
+			return
+		default:
+		}
+		o.mu.Lock()
+		if err != nil && !o.serverError {
+			o.serverError = true
+			o.notes = append(o.notes, "a read of the server's running threads failed: "+err.Error())
+		}
+		if ok {
+			o.server.add(n, o.inWindow)
+		}
+		if o.host {
+			o.rq.add(q, o.inWindow)
+		}
+		o.secN++
+		o.mu.Unlock()
+	}
+}
+
+// Tick ends one second of samples.
+func (o *running) Tick(sec *metrics.Second) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	p := RunningSecond{T: sec.T, Samples: o.secN, Max: o.server.secMax, HostMax: o.rq.secMax}
+	if o.secN > 0 {
+		p.Mean = roundTo(float64(o.server.secSum)/float64(o.secN), 2)
+		p.HostMean = roundTo(float64(o.rq.secSum)/float64(o.secN), 2)
+	}
+	o.series = append(o.series, p)
+	o.secN, o.server.secMax, o.server.secSum, o.rq.secMax, o.rq.secSum = 0, 0, 0, 0, 0
+}
+
+func (o *running) Window(start bool) {
+	o.mu.Lock()
+	o.inWindow = start
+	o.mu.Unlock()
+}
+
+// Close stops the sampler and closes its connections.
+func (o *running) Close(context.Context) error {
+	select {
+	case <-o.stop:
+	default:
+		close(o.stop)
+	}
+	<-o.done
+	o.closeConns()
+	return nil
+}
+
+func (o *running) closeConns() {
+	for _, s := range o.srcs {
+		s.c.Close()
+	}
+	o.srcs = nil
+}
+
+func (o *running) Section() any {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r := &Running{IntervalMs: int(runningInterval / time.Millisecond), Source: o.source, Samples: max(o.server.n, o.rq.n),
+		Series: append([]RunningSecond{}, o.series...), Notes: append([]string(nil), o.notes...)}
+	if o.source != "" && o.server.n > 0 {
+		mx, p99, mean := o.server.figures()
+		r.Max, r.P99, r.Mean = &mx, &p99, &mean
+	}
+	if o.host && o.rq.n > 0 {
+		mx, p99, mean := o.rq.figures()
+		r.Host = &RunQueue{Max: mx, P99: p99, Mean: mean}
+	}
+	if r.Samples == 0 {
+		r.Notes = append(r.Notes, "no sample fell in the window")
+	}
+	return r
+}
