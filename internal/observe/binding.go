@@ -63,4 +63,10 @@ func (b *binding) Close(context.Context) error {
 
 func (b *binding) Fill(d *results.Document) {
 	d.Binding = &results.Binding{ClientCPUs: FormatCPUList(b.client), ServerCPUs: FormatCPUList(b.server)}
+	if len(b.client) > 0 {
+		d.Binding.ClientTopology = Topology(b.client)
+	}
+	if len(b.server) > 0 {
+		d.Binding.ServerTopology = Topology(b.server)
+	}
 }

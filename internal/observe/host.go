@@ -101,6 +101,11 @@ func ReadHost(pause bool) *results.Host {
 	} else {
 		h.EPP = unknown("energy_performance_preference", "not offered by this frequency driver, or no cpufreq")
 	}
+	if e := summarize(perCPU(cpus, "power/energy_perf_bias")); e != "" {
+		h.EPB = e
+	} else {
+		h.EPB = unknown("energy_perf_bias", "not readable on this host (no power/energy_perf_bias in /sys: an Intel CPU's, shown by its kernel driver)")
+	}
 	switch {
 	case fileHas("devices/system/cpu/intel_pstate/status"):
 		s, _ := readSys("devices/system/cpu/intel_pstate/status")

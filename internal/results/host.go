@@ -28,6 +28,7 @@ type Host struct {
 	FreqDriver  string     `json:"frequency_driver,omitempty"`              // scaling_driver, summarized
 	PState      string     `json:"pstate,omitempty"`                        // intel_pstate or amd_pstate mode
 	EPP         string     `json:"energy_performance_preference,omitempty"` // summarized
+	EPB         string     `json:"energy_perf_bias,omitempty"`              // 0 (performance) … 15 (power saving), summarized
 	Turbo       string     `json:"turbo,omitempty"`                         // on, off
 	IdleDriver  string     `json:"cpuidle_driver,omitempty"`
 	THP         string     `json:"transparent_hugepages,omitempty"` // always, madvise, never
@@ -105,6 +106,9 @@ type Server struct {
 type Binding struct {
 	ClientCPUs string `json:"client_cpus,omitempty"`
 	ServerCPUs string `json:"server_cpus,omitempty"`
+	// ClientTopology and ServerTopology are what each list covers: cores, SMT siblings, NUMA nodes.
+	ClientTopology *CPUTopology `json:"client_topology,omitempty"`
+	ServerTopology *CPUTopology `json:"server_topology,omitempty"`
 }
 
 // Waits is what the server's sessions waited on over the window (docs/waits.md).

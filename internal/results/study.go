@@ -75,7 +75,10 @@ type StudyCase struct {
 	Applied    []SettingValue `json:"applied,omitempty"`
 	ClientCPUs string         `json:"client_cpus,omitempty"`
 	ServerCPUs string         `json:"server_cpus,omitempty"`
-	Profile    *Profile       `json:"profile"`
+	// ClientTopology and ServerTopology are what the lists cover on the host the study ran on.
+	ClientTopology *CPUTopology `json:"client_topology,omitempty"`
+	ServerTopology *CPUTopology `json:"server_topology,omitempty"`
+	Profile        *Profile     `json:"profile"`
 }
 
 // StudyStepOrder is one run of the study, in running order: which case, VU count and repeat.

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 )
 
@@ -196,6 +198,9 @@ func (p *Plan) Print(w io.Writer) {
 	for i, step := range steps {
 		fmt.Fprintf(w, "  %3d  %-40s %s, run %d\n", i+1, step.Case.Label(), plural(step.VU, "VU"), step.Repeat+1)
 	}
+	for _, l := range cpuLists(st) {
+		fmt.Fprintf(w, "%s %s\n", l[0], observe.DescribeCPUs(l[1]))
+	}
 	switch {
 	case st.Order == "random" && p.SeedDrawn:
 		fmt.Fprintf(w, "the study gives no seed: this order is seed %d's, drawn for this plan; '--set seed=%d' runs it (without a seed the run draws another, and prints it)\n", s.Seed, s.Seed)
@@ -235,4 +240,31 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// cpuLists are the study's CPU lists, each once, as option and list: what each covers on this
+// host (cores, SMT siblings, NUMA nodes) is printed beside the plan, since a list alone does not
+// say it.
+func cpuLists(st *Study) [][2]string {
+	var out [][2]string
+	for _, f := range []struct {
+		name  string
+		lists []string
+	}{{"client-cpus", st.ClientCPUs}, {"server-cpus", st.ServerCPUs}} {
+		for _, l := range f.lists {
+			if l != "" && !slices.Contains(out, [2]string{f.name, l}) {
+				out = append(out, [2]string{f.name, l})
+			}
+		}
+	}
+	return out
+}
+
+// cpuTopology is what a case's CPU list covers on this host; nil where the list does not parse.
+func cpuTopology(list string) *results.CPUTopology {
+	cpus, err := observe.ParseCPUList(list)
+	if err != nil {
+		return nil
+	}
+	return observe.Topology(cpus)
 }

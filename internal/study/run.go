@@ -190,9 +190,11 @@ func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, ve
 		}
 		if c.ClientCPUs != "" {
 			sc.Levels = append(sc.Levels, results.SettingValue{Name: "client-cpus", Value: c.ClientCPUs})
+			sc.ClientTopology = cpuTopology(c.ClientCPUs)
 		}
 		if c.ServerCPUs != "" {
 			sc.Levels = append(sc.Levels, results.SettingValue{Name: "server-cpus", Value: c.ServerCPUs})
+			sc.ServerTopology = cpuTopology(c.ServerCPUs)
 		}
 		doc.Cases = append(doc.Cases, sc)
 	}

@@ -384,7 +384,7 @@ func Host(w io.Writer, h *results.Host) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "frequency: driver %s · governor %s · energy-performance %s · pstate %s · turbo %s\n", h.FreqDriver, h.Governor, h.EPP, h.PState, h.Turbo)
+	fmt.Fprintf(w, "frequency: driver %s · governor %s · energy-performance %s · bias %s · pstate %s · turbo %s\n", h.FreqDriver, h.Governor, h.EPP, h.EPB, h.PState, h.Turbo)
 	fmt.Fprintf(w, "idle driver %s · transparent huge pages %s (defrag %s) · clocksource %s · virtualized %s\n", h.IdleDriver, h.THP, h.THPDefrag, h.Clocksource, h.Virtualized)
 	if p := h.Pause; p != nil {
 		if p.NA != "" {
@@ -441,6 +441,9 @@ func Observations(w io.Writer, d *results.Document) {
 		}
 		fmt.Fprintln(w)
 	}
+	if f := observe.FrequencyOf(d); f != nil {
+		fmt.Fprintf(w, "CPU frequency: %s\n", frequencyText(f))
+	}
 	if r := observe.RunningOf(d); r != nil {
 		fmt.Fprintf(w, "running threads: %s\n", runningText(r))
 	}
@@ -465,10 +468,10 @@ func Observations(w io.Writer, d *results.Document) {
 	if b := d.Binding; b != nil {
 		var parts []string
 		if b.ClientCPUs != "" {
-			parts = append(parts, "cairn on CPUs "+b.ClientCPUs)
+			parts = append(parts, "cairn on CPUs "+b.ClientCPUs+topologyText(b.ClientTopology))
 		}
 		if b.ServerCPUs != "" {
-			parts = append(parts, "the server on CPUs "+b.ServerCPUs)
+			parts = append(parts, "the server on CPUs "+b.ServerCPUs+topologyText(b.ServerTopology))
 		}
 		fmt.Fprintf(w, "binding: %s\n", strings.Join(parts, ", "))
 	}
@@ -486,4 +489,23 @@ func runningText(r *observe.Running) string {
 		host = fmt.Sprintf("host run queue max %.0f, p99 %.0f, mean %.1f", h.Max, h.P99, h.Mean)
 	}
 	return fmt.Sprintf("%s; %s (%d samples every %d ms)", server, host, r.Samples, r.IntervalMs)
+}
+
+// topologyText is what a bound CPU list covers, in brackets; "" for a document stored before.
+func topologyText(t *results.CPUTopology) string {
+	if t == nil {
+		return ""
+	}
+	return " (" + t.Text() + ")"
+}
+
+// frequencyText is the cores' frequency over the window, and where it came from.
+func frequencyText(f *observe.Frequency) string {
+	switch {
+	case len(f.Cores) == 0:
+		return "not readable on this host"
+	case f.Source == "APERF/MPERF":
+		return fmt.Sprintf("Avg_MHz %.0f, Bzy_MHz %.0f over the window (APERF/MPERF, the mean of %d CPUs)", f.AvgMHz, f.BzyMHz, len(f.Cores))
+	}
+	return fmt.Sprintf("%.0f MHz (/proc/cpuinfo at the window's edges, the mean of %d CPUs; APERF/MPERF not readable on this host)", f.MHz, len(f.Cores))
 }
