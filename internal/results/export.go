@@ -69,8 +69,8 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 	for _, f := range s.Factors {
 		head = append(head, f.Name)
 	}
-	head = append(head, "vu", "repeat", "run_id", strings.ToLower(s.Headline), "main_p95_ms", "errors", "window_seconds", "planned_seconds", "interrupted", "cut",
-		"segment", "live_values", "segment_tps", "segment_qps", "segment_p95_ms")
+	head = append(head, "vu", "repeat", "run_id", "segment", "live_values", strings.ToLower(s.Headline), "main_p95_ms",
+		"segment_tps", "segment_qps", "segment_p95_ms", "errors", "window_seconds", "planned_seconds", "interrupted", "cut")
 	cw.Write(head)
 	for _, d := range s.Runs() {
 		c := s.Cases[d.Study.Case]
@@ -90,15 +90,15 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 		if m := d.Main(); m != nil {
 			p95 = f64(m.LatencyMs.P95)
 		}
-		row := append(slices.Clone(lead), f64(h), p95, i64(d.TotalErrors()), f64(d.Window.Seconds), f64(d.Window.PlannedSeconds),
-			strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()), "all", "", optF64(d.Result.TPS), optF64(d.Result.QPS), "")
-		cw.Write(row)
+		cw.Write(append(slices.Clone(lead), "all", "", f64(h), p95, optF64(d.Result.TPS), optF64(d.Result.QPS), "",
+			i64(d.TotalErrors()), f64(d.Window.Seconds), f64(d.Window.PlannedSeconds), strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut())))
 		for _, g := range s.RunSegments(d) {
-			row := append(slices.Clone(lead), "", "", i64(g.Errors), f64(g.Seconds), "", strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()),
-				strconv.Itoa(g.Index), g.Label(), "", optF64(g.QPS), "")
+			tps, p95 := "", ""
 			if g.Seconds > 0 {
-				row[len(row)-3], row[len(row)-1] = f64(g.TPS), f64(g.P95ms)
+				tps, p95 = f64(g.TPS), f64(g.P95ms)
 			}
+			row := append(slices.Clone(lead), strconv.Itoa(g.Index), g.Label(), "", "", tps, optF64(g.QPS), p95,
+				i64(g.Errors), f64(g.Seconds), "", strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()))
 			cw.Write(row)
 		}
 	}
