@@ -2,7 +2,6 @@ package observe
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -46,19 +45,11 @@ type RunQueue struct {
 	Mean float64 `json:"mean"`
 }
 
-// RunningSecond is the samples of one second of the run, T as the engine's series: the server's
-// running threads and the host's run queue, each its max and mean over the second.
-type RunningSecond struct {
-	T        float64 `json:"t"`
-	Samples  int     `json:"samples"`
-	Max      int64   `json:"max,omitempty"`
-	Mean     float64 `json:"mean,omitempty"`
-	HostMax  int64   `json:"host_max,omitempty"`
-	HostMean float64 `json:"host_mean,omitempty"`
-}
+// RunningSecond is one second of the series.
+type RunningSecond = results.RunningSecond
 
 // RunningSection is the section's name under extra.observations.
-const RunningSection = "running-threads"
+const RunningSection = results.RunningSection
 
 // runningInterval is the sampling interval: 20 ms sees surges of a few tens of milliseconds at
 // 50 short queries a second, on a connection of the sampler's own.
@@ -67,19 +58,11 @@ const runningInterval = 20 * time.Millisecond
 // RunningOf reads a document's running threads; nil when the run has none.
 func RunningOf(d *results.Document) *Running {
 	obs, _ := d.Extra["observations"].(map[string]any)
-	v, ok := obs[RunningSection]
-	if !ok {
-		return nil
-	}
-	if r, ok := v.(*Running); ok {
+	if r, ok := obs[RunningSection].(*Running); ok {
 		return r
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
 	var r Running
-	if json.Unmarshal(b, &r) != nil {
+	if !sectionOf(d, RunningSection, &r) {
 		return nil
 	}
 	return &r

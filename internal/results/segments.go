@@ -1,6 +1,7 @@
 package results
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -54,6 +55,8 @@ type Segment struct {
 	// Waits are the top events of the wait intervals ending in the segment (settling left out):
 	// each event's share averaged over those intervals, an interval without it counting 0.
 	Waits []WaitEvent `json:"top_waits,omitempty"`
+	// Running is the running threads over the seconds; absent where the run has none.
+	Running *SegmentRunning `json:"running_threads,omitempty"`
 }
 
 // Label names the segment by its values: "innodb_spin_wait_delay=12".
@@ -162,6 +165,11 @@ func measure(d *Document, segs []Segment) {
 		cpuSecs int
 	}
 	accs := make([]acc, len(segs))
+	running := runningSeries(d)
+	runs := make([]struct {
+		r SegmentRunning
+		n int
+	}, len(segs))
 	prev := 0.0
 	for _, x := range d.Series {
 		dt := x.T - prev
@@ -188,6 +196,13 @@ func measure(d *Document, segs []Segment) {
 					accs[i].cpu += x.CPU.Busy()
 					accs[i].cpuSecs++
 				}
+				if r, ok := running[x.T]; ok && r.Samples > 0 {
+					a := &runs[i]
+					a.r.Max, a.r.HostMax = max(a.r.Max, r.Max), max(a.r.HostMax, r.HostMax)
+					a.r.Mean += r.Mean
+					a.r.HostMean += r.HostMean
+					a.n++
+				}
 			}
 		}
 	}
@@ -208,6 +223,11 @@ func measure(d *Document, segs []Segment) {
 		if accs[i].cpuSecs > 0 {
 			c := accs[i].cpu / float64(accs[i].cpuSecs)
 			s.HostCPU = &c
+		}
+		if a := runs[i]; a.n > 0 {
+			r := a.r
+			r.Mean, r.HostMean = math.Round(100*r.Mean/float64(a.n))/100, math.Round(100*r.HostMean/float64(a.n))/100
+			s.Running = &r
 		}
 		if d.Waits != nil {
 			s.Waits = segmentWaits(d.Waits.Intervals, s.From+s.SettleSeconds, s.To, i == len(segs)-1)
