@@ -366,7 +366,7 @@ func TestBindingBadInput(t *testing.T) {
 		{[]string{"--client-cpus", "4096"}, "this host has no CPU 4096"},
 		{[]string{"--server-cpus", "0", "--db", "postgres://u:p@192.0.2.1/db"}, "cairn binds only a server on this host"},
 		{[]string{"--server-cpus", "0", "--db", "sqlite://" + t.TempDir() + "/x.db"}, "SQLite runs inside cairn"},
-		{[]string{"--observe", "maybe"}, "--observe maybe: use on or off"},
+		{[]string{"--observe", "maybe"}, "--observe maybe: use on, off or stacks"},
 		{[]string{"--waits", "all"}, "--waits all: use read or instrument"},
 		{[]string{"--wait-sample", "1ms"}, "--wait-sample 1ms: need between 10ms and 10s"},
 	} {
