@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -158,20 +157,12 @@ func diagFunction(d *results.Document) string {
 	return "no top function named (no symbols: docs/host.md)"
 }
 
-// runningSection is where the running-threads observer keeps its figures (p99 of the server's
-// running threads over the window); its observer declares the same name as RunningSection.
-const runningSection = "running-threads"
-
 func diagRunning(d *results.Document) string {
-	obs, _ := d.Extra["observations"].(map[string]any)
-	var sec struct {
-		P99 *float64 `json:"p99"`
-	}
-	// The section is the observer's own value before it is stored, a JSON object after.
-	if b, err := json.Marshal(obs[runningSection]); err != nil || json.Unmarshal(b, &sec) != nil || sec.P99 == nil {
+	r := RunningOf(d)
+	if r == nil || r.P99 == nil {
 		return "running threads not measured"
 	}
-	return fmt.Sprintf("running threads p99 %.0f", *sec.P99)
+	return fmt.Sprintf("running threads p99 %.0f", *r.P99)
 }
 
 func plural(n int, word string) string {

@@ -100,7 +100,7 @@ func TestDiagnosisRules(t *testing.T) {
 
 		// The running threads, from the running-threads observer's section.
 		{"running threads", with(doc(0, busy(10)), func(d *results.Document) {
-			SetSection(d, runningSection, map[string]any{"p99": 31.0, "max": 40.0})
+			SetSection(d, RunningSection, map[string]any{"p99": 31.0, "max": 40.0})
 		}), nil, []string{"running threads p99 31"}, nil},
 	} {
 		got := Diagnosis(c.d, c.marks)
