@@ -295,6 +295,21 @@ func (r *Recorder) DrainTick(into *Set) {
 	}
 }
 
+// WindowCounts sets into (one per type) to the counts of the measured window so far, over every
+// shard: a reading once a tick, so the tick's subscribers can tell the window's transactions apart
+// without a cost per transaction.
+func (r *Recorder) WindowCounts(into []Counts) {
+	clear(into)
+	for _, sh := range r.shards {
+		sh.mu.Lock()
+		sh.flush()
+		for i, c := range sh.window.Counts {
+			into[i].Add(c)
+		}
+		sh.mu.Unlock()
+	}
+}
+
 // Window merges every shard's window set.
 func (r *Recorder) Window() *Set {
 	out := NewSet(r.n, r.svc)
@@ -369,6 +384,10 @@ type Second struct {
 	// absent with --observe off or where /proc/stat cannot be read.
 	CPU   *CPUShare  `json:"cpu,omitempty"`
 	Cores []CPUShare `json:"cores,omitempty"`
+	// ServerCPU is the server's processes' CPU over this second, in percent of one CPU, when
+	// ServerCPUOK (a local server whose process is known); live figures only, not stored.
+	ServerCPU   float64 `json:"-"`
+	ServerCPUOK bool    `json:"-"`
 }
 
 // CPUShare is how a CPU (or the host, over all of them) spent an interval, in percent of it:

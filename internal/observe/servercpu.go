@@ -2,6 +2,9 @@ package observe
 
 import (
 	"context"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
 
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -16,6 +19,10 @@ type serverCPU struct {
 	srv     [2][]float64
 	srvOK   [2][]bool
 	note    string
+	// last is the servers' CPU seconds at the last tick, at lastAt; lastOK when every one was read.
+	last   float64
+	lastAt time.Time
+	lastOK bool
 }
 
 // serversOf are the servers t's work runs on: its own, or each distinct one of its members'.
@@ -49,6 +56,30 @@ func init() {
 }
 
 func (s *Server) embedded() bool { return s.FoundBy == "embedded in cairn" }
+
+// Tick reads the servers' CPU each second for the live figures (Second.ServerCPU): one pass over
+// /proc on the monitor's goroutine, none per transaction.
+func (o *serverCPU) Tick(sec *metrics.Second) {
+	now, total, ok := time.Now(), 0.0, true
+	for _, srv := range o.servers {
+		if srv.PID == 0 || srv.embedded() || !srv.Local {
+			ok = false
+			break
+		}
+		v, err := srv.CPU()
+		if err != nil {
+			ok = false
+			break
+		}
+		total += v
+	}
+	if ok && o.lastOK {
+		if dt := now.Sub(o.lastAt).Seconds(); dt > 0 {
+			sec.ServerCPU, sec.ServerCPUOK = roundTo(100*(total-o.last)/dt, 1), true
+		}
+	}
+	o.last, o.lastAt, o.lastOK = total, now, ok
+}
 
 func (o *serverCPU) Window(start bool) {
 	i := 0

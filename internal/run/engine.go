@@ -69,6 +69,14 @@ type Tick struct {
 	InWindow time.Duration // how far into the measured window, in it
 	// Txns and Errors count every transaction since the run started (the rampup's too).
 	Txns, Errors int64
+	// VUs is the run's virtual users; Types names the transaction types Set and Measured index.
+	VUs   int
+	Types []string
+	// Set is this second's transactions per type (counts and latencies, rampup's and window's
+	// alike); Measured, of this second's, those the measured window counts. Both are reused for
+	// the next second: read them during the call, do not keep them.
+	Set      *metrics.Set
+	Measured []metrics.Counts
 }
 
 // Observer watches a run on the engine's clock (internal/observe is the one): the engine calls it
@@ -599,13 +607,16 @@ type monitor struct {
 	// progress sample's, nextProg when the next one is due.
 	next, lastTick, lastProgAt, nextProg time.Duration
 	txns, errors                         int64
+	// win is the window's counts per type at the last tick, measured this second's share of them.
+	win, winNow, measured []metrics.Counts
 }
 
 // monitor runs the clock until the window has been measured or ctx is cancelled.
 func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 	m := &monitor{e: e, out: out, mon: mon, snapCtx: context.WithoutCancel(ctx),
 		tick: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0), progSet: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0),
-		all: metrics.NewHist(), next: time.Second, nextProg: e.Cfg.Progress}
+		all: metrics.NewHist(), next: time.Second, nextProg: e.Cfg.Progress,
+		win: make([]metrics.Counts, len(e.Types)), winNow: make([]metrics.Counts, len(e.Types)), measured: make([]metrics.Counts, len(e.Types))}
 	// The time series is the first consumer of the ticks.
 	m.ticks = append([]func(Tick){func(t Tick) { out.Series = append(out.Series, t.Second) }}, e.ticks...)
 	for {
@@ -717,19 +728,27 @@ func (m *monitor) second(now time.Duration, last bool) {
 		e.Observe.Tick(&sec)
 	}
 	m.progSet.Merge(m.tick)
-	m.tick.Reset()
 	for m.next <= now {
 		m.next += time.Second
 	}
 	m.txns += sec.Txns
 	m.errors += sec.Errors
-	t := Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors}
+	e.rec.WindowCounts(m.winNow)
+	for i, c := range m.winNow {
+		p := m.win[i]
+		m.measured[i] = metrics.Counts{Count: c.Count - p.Count, Rollbacks: c.Rollbacks - p.Rollbacks, Errors: c.Errors - p.Errors,
+			Retries: c.Retries - p.Retries, Late: c.Late - p.Late, Skipped: c.Skipped - p.Skipped}
+	}
+	m.win, m.winNow = m.winNow, m.win
+	t := Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors,
+		VUs: e.Cfg.VUs, Types: e.Types, Set: m.tick, Measured: m.measured}
 	if t.Phase == "window" {
 		t.InWindow = now - e.ws
 	}
 	for _, f := range m.ticks {
 		f(t)
 	}
+	m.tick.Reset()
 }
 
 // sample publishes a progress sample when one is due: the interval's rates (the server's

@@ -225,7 +225,15 @@ func TestStalledWindowEnd(t *testing.T) {
 func TestTickSubscribers(t *testing.T) {
 	check := func(t *testing.T, e *Engine) {
 		var ticks []Tick
-		e.Subscribe(func(tk Tick) { ticks = append(ticks, tk) })
+		var setTxns []int64 // each tick's per-type set, counted during the call (it is reused)
+		var measured metrics.Counts
+		e.Subscribe(func(tk Tick) {
+			ticks = append(ticks, tk)
+			setTxns = append(setTxns, tk.Set.Total().Count)
+			for _, c := range tk.Measured {
+				measured.Add(c)
+			}
+		})
 		var samples []workload.Progress
 		e.SubscribeProgress(func(p workload.Progress) { samples = append(samples, p) })
 		out, err := e.Run(context.Background())
@@ -241,12 +249,20 @@ func TestTickSubscribers(t *testing.T) {
 				t.Errorf("tick %d is second %+v, the series' is %+v", i, tk.Second, out.Series[i])
 			}
 			txns += tk.Second.Txns
+			if setTxns[i] != tk.Second.Txns || tk.VUs != e.Cfg.VUs || len(tk.Types) != len(e.Types) {
+				t.Errorf("tick %d: its set counts %d transactions, its second %d; %d VUs, types %v", i, setTxns[i], tk.Second.Txns, tk.VUs, tk.Types)
+			}
 			if tk.Txns != txns {
 				t.Errorf("tick %d counts %d transactions since the start, the seconds add up to %d", i, tk.Txns, txns)
 			}
 			if want := time.Duration(i+1) * time.Second; i < len(ticks)-1 && (tk.Elapsed < want || tk.Elapsed > want+200*time.Millisecond) {
 				t.Errorf("tick %d at %v, want second %v", i, tk.Elapsed, want)
 			}
+		}
+		// The window's transactions are counted as they are recorded; a VU may record one that ended
+		// in the window after the last tick, at most one each.
+		if w := out.Window.Total().Count; measured.Count > w || measured.Count < w-int64(e.Cfg.VUs) || measured.Count == 0 {
+			t.Errorf("the ticks measured %d transactions in the window, the outcome %d (at most %d more)", measured.Count, w, e.Cfg.VUs)
 		}
 		if last := ticks[len(ticks)-1]; last.Phase != "done" || ticks[0].Phase != "window" && ticks[0].Phase != "rampup" {
 			t.Errorf("phases %q … %q, want the last done", ticks[0].Phase, last.Phase)
