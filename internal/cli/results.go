@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
@@ -120,7 +121,7 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("result %s was stored without a run spec (by an older cairn?): %w", l.ID, err)
 			}
-			_, err = stdout.Write(specText(sp))
+			_, err = stdout.Write(job.SpecText(sp))
 			return err
 		},
 	}
@@ -159,43 +160,9 @@ the first listed level, per VU count, over its repeats. See docs/results-store.m
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ids := [][]string{{args[0]}} // one argument is one study, not a group
-			if len(args) > 1 {
-				ids = nil
-				for _, a := range args {
-					ids = append(ids, strings.Split(a, ","))
-				}
-			}
-			groups, err := results.ReadGroups(cmd.Context(), resultsPath(cmd), ids, true)
-			if err != nil {
-				return mismatch(err)
-			}
-			summary.Compare(stdout, groups)
-			return nil
+			return job.Compare(cmd.Context(), resultsPath(cmd), args, stdout)
 		},
 	}
-}
-
-// mismatch words why results cannot be compared.
-func mismatch(err error) error {
-	var me *results.MismatchError
-	if !errors.As(err, &me) {
-		return err
-	}
-	a, b := me.First, me.Other
-	switch me.Why {
-	case results.NotAStudy:
-		return usagef("compare needs at least two ids (or groups like 3,4,5), or one study's id; %s is a %s", a.ID, a.Kind())
-	case results.OtherWorkload:
-		return usagef("result %s is %s %s and result %s %s %s: compare results of one workload",
-			a.ID, article(a.Workload()), a.Kind(), b.ID, article(b.Workload()), b.Kind())
-	case results.StudyAmong:
-		return usagef("result %s is a study: compare its cases with 'cairn results compare %s' alone", b.ID, b.ID)
-	case results.OtherKind:
-		return usagef("result %s is a %s and result %s a %s: compare runs with runs, profiles with profiles", a.ID, a.Kind(), b.ID, b.Kind())
-	}
-	return usagef("%s: groups (ids joined by commas) are for repeated runs; a profile repeats its steps with --repeat",
-		strings.Join(summary.IDs(me.Group), ","))
 }
 
 func newResultsExport(stdout io.Writer) *cobra.Command {

@@ -188,11 +188,3 @@ func noArgs(cmd *cobra.Command, args []string) error {
 }
 
 func plural(n int, word string) string { return workload.Plural(n, word) }
-
-// article puts "a" or "an" before a word: "an oltp run", "a tpcc run".
-func article(w string) string {
-	if w != "" && strings.ContainsRune("aeiou", rune(w[0])) {
-		return "an " + w
-	}
-	return "a " + w
-}

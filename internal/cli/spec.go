@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/spec"
 )
 
@@ -43,7 +44,7 @@ environment. docs/spec.md describes every field.
 				return err
 			}
 			if f.printSpec {
-				_, err := stdout.Write(specText(s))
+				_, err := stdout.Write(job.SpecText(s))
 				return err
 			}
 			return execute(cmd.Context(), s, resultsPath(cmd), f, stdout, stderr)

@@ -1,19 +1,14 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-bench/cairn/internal/observe"
-	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/sink"
+	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 func newStudy(stdout, stderr io.Writer) *cobra.Command {
@@ -57,25 +52,6 @@ func oneFile(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// reachable opens a study's target; a server it cannot reach is the user's to fix before a
-// study, which changes nothing until it can.
-func reachable(ctx context.Context, db string) (address string, err error) {
-	t, err := target.Open(ctx, db)
-	if err != nil {
-		return "", unreachable(err)
-	}
-	defer t.Close()
-	return t.Address(), nil
-}
-
-func unreachable(err error) error {
-	var ce *target.ConnectError
-	if errors.As(err, &ce) {
-		return &usageError{err.Error()}
-	}
-	return err
-}
-
 func newStudyPlan(stdout io.Writer) *cobra.Command {
 	var sets []string
 	cmd := &cobra.Command{
@@ -87,13 +63,7 @@ func newStudyPlan(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := study.Preview(target.WithConnectTimeout(cmd.Context(), st.Spec.ConnectTimeout), st)
-			if err != nil {
-				return unreachable(err)
-			}
-			p.Print(stdout)
-			fmt.Fprintln(stdout, "nothing was changed")
-			return nil
+			return job.Plan(cmd.Context(), st, stdout)
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "change a key of the study: PATH=VALUE (repeatable)")
@@ -112,18 +82,7 @@ func newStudyRun(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := target.WithConnectTimeout(cmd.Context(), st.Spec.ConnectTimeout)
-			store, err := openStore(ctx, resultsPath(cmd), f.noStore)
-			if err != nil {
-				return err
-			}
-			if store != nil {
-				defer store.Close()
-			}
-			if _, err := reachable(ctx, st.Spec.DB); err != nil {
-				return err
-			}
-			return runStudy(ctx, st, store, f.json, stdout, stderr)
+			return job.Study(cmd.Context(), st, jobOptions(resultsPath(cmd), f, stdout, stderr))
 		},
 	}
 	fs := cmd.Flags()
@@ -131,28 +90,6 @@ func newStudyRun(stdout, stderr io.Writer) *cobra.Command {
 	fs.StringVar(&f.json, "json", "", "write the study document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not record the study in the results store")
 	return cmd
-}
-
-func runStudy(ctx context.Context, st *study.Study, store *results.Store, jsonPath string, stdout, stderr io.Writer) error {
-	k := sink.New(store, jsonPath, terminal{stdout, stderr})
-	h := study.Hooks{Bind: bindSelf, RestartOutput: stderr}
-	h.Preparing = &terminalPreparing{out: stdout, err: stderr}
-	h.Progress = func(_ workload.Progress, line string) { fmt.Fprintln(stderr, line) }
-	k.StudyHooks(ctx, &h, st)
-	doc, err := study.Run(ctx, st, Version, h)
-	return k.Study(ctx, doc, err)
-}
-
-// bindSelf binds cairn's threads to a study case's client CPUs, or to every CPU again (nil).
-func bindSelf(cpus []int) error {
-	if cpus == nil {
-		all, err := observe.OnlineCPUs()
-		if err != nil {
-			return err
-		}
-		cpus = all
-	}
-	return observe.PinSelf(cpus)
 }
 
 func newStudyRestore(stdout io.Writer) *cobra.Command {
@@ -165,7 +102,7 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 			if db == "" {
 				return usagef("cairn study restore needs --db URL: the server whose settings to put back (with its password)")
 			}
-			where, err := reachable(cmd.Context(), db)
+			where, err := job.Reachable(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/options"
-	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -74,35 +73,12 @@ func newPrepare(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 			if err := options.Valid(opts, givenFlag(cmd)); err != nil {
 				return err
 			}
-			if db == "" {
-				db = target.DefaultDB()
-			}
-			t, err := target.Open(cmd.Context(), db)
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			return prepareOn(cmd.Context(), w, t, opts, stdout, stderr)
+			return job.Prepare(cmd.Context(), w, db, opts, job.Options{Out: stdout, Err: stderr,
+				Preparing: &terminalPreparing{out: stdout, err: stderr}})
 		}}
 	dbFlag(cmd, &db, true, true)
 	bind(cmd.Flags(), opts, nil, nil, nil)
 	return cmd
-}
-
-// prepareOn runs a workload's prepare with its output on the terminal; a complete schema is not
-// an error, an interruption leaves a partial one that cleanup removes.
-func prepareOn(ctx context.Context, w workload.Workload, t target.Target, opts any, stdout, stderr io.Writer) error {
-	p := &terminalPreparing{out: stdout, err: stderr}
-	err := w.Prepare(ctx, t, opts, p)
-	p.Loaded()
-	if errors.Is(err, workload.ErrAlreadyPrepared) {
-		return nil
-	}
-	if err != nil && ctx.Err() != nil {
-		fmt.Fprintf(stderr, "cairn: prepare interrupted; the partial schema remains: run 'cairn %s cleanup' before preparing again\n", w.Info().Name)
-		return errInterrupted
-	}
-	return err
 }
 
 // terminalPreparing shows prepare's lines on stdout and its load progress on stderr.
@@ -163,7 +139,7 @@ func newRunCmd(w workload.Workload, profile bool, stdout, stderr io.Writer) *cob
 				return err
 			}
 			if f.printSpec {
-				_, err := stdout.Write(specText(s))
+				_, err := stdout.Write(job.SpecText(s))
 				return err
 			}
 			return execute(cmd.Context(), s, resultsPath(cmd), f, stdout, stderr)
@@ -201,27 +177,13 @@ func givenFlag(cmd *cobra.Command) func(name string) bool {
 	return func(name string) bool { return cmd.Flags().Changed(name) }
 }
 
-// specText is a spec as --print-spec writes it: a comment on its password, then the YAML.
-func specText(s *spec.Spec) []byte {
-	b := s.YAML()
-	if strings.Contains(spec.PasswordRef(s.DB), "${CAIRN_PASSWORD}") {
-		b = append([]byte("# db's password is not written here: cairn run --spec reads it from $CAIRN_PASSWORD\n"), b...)
-	}
-	return b
-}
-
 func newCheck(w workload.Workload, c workload.Checker, stdout io.Writer) *cobra.Command {
 	info := w.Info()
 	var db string
 	opts := c.CheckOptions()
 	cmd := &cobra.Command{Use: "check", Short: info.Help["check"], Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := openExisting(cmd.Context(), db, info.Name)
-			if err != nil {
-				return err
-			}
-			defer t.Close()
-			return c.Check(cmd.Context(), t, opts, stdout)
+			return job.Check(cmd.Context(), w, db, opts, stdout)
 		}}
 	dbFlag(cmd, &db, false, true)
 	bind(cmd.Flags(), opts, nil, nil, nil)
@@ -245,16 +207,4 @@ func newTool(t workload.Tool, stdout, stderr io.Writer) *cobra.Command {
 		}}
 	bind(cmd.Flags(), opts, nil, nil, nil)
 	return cmd
-}
-
-// openExisting opens a database that a command expects to hold a schema already: for SQLite it
-// refuses to create a new, empty file.
-func openExisting(ctx context.Context, db, workload string) (target.Target, error) {
-	if db == "" {
-		db = target.DefaultDB()
-	}
-	if path := target.MissingFile(db); path != "" {
-		return nil, &runner.NoFileError{Path: path, Workload: workload}
-	}
-	return target.Open(ctx, db)
 }
