@@ -50,6 +50,9 @@ func Compare(w io.Writer, groups [][]results.Loaded) {
 	if first := groups[0][0]; first.Study != nil {
 		Study(w, first.Study)
 		fmt.Fprintln(w)
+		for i, c := range first.Study.Cases[1:] {
+			profileShifts(w, first.Study.Cases[0].Profile, c.Profile, fmt.Sprintf("case %c against A", 'B'+i), "A", string(rune('B'+i)))
+		}
 		for _, d := range first.Study.Runs() {
 			fmt.Fprintf(w, "%s, %s\n", first.Study.Cases[d.Study.Case].Label, observe.Diagnosis(d, nil))
 		}
@@ -66,6 +69,14 @@ func Compare(w io.Writer, groups [][]results.Loaded) {
 		CompareProfiles(w, sides)
 	} else {
 		CompareRuns(w, sides)
+	}
+	fmt.Fprintln(w)
+	for i := 1; i < len(sides); i++ {
+		if sides[0].Profile != nil {
+			profileShifts(w, sides[0].Profile, sides[i].Profile, fmt.Sprintf("%c against A", 'A'+i), "A", string(rune('A'+i)))
+			continue
+		}
+		FunctionShifts(w, fmt.Sprintf("%c against A", 'A'+i), "A", string(rune('A'+i)), sides[0].Runs, sides[i].Runs)
 	}
 	// Each side's evidence, so that a difference in the figures comes with its cause.
 	fmt.Fprintln(w)
@@ -96,4 +107,13 @@ func groupLabel(g []results.Loaded) string {
 		return fmt.Sprintf("#%s %s %s", g[0].ID, t.Name, t.Version)
 	}
 	return "#" + strings.Join(IDs(g), ",") + " (mean of " + strconv.Itoa(len(g)) + ")"
+}
+
+// profileShifts prints the function shifts of each VU count two profiles both ran.
+func profileShifts(w io.Writer, base, other *results.Profile, what, baseCol, otherCol string) {
+	for _, st := range other.Steps {
+		if b := base.StepAt(st.VU); b != nil {
+			FunctionShifts(w, fmt.Sprintf("%s at %s", what, plural(st.VU, "VU")), baseCol, otherCol, b.Runs, st.Runs)
+		}
+	}
 }

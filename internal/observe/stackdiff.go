@@ -1,0 +1,86 @@
+package observe
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// FunctionShift is a server function's self share of the on-CPU samples, in percent, in a
+// baseline and in another result.
+type FunctionShift struct {
+	Name        string
+	Base, Other float64
+}
+
+// Change is the shift in percentage points.
+func (f FunctionShift) Change() float64 { return f.Other - f.Base }
+
+// SelfShares are the server functions' self shares (percent of the samples) over the runs that
+// recorded an on-CPU profile, each run weighing alike; ok is false when none did. A function's
+// share is its stored figure where the profile ranks it, else the samples of the kept stacks it
+// ends (a stack left out to bound the document counts for none).
+func SelfShares(runs []*results.Document) (shares map[string]float64, ok bool) {
+	shares = map[string]float64{}
+	n := 0
+	for _, d := range runs {
+		st := StacksOf(d)
+		if st == nil || st.Note != "" || st.Samples == 0 {
+			continue
+		}
+		n++
+		self := map[string]float64{}
+		for _, f := range st.Folded {
+			self[f.Stack[strings.LastIndex(f.Stack, ";")+1:]] += 100 * float64(f.Count) / float64(st.Samples)
+		}
+		for _, f := range st.Functions {
+			self[f.Name] = f.Self
+		}
+		for name, v := range self {
+			shares[name] += v
+		}
+	}
+	if n == 0 {
+		return nil, false
+	}
+	for name := range shares {
+		shares[name] /= float64(n)
+	}
+	return shares, true
+}
+
+// minShift is the smallest shift worth naming: below it, a difference of a sample or two.
+const minShift = 0.1
+
+// FunctionShifts are the functions whose self share rose most from base to other (gained,
+// largest first) and fell most (lost, largest fall first), at most n of each.
+func FunctionShifts(base, other map[string]float64, n int) (gained, lost []FunctionShift) {
+	var all []FunctionShift
+	for name, b := range base {
+		all = append(all, FunctionShift{Name: name, Base: b, Other: other[name]})
+	}
+	for name, o := range other {
+		if _, ok := base[name]; !ok {
+			all = append(all, FunctionShift{Name: name, Other: o})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i].Change(), all[j].Change()
+		if a != b {
+			return a > b
+		}
+		return all[i].Name < all[j].Name
+	})
+	for _, f := range all {
+		if len(gained) < n && f.Change() >= minShift {
+			gained = append(gained, f)
+		}
+	}
+	for i := len(all) - 1; i >= 0 && len(lost) < n; i-- {
+		if all[i].Change() <= -minShift {
+			lost = append(lost, all[i])
+		}
+	}
+	return gained, lost
+}
