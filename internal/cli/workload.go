@@ -44,7 +44,7 @@ func dbFlag(cmd *cobra.Command, db *string, long, connecting bool) {
 	if long {
 		help = "database URL: sqlite://FILE, postgres://user:pass@host:port/db, mysql://user:pass@host:port/db (default $CAIRN_DB, else sqlite://cairn.db)"
 	}
-	cmd.Flags().StringVar(db, "db", "", help)
+	cmd.Flags().Var(target.DBList{P: db}, "db", help+"; more than once, or h1:port,h2:port/db_{0..7}: a shard set")
 	if connecting {
 		connectFlag(cmd)
 	}

@@ -396,10 +396,7 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 		switch k {
 		case "workload":
 		case "db":
-			if v.Kind != yaml.ScalarNode {
-				return nil, errf(k, "must be a URL")
-			}
-			if s.DB, err = dec.expandURL(k, v.Value); err != nil {
+			if s.DB, err = dec.decodeDB(k, v); err != nil {
 				return nil, err
 			}
 		case "options":
@@ -561,7 +558,7 @@ func (s *Spec) Node() *yaml.Node {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
 	}
 	add("workload", scalar(s.Workload))
-	add("db", scalar(PasswordRef(s.DB)))
+	add("db", dbNode(s.DB))
 	for _, f := range s.engineFields() {
 		if f.Name == "vu" && !s.Profile && len(s.VU) == 1 {
 			add("vu", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(s.VU[0])})

@@ -122,10 +122,18 @@ func (u URL) String() string { return Redact(u.raw) }
 
 // ParseURL validates a --db value without connecting: the scheme is registered, the URL names a
 // host and a database (or a file), and every query parameter is one the scheme accepts, with a
-// value it accepts.
+// value it accepts. For a shard set it checks every member and returns the first (ParseSet
+// returns them all).
 func ParseURL(raw string) (URL, error) {
 	if raw == "" {
 		raw = DefaultURL
+	}
+	if IsSet(raw) {
+		us, err := ParseSet(raw)
+		if err != nil {
+			return URL{}, err
+		}
+		return us[0], nil
 	}
 	raw, err := ExpandURL(raw, os.LookupEnv)
 	if err != nil {
@@ -329,6 +337,14 @@ func Redact(raw string) string {
 
 // redact returns the masked text and the secrets it masked, as they stood in raw.
 func redact(raw string) (string, []string) {
+	if f := setFields(raw); len(f) > 1 {
+		var all []string
+		for i, x := range f {
+			r, s := redact(x)
+			f[i], all = r, append(all, s...)
+		}
+		return JoinSet(f), all
+	}
 	var secrets []string
 	rest, prefix := raw, ""
 	if i := strings.Index(raw, "://"); i >= 0 {
@@ -434,6 +450,13 @@ func IsText(v string) error {
 
 // Open parses raw and connects. Connection failures come back as *ConnectError.
 func Open(ctx context.Context, raw string) (Target, error) {
+	if IsSet(raw) {
+		us, err := ParseSet(raw)
+		if err != nil {
+			return nil, err
+		}
+		return openSet(ctx, us)
+	}
 	u, err := ParseURL(raw)
 	if err != nil {
 		return nil, err

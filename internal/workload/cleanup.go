@@ -18,9 +18,19 @@ func Cleanup(ctx context.Context, db string, f Footprint) ([]string, error) {
 		return nil, err
 	}
 	defer t.Close()
-	s, err := CleanupSchema(ctx, t, f)
-	if err != nil {
-		return nil, err
+	members := target.MembersOf(t)
+	var lines []string
+	for _, m := range members { // a shard set: each shard's own record
+		s, err := CleanupSchema(ctx, m, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range s.CleanupReport(f) {
+			if len(members) > 1 {
+				l = target.Where(m) + ": " + l
+			}
+			lines = append(lines, l)
+		}
 	}
-	return s.CleanupReport(f), nil
+	return lines, nil
 }

@@ -1,0 +1,363 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// A shard set is one --db value naming many databases: URLs separated by spaces (what --db
+// repeated and a spec's db list become), each of which may be a compact form, a list of servers
+// times a database name pattern: mysql://u:pw@h1:3306,h2:3307/shard_{0..7}. It stays one string so
+// that every front end, the stored spec and the study pass it where they pass one URL.
+
+// MaxShards bounds a shard set: each VU holds a connection per shard.
+const MaxShards = 4096
+
+var (
+	schemePrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+	dbRange      = regexp.MustCompile(`\{([0-9]+)\.\.([0-9]+)\}`)
+)
+
+// setFields splits a --db value into its URLs. A value is a list only when every field starts
+// with a scheme, so that a password holding a space is never cut into pieces (and shown).
+func setFields(raw string) []string {
+	f := strings.Fields(raw)
+	if len(f) < 2 {
+		return []string{raw}
+	}
+	for _, x := range f {
+		if !schemePrefix.MatchString(x) {
+			return []string{raw}
+		}
+	}
+	return f
+}
+
+// JoinSet makes one --db value of several URLs (--db given more than once, a spec's db list).
+func JoinSet(urls []string) string { return strings.Join(urls, " ") }
+
+// SetURLs returns the URLs a --db value lists as written (compact forms unexpanded), for a spec
+// to store them as a list; one URL for a plain value.
+func SetURLs(raw string) []string { return setFields(raw) }
+
+// compact splits a URL into its text before the hosts, its hosts, and the path and query after
+// them, working on the text: the userinfo ends at the authority's last '@'.
+func compact(u string) (head string, hosts []string, tail string, ok bool) {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return "", nil, "", false
+	}
+	rest := u[i+3:]
+	start := i + 3
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		start += at + 1
+	}
+	end := len(u)
+	if j := strings.IndexAny(u[start:], "/?#"); j >= 0 {
+		end = start + j
+	}
+	return u[:start], strings.Split(u[start:end], ","), u[end:], true
+}
+
+// ExpandSet returns the member URLs of a --db value: each of its URLs, a compact form expanded to
+// every server (in the order given) times every database of its pattern. A plain URL is a set of
+// one.
+func ExpandSet(raw string) ([]string, error) {
+	var out []string
+	for _, f := range setFields(raw) {
+		head, hosts, tail, ok := compact(f)
+		if !ok {
+			out = append(out, f)
+			continue
+		}
+		path, query := tail, ""
+		if q := strings.IndexAny(tail, "?#"); q >= 0 {
+			path, query = tail[:q], tail[q:]
+		}
+		var dbs []string
+		switch m := dbRange.FindAllStringSubmatchIndex(path, -1); len(m) {
+		case 0:
+			dbs = []string{path}
+		case 1:
+			lo, err1 := strconv.Atoi(path[m[0][2]:m[0][3]])
+			hi, err2 := strconv.Atoi(path[m[0][4]:m[0][5]])
+			if err1 != nil || err2 != nil || lo > hi || hi-lo >= MaxShards {
+				return nil, urlErrorf("--db %q: the database pattern {%s..%s} needs FIRST <= LAST, at most %d apart", Redact(f), path[m[0][2]:m[0][3]], path[m[0][4]:m[0][5]], MaxShards)
+			}
+			for n := lo; n <= hi; n++ {
+				dbs = append(dbs, path[:m[0][0]]+strconv.Itoa(n)+path[m[0][1]:])
+			}
+		default:
+			return nil, urlErrorf("--db %q: give one {FIRST..LAST} in the database name", Redact(f))
+		}
+		for _, h := range hosts {
+			if h == "" {
+				return nil, urlErrorf("--db %q: an empty server in the list h1:port,h2:port", Redact(f))
+			}
+			for _, d := range dbs {
+				out = append(out, head+h+d+query)
+			}
+		}
+	}
+	if len(out) > MaxShards {
+		return nil, urlErrorf("--db: %d databases in the set; at most %d", len(out), MaxShards)
+	}
+	return out, nil
+}
+
+// IsSet reports whether a --db value names more than one database.
+func IsSet(raw string) bool {
+	m, err := ExpandSet(raw)
+	return err != nil || len(m) > 1
+}
+
+// ParseSet validates every member of a --db value without connecting: each is a URL ParseURL
+// accepts, all of one scheme, none twice.
+func ParseSet(raw string) ([]URL, error) {
+	members, err := ExpandSet(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]URL, 0, len(members))
+	seen := map[string]int{}
+	for i, m := range members {
+		u, err := ParseURL(m)
+		if err != nil {
+			if len(members) == 1 {
+				return nil, err
+			}
+			return nil, urlErrorf("shard %d of %d: %v", i, len(members), err)
+		}
+		if i > 0 && u.Scheme != out[0].Scheme {
+			return nil, urlErrorf("--db: a shard set is of one kind of database: %s and %s", Redact(members[0]), Redact(m))
+		}
+		key := u.Scheme + "://" + u.Path
+		if u.Parsed != nil {
+			key = u.Scheme + "://" + u.Parsed.Host + u.Parsed.Path
+		}
+		if j, dup := seen[key]; dup {
+			return nil, urlErrorf("--db: shards %d and %d are the same database (%s)", j, i, Redact(m))
+		}
+		seen[key] = i
+		out = append(out, u)
+	}
+	if len(out) > 1 && lookup(out[0].Scheme).File {
+		return nil, urlErrorf("--db: a shard set is of database servers, not %s files", out[0].Scheme)
+	}
+	return out, nil
+}
+
+// ShardError is a member of a shard set that could not be opened; it names the shard.
+type ShardError struct {
+	Index, Of int
+	Where     string
+	Err       error
+}
+
+func (e *ShardError) Error() string {
+	return fmt.Sprintf("shard %d of %d (%s): %v", e.Index, e.Of, e.Where, e.Err)
+}
+func (e *ShardError) Unwrap() error { return e.Err }
+
+// Shards is a shard set opened: a composite target whose members are the shards, in the order of
+// the set. What concerns one database (connections, SQL) is its members'; the window's counters
+// are summed over them; what concerns a server is done once per server (Servers).
+type Shards struct {
+	members []Target
+	servers []Server
+
+	mu   sync.Mutex
+	snap []Conn // one connection per member for the window's readings, opened on first use
+}
+
+// Server is one database server of a shard set and the members it holds.
+type Server struct {
+	Address string // host:port
+	Members []int  // indexes into Members()
+}
+
+// openSet opens every member of a set, a few at a time.
+func openSet(ctx context.Context, us []URL) (Target, error) {
+	s := &Shards{members: make([]Target, len(us))}
+	errs := make([]error, len(us))
+	sem := make(chan struct{}, 8)
+	var wg sync.WaitGroup
+	for i, u := range us {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			s.members[i], errs[i] = lookup(u.Scheme).Open(ctx, u)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			s.Close()
+			where := Redact(us[i].Raw())
+			if us[i].Parsed != nil {
+				where = us[i].Parsed.Host + us[i].Parsed.Path
+			}
+			return nil, &ShardError{Index: i, Of: len(us), Where: where, Err: err}
+		}
+	}
+	at := map[string]int{}
+	for i, m := range s.members {
+		j, ok := at[m.Address()]
+		if !ok {
+			j = len(s.servers)
+			at[m.Address()] = j
+			s.servers = append(s.servers, Server{Address: m.Address()})
+		}
+		s.servers[j].Members = append(s.servers[j].Members, i)
+	}
+	return s, nil
+}
+
+// Members are the shards, in the order of the set.
+func (s *Shards) Members() []Target { return s.members }
+
+// Servers are the distinct servers (host:port) of the set, in the order they first appear.
+func (s *Shards) Servers() []Server { return s.servers }
+
+// ServersOf returns t's servers: a shard set's, or t's own as one server of one member.
+func ServersOf(t Target) []Server {
+	if s, ok := t.(*Shards); ok {
+		return s.servers
+	}
+	return []Server{{Address: t.Address(), Members: []int{0}}}
+}
+
+// MembersOf returns t's members: a composite's, or t itself.
+func MembersOf(t Target) []Target {
+	if c, ok := t.(Composite); ok {
+		return c.Members()
+	}
+	return []Target{t}
+}
+
+func (s *Shards) first() Target         { return s.members[0] }
+func (s *Shards) Kind() string          { return s.first().Kind() }
+func (s *Shards) Name() string          { return s.first().Name() }
+func (s *Shards) Dialect() Dialect      { return s.first().Dialect() }
+func (s *Shards) TxnCounterSQL() string { return s.first().TxnCounterSQL() }
+func (s *Shards) TxnCounterName() string {
+	if n := s.first().TxnCounterName(); n != "" {
+		return n + ", summed over " + strconv.Itoa(len(s.members)) + " shards"
+	}
+	return ""
+}
+func (s *Shards) UptimeSQL() string           { return s.first().UptimeSQL() }
+func (s *Shards) Classify(err error) ErrClass { return s.first().Classify(err) }
+
+// Address lists the servers: h1:3306,h2:3307.
+func (s *Shards) Address() string {
+	a := make([]string, len(s.servers))
+	for i, v := range s.servers {
+		a[i] = v.Address
+	}
+	return strings.Join(a, ",")
+}
+
+// Database names the set's databases: each name once, in order, shortened past four.
+func (s *Shards) Database() string {
+	var names []string
+	seen := map[string]bool{}
+	for _, m := range s.members {
+		if d := m.Database(); !seen[d] {
+			seen[d] = true
+			names = append(names, d)
+		}
+	}
+	if len(names) > 4 {
+		names = []string{names[0], names[1], "…", names[len(names)-1]}
+	}
+	return strings.Join(names, ",") + " (" + strconv.Itoa(len(s.members)) + " shards)"
+}
+
+// Version is the first shard's server version.
+func (s *Shards) Version(ctx context.Context) (string, error) { return s.first().Version(ctx) }
+
+// Conn is a connection to the first shard: what the engine's own statements need (a VU of a
+// fan-out opens one per shard it serves).
+func (s *Shards) Conn(ctx context.Context) (Conn, error) { return s.first().Conn(ctx) }
+
+// Settings are the first shard's server settings.
+func (s *Shards) Settings(ctx context.Context, c Conn) (map[string]string, error) {
+	return s.first().Settings(ctx, c)
+}
+
+// Snapshot reads every member's counters and sums them (the start times too: their sum changes
+// when any server restarts, which is what the engine looks for).
+func (s *Shards) Snapshot(ctx context.Context, _ Conn, headlineSQL string) (Reading, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snap == nil {
+		s.snap = make([]Conn, len(s.members))
+	}
+	var sum Reading
+	for i, m := range s.members {
+		if s.snap[i] == nil {
+			c, err := m.Conn(ctx)
+			if err != nil {
+				return Reading{}, fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+			}
+			s.snap[i] = c
+		}
+		r, err := Snapshot(ctx, m, s.snap[i], headlineSQL)
+		if err != nil {
+			return Reading{}, fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+		}
+		sum.Headline += r.Headline
+		sum.Counter += r.Counter
+		sum.Start += r.Start
+	}
+	return sum, nil
+}
+
+// Close closes every member.
+func (s *Shards) Close() error {
+	s.mu.Lock()
+	for _, c := range s.snap {
+		if c != nil {
+			c.Close()
+		}
+	}
+	s.snap = nil
+	s.mu.Unlock()
+	var errs []error
+	for _, m := range s.members {
+		if m != nil {
+			errs = append(errs, m.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// DBList is a flag value that takes --db more than once, each one a URL of a shard set.
+type DBList struct{ P *string }
+
+func (d DBList) String() string {
+	if d.P == nil {
+		return ""
+	}
+	return Redact(*d.P)
+}
+
+// Set adds a URL to the set.
+func (d DBList) Set(v string) error {
+	if *d.P == "" {
+		*d.P = v
+	} else {
+		*d.P += " " + v
+	}
+	return nil
+}
+
+func (d DBList) Type() string { return "string" }
