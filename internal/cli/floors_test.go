@@ -20,6 +20,7 @@ var floors = map[string]int{
 	"sink":                  90, // where every run, profile and study ends
 	"study":                 80,
 	"runner":                70,
+	"openmetrics":           65, // /metrics: a consumer of the engine's ticks
 	"profile":               60, // a profile's steps
 	"run":                   60, // the engine
 	"summary":               60, // words documents for people

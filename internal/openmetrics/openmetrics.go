@@ -1,0 +1,252 @@
+// Package openmetrics exposes the runs of cairn serve's jobs to Prometheus (the OpenMetrics text
+// at /metrics): per transaction type counters and latency histograms, VUs, host and server CPU,
+// labelled by job, workload and target. It is fed from the engine's ticks (run.Tick), one call a
+// second per job, and costs nothing per transaction. docs/serve.md lists the metrics.
+package openmetrics
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/run"
+)
+
+// KeepFinished is how many finished jobs keep their series (frozen) after Done: a scrape after a
+// short job's end still sees its totals, and the series do not grow without bound.
+const KeepFinished = 16
+
+// Buckets are the latency histograms' upper bounds, in seconds.
+var Buckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// Registry is the metrics of every job; one per cairn serve.
+type Registry struct {
+	reg  *prometheus.Registry
+	mu   sync.Mutex
+	jobs []*JobMetrics // in the order they were made
+}
+
+// New makes a registry with the process's own metrics (Go runtime, process) beside the jobs'.
+func New() *Registry {
+	r := &Registry{reg: prometheus.NewRegistry()}
+	r.reg.MustRegister(collector{r}, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return r
+}
+
+// Handler serves the metrics: OpenMetrics text to a scraper that asks for it, else Prometheus text.
+func (r *Registry) Handler() http.Handler {
+	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
+}
+
+// JobMetrics is one job's series. Its Tick is the job's runner.Hooks.Tick (every step of a
+// profile or study adds to the same series); Done freezes them.
+type JobMetrics struct {
+	r      *Registry
+	labels []string // job_id, workload, target
+	mu     sync.Mutex
+	done   bool
+	types  []*typeMetrics
+	byName map[string]*typeMetrics
+	// The last second's figures.
+	vus                int
+	measuring          bool
+	hostCPU, serverCPU float64
+	hostOK, serverOK   bool
+}
+
+// typeMetrics is one transaction type's counters: all is every transaction since the job started
+// (rampups, windows and what completed after them), window those the measured windows count.
+type typeMetrics struct {
+	name        string
+	all, window metrics.Counts
+	hist        *hdrhistogram.Histogram // latencies of all's transactions; nil once frozen
+	buckets     []uint64                // cumulative counts per bound, when frozen
+	sum         float64                 // seconds, when frozen
+}
+
+// Job starts the series of one job. target is where it runs (host:port or the SQLite file),
+// never a URL with a password.
+func (r *Registry) Job(id, workload, target string) *JobMetrics {
+	j := &JobMetrics{r: r, labels: []string{id, workload, target}, byName: map[string]*typeMetrics{}}
+	r.mu.Lock()
+	r.jobs = append(r.jobs, j)
+	r.mu.Unlock()
+	return j
+}
+
+// Tick adds one second of the job's run. Call it from runner.Hooks.Tick: it takes what it needs
+// of the tick before it returns.
+func (j *JobMetrics) Tick(t run.Tick) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.done {
+		return
+	}
+	for i, name := range t.Types {
+		tm := j.byName[name]
+		if tm == nil {
+			tm = &typeMetrics{name: name, hist: metrics.NewHist()}
+			j.byName[name] = tm
+			j.types = append(j.types, tm)
+		}
+		if t.Set != nil && i < len(t.Set.Counts) {
+			tm.all.Add(t.Set.Counts[i])
+			tm.hist.Merge(t.Set.Lat[i])
+		}
+		if i < len(t.Measured) {
+			tm.window.Add(t.Measured[i])
+		}
+	}
+	j.vus = t.VUs
+	j.measuring = t.Phase == "window"
+	if t.Phase == "done" {
+		j.vus, j.measuring = 0, false
+	}
+	j.hostOK = t.Second.CPU != nil
+	if j.hostOK {
+		j.hostCPU = t.Second.CPU.Busy()
+	}
+	j.serverCPU, j.serverOK = t.Second.ServerCPU, t.Second.ServerCPUOK
+}
+
+// Done ends the job's series: its counters and histograms stay, frozen, for the KeepFinished
+// latest finished jobs; its gauges go.
+func (j *JobMetrics) Done() {
+	j.mu.Lock()
+	if !j.done {
+		j.done = true
+		for _, tm := range j.types {
+			tm.buckets, tm.sum = bucketsOf(tm.hist)
+			tm.hist = nil
+		}
+	}
+	j.mu.Unlock()
+	r := j.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	finished := 0
+	for i := len(r.jobs) - 1; i >= 0; i-- {
+		if r.jobs[i].isDone() {
+			if finished++; finished > KeepFinished {
+				r.jobs = append(r.jobs[:i], r.jobs[i+1:]...)
+			}
+		}
+	}
+}
+
+func (j *JobMetrics) isDone() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.done
+}
+
+// bucketsOf counts h's values at or below each bound (an HDR bucket counts where its highest
+// equivalent value falls: within 0.1%), and their sum in seconds.
+func bucketsOf(h *hdrhistogram.Histogram) ([]uint64, float64) {
+	out := make([]uint64, len(Buckets))
+	if h == nil || h.TotalCount() == 0 {
+		return out, 0
+	}
+	for _, b := range h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		v := float64(b.To) / 1e6
+		for i := len(Buckets) - 1; i >= 0 && v <= Buckets[i]; i-- {
+			out[i] += uint64(b.Count)
+		}
+	}
+	return out, h.Mean() * float64(h.TotalCount()) / 1e6
+}
+
+var (
+	jobLabels  = []string{"job_id", "workload", "target"}
+	typeLabels = []string{"job_id", "workload", "target", "type"}
+
+	descRunning   = prometheus.NewDesc("cairn_job_running", "1 while the job runs, 0 once it has ended.", jobLabels, nil)
+	descMeasuring = prometheus.NewDesc("cairn_job_measuring", "1 while the job's run is in its measured window.", jobLabels, nil)
+	descVUs       = prometheus.NewDesc("cairn_vus", "Virtual users of the job's current run.", jobLabels, nil)
+	descHostCPU   = prometheus.NewDesc("cairn_host_cpu_percent", "The host's busy CPU over the last second, percent of all its CPUs.", jobLabels, nil)
+	descServerCPU = prometheus.NewDesc("cairn_server_cpu_percent", "The database server's processes' CPU over the last second, percent of one CPU (a local server only).", jobLabels, nil)
+
+	descTxns      = prometheus.NewDesc("cairn_transactions_total", "Transactions completed since the job started: rampup, measured window and what completed after it, every step.", typeLabels, nil)
+	descErrors    = prometheus.NewDesc("cairn_errors_total", "Transactions failed since the job started.", typeLabels, nil)
+	descRetries   = prometheus.NewDesc("cairn_retries_total", "Extra attempts since the job started.", typeLabels, nil)
+	descRollbacks = prometheus.NewDesc("cairn_rollbacks_total", "Of the completed transactions, those the workload rolled back on purpose.", typeLabels, nil)
+	descWinTxns   = prometheus.NewDesc("cairn_window_transactions_total", "Transactions the measured windows count (the stored result's per-type count, summed over the job's runs).", typeLabels, nil)
+	descWinErrors = prometheus.NewDesc("cairn_window_errors_total", "Failed transactions the measured windows count.", typeLabels, nil)
+	descWinRetry  = prometheus.NewDesc("cairn_window_retries_total", "Extra attempts the measured windows count.", typeLabels, nil)
+	descLatency   = prometheus.NewDesc("cairn_transaction_duration_seconds", "Latency of the completed transactions since the job started (from the intended start under a rate).", typeLabels, nil)
+)
+
+// collector reads every job's series at a scrape.
+type collector struct{ r *Registry }
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descRunning, descMeasuring, descVUs, descHostCPU, descServerCPU,
+		descTxns, descErrors, descRetries, descRollbacks, descWinTxns, descWinErrors, descWinRetry, descLatency} {
+		ch <- d
+	}
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	c.r.mu.Lock()
+	jobs := append([]*JobMetrics(nil), c.r.jobs...)
+	c.r.mu.Unlock()
+	for _, j := range jobs {
+		j.collect(ch)
+	}
+}
+
+func (j *JobMetrics) collect(ch chan<- prometheus.Metric) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	gauge := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, j.labels...)
+	}
+	gauge(descRunning, b2f(!j.done))
+	if !j.done {
+		gauge(descMeasuring, b2f(j.measuring))
+		gauge(descVUs, float64(j.vus))
+		if j.hostOK {
+			gauge(descHostCPU, j.hostCPU)
+		}
+		if j.serverOK {
+			gauge(descServerCPU, j.serverCPU)
+		}
+	}
+	for _, tm := range j.types {
+		l := append(append([]string(nil), j.labels...), tm.name)
+		counter := func(d *prometheus.Desc, v int64) {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), l...)
+		}
+		counter(descTxns, tm.all.Count)
+		counter(descErrors, tm.all.Errors)
+		counter(descRetries, tm.all.Retries)
+		counter(descRollbacks, tm.all.Rollbacks)
+		counter(descWinTxns, tm.window.Count)
+		counter(descWinErrors, tm.window.Errors)
+		counter(descWinRetry, tm.window.Retries)
+		buckets, sum := tm.buckets, tm.sum
+		if tm.hist != nil {
+			buckets, sum = bucketsOf(tm.hist)
+		}
+		m := make(map[float64]uint64, len(Buckets))
+		for i, b := range Buckets {
+			m[b] = buckets[i]
+		}
+		ch <- prometheus.MustNewConstHistogram(descLatency, uint64(tm.all.Count), sum, m, l...)
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,216 @@
+package openmetrics
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/runner"
+	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
+	_ "github.com/cairn-bench/cairn/internal/workload/all"
+)
+
+// scrape reads the handler as Prometheus does and parses it with the Prometheus text parser.
+func scrape(t *testing.T, h http.Handler) map[string]*dto.MetricFamily {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("GET /metrics: %d %s", rec.Code, rec.Body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v", err)
+	}
+	return fams
+}
+
+// perType is a family's value per transaction type, of the job's series only.
+func perType(fams map[string]*dto.MetricFamily, name, job string) map[string]float64 {
+	out := map[string]float64{}
+	f := fams[name]
+	if f == nil {
+		return out
+	}
+	for _, m := range f.Metric {
+		l := map[string]string{}
+		for _, p := range m.Label {
+			l[p.GetName()] = p.GetValue()
+		}
+		if l["job_id"] != job {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			out[l["type"]] = m.Counter.GetValue()
+		case m.Gauge != nil:
+			out[l["type"]] = m.Gauge.GetValue()
+		case m.Histogram != nil:
+			out[l["type"]] = float64(m.Histogram.GetSampleCount())
+		}
+	}
+	return out
+}
+
+// TestMetricsAgreeWithTheStoredResult runs a short oltp run with a job's series subscribed to its
+// ticks, stores its document, and compares the scraped counters with it. Two spans are compared,
+// each exactly: cairn_transactions_total counts every transaction the engine's ticks drained
+// (rampup, window and what completed after it before the last tick), which is what the stored
+// time series sums second by second; cairn_window_transactions_total counts those of the measured
+// window, the document's per-type counts, less at most one per VU (a VU that ends a transaction
+// in the window records it after the last tick, and only the document has it).
+func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
+	for _, tc := range []struct{ name, db string }{{"sqlite", ""}, {"postgres", "postgres"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := testutil.SQLite(t)
+			if tc.db == "postgres" {
+				db = testutil.PG(t)
+			}
+			s, err := spec.New("oltp", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.DB = db
+			for k, v := range map[string]string{"options.tables": "1", "options.table-size": "1000", "vu": "2", "rampup": "1s",
+				"duration": "3s", "progress": "0s", "seed": "1"} {
+				if err := s.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.AskPrepare()
+			se, err := runner.Open(ctx, s, "test", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer se.Close()
+			if tc.db != "" {
+				defer func() {
+					if _, err := workload.Cleanup(ctx, db, se.W.Info().Footprint); err != nil {
+						t.Errorf("cleanup: %v", err)
+					}
+				}()
+			}
+			where := target.Where(se.T)
+			reg := New()
+			jm := reg.Job("j1", "oltp", where)
+			var live map[string]*dto.MetricFamily
+			ticks := 0
+			d, err := se.Run(ctx, runner.Hooks{Tick: func(tk run.Tick) {
+				jm.Tick(tk)
+				if ticks++; ticks == 2 {
+					live = scrape(t, reg.Handler())
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := results.OpenStore(ctx, filepath.Join(t.TempDir(), "results.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.SaveRun(ctx, d, 0); err != nil {
+				t.Fatal(err)
+			}
+			back, _, err := st.Get(ctx, d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if v := perType(live, "cairn_vus", "j1")[""]; v != 2 {
+				t.Errorf("cairn_vus while running = %v, want 2", v)
+			}
+			if v := perType(live, "cairn_job_running", "j1")[""]; v != 1 {
+				t.Errorf("cairn_job_running while running = %v, want 1", v)
+			}
+			fams := scrape(t, reg.Handler())
+			all := perType(fams, "cairn_transactions_total", "j1")
+			win := perType(fams, "cairn_window_transactions_total", "j1")
+			winErr := perType(fams, "cairn_window_errors_total", "j1")
+			hist := perType(fams, "cairn_transaction_duration_seconds", "j1")
+
+			var seriesTxns, sumAll, missing float64
+			for _, sec := range back.Series {
+				seriesTxns += float64(sec.Txns)
+			}
+			for _, name := range back.TxnOrder {
+				tx := back.Txns[name]
+				sumAll += all[name]
+				if all[name] < win[name] || hist[name] != all[name] {
+					t.Errorf("%s: %v transactions in all, %v in the window, %v in the latency histogram", name, all[name], win[name], hist[name])
+				}
+				gap := float64(tx.Count) - win[name]
+				if gap < 0 || winErr[name] != float64(tx.Errors) {
+					t.Errorf("%s: the window counter has %v transactions and %v errors, the stored result %d and %d",
+						name, win[name], winErr[name], tx.Count, tx.Errors)
+				}
+				missing += gap
+			}
+			if len(back.TxnOrder) == 0 || sumAll == 0 || sumAll != seriesTxns {
+				t.Errorf("cairn_transactions_total sums to %v over %v, the stored time series to %v", sumAll, back.TxnOrder, seriesTxns)
+			}
+			if missing > float64(back.VU) {
+				t.Errorf("the window counters lack %v of the stored result's transactions, more than one per VU (%d)", missing, back.VU)
+			}
+
+			// Labels: the job, the workload and the target's place, never its URL.
+			for name, f := range fams {
+				if !strings.HasPrefix(name, "cairn_") {
+					continue
+				}
+				for _, m := range f.Metric {
+					for _, l := range m.Label {
+						if l.GetName() == "target" && (l.GetValue() != where || strings.Contains(l.GetValue(), "cairn:")) {
+							t.Errorf("%s: target label %q, want %q", name, l.GetValue(), where)
+						}
+					}
+				}
+			}
+
+			// Done freezes the series: the counters stay, the job is no longer running.
+			jm.Done()
+			after := scrape(t, reg.Handler())
+			if v := perType(after, "cairn_job_running", "j1")[""]; v != 0 {
+				t.Errorf("cairn_job_running after Done = %v, want 0", v)
+			}
+			if _, ok := after["cairn_vus"]; ok {
+				t.Errorf("cairn_vus still reported after Done")
+			}
+			for name, v := range perType(after, "cairn_transaction_duration_seconds", "j1") {
+				if v != all[name] {
+					t.Errorf("%s: frozen histogram counts %v, the counter %v", name, v, all[name])
+				}
+			}
+		})
+	}
+}
+
+// TestFinishedJobsAreBounded: only the KeepFinished latest finished jobs keep their series.
+func TestFinishedJobsAreBounded(t *testing.T) {
+	reg := New()
+	for i := range KeepFinished + 3 {
+		reg.Job(string(rune('a'+i)), "oltp", "x.db").Done()
+	}
+	reg.Job("live", "oltp", "x.db")
+	fams := scrape(t, reg.Handler())
+	if n := len(fams["cairn_job_running"].GetMetric()); n != KeepFinished+1 {
+		t.Errorf("%d jobs reported, want the %d latest finished and the running one", n, KeepFinished)
+	}
+	if _, ok := perType(fams, "cairn_job_running", "a")[""]; ok {
+		t.Errorf("the oldest finished job is still reported")
+	}
+}
