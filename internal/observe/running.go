@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/prometheus/procfs"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/results"
@@ -17,7 +16,8 @@ import (
 )
 
 // Running is the running threads over the run (extra.observations.running-threads): the
-// server's threads running a statement and the host's run queue, sampled every IntervalMs, so
+// server's threads running a statement and the host's run queue, sampled every IntervalMs
+// (--running-sample), so
 // that a surge shorter than a second shows in max and p99 where a mean hides it.
 // docs/result-format.md#running-threads defines it.
 type Running struct {
@@ -30,8 +30,9 @@ type Running struct {
 	Max     *float64 `json:"max,omitempty"`
 	P99     *float64 `json:"p99,omitempty"`
 	Mean    *float64 `json:"mean,omitempty"`
-	// Host is the host's run queue (procs_running of /proc/stat, the reading thread included) over
-	// the window's samples; absent where /proc/stat cannot be read.
+	// Host is the host's run queue (the running count of /proc/loadavg, which is procs_running of
+	// /proc/stat, the reading thread included) over the window's samples; absent where
+	// /proc/loadavg cannot be read.
 	Host *RunQueue `json:"host,omitempty"`
 	// Series is every second of the run, at the engine's seconds.
 	Series []RunningSecond `json:"series"`
@@ -51,9 +52,8 @@ type RunningSecond = results.RunningSecond
 // RunningSection is the section's name under extra.observations.
 const RunningSection = results.RunningSection
 
-// runningInterval is the sampling interval: 20 ms sees surges of a few tens of milliseconds at
-// 50 short queries a second, on a connection of the sampler's own.
-const runningInterval = 20 * time.Millisecond
+// runningStmt is the name of the sampler's prepared statement on its own connections.
+const runningStmt = "cairn_running_threads"
 
 // RunningOf reads a document's running threads; nil when the run has none.
 func RunningOf(d *results.Document) *Running {
@@ -68,10 +68,10 @@ func RunningOf(d *results.Document) *Running {
 	return &r
 }
 
-// countSource is one server's query of its running threads, on its own connection.
+// countSource is one server's query of its running threads, prepared on its own connection.
 type countSource struct {
-	c   target.Conn
-	sql string
+	c target.Conn
+	v int64 // the scan's destination, kept so that a sample allocates none
 }
 
 // tally is a count's samples: the current second's max and sum, and the window's histogram
@@ -120,10 +120,15 @@ func (t *tally) figures() (mx, p99, mean float64) {
 
 type running struct {
 	Base
-	srcs   []countSource
-	source string
-	fs     procfs.FS
-	host   bool
+	interval time.Duration
+	srcs     []*countSource
+	source   string
+	// loadavg is /proc/loadavg, held open and read again at offset 0 for each sample into buf:
+	// the smallest file that has the run queue (procfs.Stat parses all of /proc/stat, with an
+	// allocation per field, 50 times a second).
+	loadavg *os.File
+	buf     [128]byte
+	host    bool
 
 	mu          sync.Mutex
 	inWindow    bool
@@ -142,17 +147,19 @@ func init() {
 }
 
 func startRunning(ctx context.Context, env *Env) (Observer, error) {
-	if env.Off() {
+	if env.Off() || env.RunningSample <= 0 {
 		return nil, nil
 	}
-	o := &running{stop: make(chan struct{}), done: make(chan struct{})}
-	if fs, err := procfs.NewDefaultFS(); err == nil {
-		if _, err := fs.Stat(); err == nil {
-			o.fs, o.host = fs, true
+	o := &running{interval: env.RunningSample, stop: make(chan struct{}), done: make(chan struct{})}
+	if f, err := os.Open("/proc/loadavg"); err == nil {
+		o.loadavg = f
+		_, o.host = o.runQueue()
+		if !o.host {
+			f.Close()
 		}
 	}
 	if !o.host {
-		o.notes = append(o.notes, "the host's run queue is not readable on this host (/proc/stat)")
+		o.notes = append(o.notes, "the host's run queue is not readable on this host (/proc/loadavg)")
 	}
 	members := []target.Target{env.Target}
 	if c, ok := env.Target.(target.Composite); ok {
@@ -181,7 +188,11 @@ func startRunning(ctx context.Context, env *Env) (Observer, error) {
 			o.closeConns()
 			return nil, fmt.Errorf("running threads: %w", err)
 		}
-		o.srcs = append(o.srcs, countSource{c: c, sql: sql})
+		o.srcs = append(o.srcs, &countSource{c: c})
+		if err := c.Prepare(ctx, runningStmt, sql); err != nil {
+			o.closeConns()
+			return nil, fmt.Errorf("running threads: preparing %q: %w", sql, err)
+		}
 		if k := m.Name(); !slices.Contains(kinds, k) {
 			kinds = append(kinds, k)
 		}
@@ -192,6 +203,7 @@ func startRunning(ctx context.Context, env *Env) (Observer, error) {
 		o.notes = append(o.notes, "the server's running threads are not measured: "+env.Target.Name()+" has no query of them")
 	}
 	if len(o.srcs) == 0 && !o.host {
+		o.closeConns()
 		return nil, nil
 	}
 	go o.sample()
@@ -224,7 +236,7 @@ func (o *running) sample() {
 		<-o.stop
 		cancel()
 	}()
-	tk := time.NewTicker(runningInterval)
+	tk := time.NewTicker(o.interval)
 	defer tk.Stop()
 	for {
 		select {
@@ -232,23 +244,7 @@ func (o *running) sample() {
 			return
 		case <-tk.C:
 		}
-		var n int64
-		var err error
-		ok := len(o.srcs) > 0
-		for _, s := range o.srcs {
-			var v int64
-			if err = s.c.QueryRow(ctx, s.sql).Scan(&v); err != nil {
-				ok = false
-				break
-			}
-			n += v
-		}
-		var q int64
-		if o.host {
-			if st, serr := o.fs.Stat(); serr == nil {
-				q = int64(st.ProcessesRunning)
-			}
-		}
+		n, q, ok, err := o.read(ctx)
 		select {
 		case <-o.stop:
 			return
@@ -268,6 +264,22 @@ func (o *running) sample() {
 		o.secN++
 		o.mu.Unlock()
 	}
+}
+
+// read takes one sample: the server's running threads (ok: read) and the host's run queue.
+func (o *running) read(ctx context.Context) (n, q int64, ok bool, err error) {
+	ok = len(o.srcs) > 0
+	for _, s := range o.srcs {
+		if err = s.c.QueryRow(ctx, runningStmt).Scan(&s.v); err != nil {
+			ok = false
+			break
+		}
+		n += s.v
+	}
+	if o.host {
+		q, _ = o.runQueue()
+	}
+	return n, q, ok, err
 }
 
 // Tick ends one second of samples.
@@ -306,12 +318,47 @@ func (o *running) closeConns() {
 		s.c.Close()
 	}
 	o.srcs = nil
+	if o.loadavg != nil {
+		o.loadavg.Close()
+		o.loadavg = nil
+	}
+}
+
+// runQueue reads the running count of /proc/loadavg ("0.52 0.58 0.59 3/812 4242": 3), which is
+// procs_running of /proc/stat.
+func (o *running) runQueue() (int64, bool) {
+	n, err := o.loadavg.ReadAt(o.buf[:], 0)
+	if n == 0 && err != nil {
+		return 0, false
+	}
+	return parseRunQueue(o.buf[:n])
+}
+
+// parseRunQueue is the number before the slash of /proc/loadavg's fourth field.
+func parseRunQueue(b []byte) (int64, bool) {
+	field := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] == ' ' {
+			field++
+			continue
+		}
+		if field != 3 {
+			continue
+		}
+		var v int64
+		j := i
+		for ; j < len(b) && b[j] >= '0' && b[j] <= '9'; j++ {
+			v = v*10 + int64(b[j]-'0')
+		}
+		return v, j > i && j < len(b) && b[j] == '/'
+	}
+	return 0, false
 }
 
 func (o *running) Section() any {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	r := &Running{IntervalMs: int(runningInterval / time.Millisecond), Source: o.source, Samples: max(o.server.n, o.rq.n),
+	r := &Running{IntervalMs: int(o.interval / time.Millisecond), Source: o.source, Samples: max(o.server.n, o.rq.n),
 		Series: append([]RunningSecond{}, o.series...), Notes: append([]string(nil), o.notes...)}
 	if o.source != "" && o.server.n > 0 {
 		mx, p99, mean := o.server.figures()

@@ -7,7 +7,10 @@ import "time"
 type Observation struct {
 	Observe    string        `opt:"observe" enum:"on,off,stacks" help:"per-core CPU, the server's CPU and its wait events over the run (off: none of them; host facts are always taken; stacks: on, and the server's on-CPU profile with perf, docs/diagnosis.md)"`
 	WaitSample time.Duration `opt:"wait-sample" min:"10ms" max:"10s" help:"interval of the wait-event samples, where the server shows only current waits (PostgreSQL)"`
-	Waits      string        `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
+	// RunningSample is 0 where the running threads are not sampled: bench/observe.sh measures the
+	// sampler's cost against a run without it, all else the same.
+	RunningSample time.Duration `opt:"running-sample" min:"0s" max:"1s" help:"interval of the samples of the server's running threads and the host's run queue (0s: none; --observe off takes none either)"`
+	Waits         string        `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
 }
 
 // Off reports whether the run is observed only for its host facts.
