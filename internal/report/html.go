@@ -58,6 +58,7 @@ func HTML(w io.Writer, items []Item, title string) error {
 	for i := range v.Items {
 		v.Items[i].Brief = brief(v.Items[i])
 	}
+	v.Functions, v.Diff = stackViews(items, labels)
 	// Render into memory first so a failure leaves no half-written page behind.
 	var b bytes.Buffer
 	if err := page.Execute(&b, v); err != nil {
@@ -94,6 +95,9 @@ type pageView struct {
 	Palette []string
 	Charts  []Chart
 	Items   []itemView
+	// The server's on-CPU profile: top functions side by side, and what changed between two.
+	Functions []funcTable
+	Diff      *diffTable
 }
 
 // itemView is one item's summary, already formatted: the template only lays it out.

@@ -10,7 +10,8 @@ import (
 )
 
 // observationCharts draw what cairn observed beside the figures: each run's per-core CPU as a
-// heat map over time, the top waits of runs side by side, and a profile's waits per step.
+// heat map over time and its running threads, the top waits of runs side by side, a profile's
+// waits per step and its peak step's CPU and running threads, then the on-CPU flame graphs.
 func observationCharts(runs, profiles []labelled) []Chart {
 	var out []Chart
 	for i, r := range runs {
@@ -41,10 +42,13 @@ func observationCharts(runs, profiles []labelled) []Chart {
 				if c := coreHeat(d, p.label+" · peak step, "+vuName(peak.VU), fmt.Sprintf("profile-cpu-%d", i+1)); c != nil {
 					out = append(out, *c)
 				}
+				if c := runningChart(d, p.label+" · peak step, "+vuName(peak.VU), fmt.Sprintf("profile-running-%d", i+1)); c != nil {
+					out = append(out, *c)
+				}
 			}
 		}
 	}
-	return out
+	return append(out, flameCharts(runs, profiles)...)
 }
 
 // coreHeat is each CPU's busy share (not idle, not waiting for I/O) every second of the run.

@@ -74,6 +74,9 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 	if c.Heat != nil {
 		return drawHeat(c)
 	}
+	if c.Flame != nil {
+		return drawFlame(c)
+	}
 	p := plot.New()
 	p.Title.Text = c.Title
 	p.Title.TextStyle.Font.Size = vg.Points(14)
@@ -417,3 +420,61 @@ func (g heatGrid) Dims() (int, int)   { return len(g.h.X), len(g.h.Rows) }
 func (g heatGrid) Z(c, r int) float64 { return g.h.Values[c][r] }
 func (g heatGrid) X(c int) float64    { return g.h.X[c] }
 func (g heatGrid) Y(r int) float64    { return float64(r) }
+
+// drawFlame renders a flame graph: the boxes and colours of the page, labelled where they are
+// wide enough.
+func drawFlame(c Chart) (*vgimg.Canvas, error) {
+	f := c.Flame
+	p := plot.New()
+	p.Title.Text = c.Title
+	if f.Diff {
+		p.Title.Text += "\n" + f.Legend
+	}
+	p.Title.TextStyle.Font.Size = vg.Points(14)
+	p.Title.TextStyle.Font.Variant = sans
+	p.Title.Padding = vg.Points(8)
+	p.HideAxes()
+	p.Add(flamePlot{f})
+	p.X.Min, p.X.Max = 0, float64(f.Width)
+	p.Y.Min, p.Y.Max = 0, float64(f.Depth)
+	w := vg.Length(PNGWidth) * vg.Inch / pngDPI
+	h := vg.Length(PNGHeight) * vg.Inch / pngDPI
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))
+	p.Draw(draw.New(img))
+	return img, nil
+}
+
+// flamePlot draws a Flame's boxes on gonum's canvas: x in samples, y in stack depth.
+type flamePlot struct{ f *Flame }
+
+func (fp flamePlot) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	fnt := plot.DefaultFont
+	fnt.Variant, fnt.Size = sans, vg.Points(8)
+	sty := text.Style{Color: color.Black, Font: fnt, XAlign: text.XLeft, YAlign: text.YCenter, Handler: plot.DefaultTextHandler}
+	for _, n := range fp.f.Nodes {
+		x0, x1 := trX(float64(n.Start)), trX(float64(n.Start+n.Value))
+		y0, y1 := trY(float64(n.Depth)), trY(float64(n.Depth+1))
+		right, top := max(x0+0.5, x1-0.5), max(y0+0.5, y1-0.75)
+		c.FillPolygon(hexColor(n.Color), []vg.Point{{X: x0, Y: y0}, {X: right, Y: y0}, {X: right, Y: top}, {X: x0, Y: top}})
+		if room := x1 - x0 - vg.Points(4); room > vg.Points(24) {
+			if l := fitText(sty, n.Name, room); l != "" {
+				c.FillText(sty, vg.Point{X: x0 + vg.Points(2), Y: (y0 + top) / 2}, l)
+			}
+		}
+	}
+}
+
+// fitText is s, cut short with "…" where it is wider than room; "" when not even a letter fits.
+func fitText(sty text.Style, s string, room vg.Length) string {
+	if sty.Width(s) <= room {
+		return s
+	}
+	r := []rune(s)
+	for n := len(r) - 1; n > 0; n-- {
+		if t := string(r[:n]) + "…"; sty.Width(t) <= room {
+			return t
+		}
+	}
+	return ""
+}

@@ -49,6 +49,8 @@ type Chart struct {
 	Series  []Series `json:"series"`
 	// Heat, when set, makes the chart a heat map (per-core CPU over time) instead of lines.
 	Heat *Heat `json:"heat,omitempty"`
+	// Flame, when set, makes the chart a flame graph (the server's on-CPU profile).
+	Flame *Flame `json:"flame,omitempty"`
 }
 
 // Heat is a heat map: a value for each x (seconds) and row (a CPU), from 0 to Max.
@@ -150,6 +152,9 @@ type labelled struct {
 func (c Chart) hasPoints() bool {
 	if c.Heat != nil {
 		return len(c.Heat.X) > 0 && len(c.Heat.Rows) > 0
+	}
+	if c.Flame != nil {
+		return len(c.Flame.Nodes) > 0
 	}
 	for _, s := range c.Series {
 		if len(s.Points) > 0 {

@@ -69,6 +69,12 @@ func chartCases(t *testing.T) []struct {
 		// live changes marked, then each case's waits and per-core CPU.
 		{"study", []Item{{Study: testStudy(t, "30", maria)}}, cat(profilesIDs, []string{"study-live-1", "study-live-2",
 			"profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
+		// Runs with an on-CPU profile add a flame graph each and, two of them, the differential one.
+		{"stacks", []Item{{Run: withStacks(testRun(t, "15", maria, 8, 1, 6), 0.05)}, {Run: withStacks(testRun(t, "16", maria, 8, 0.8, 7), 0.35)}},
+			cat(runsIDs, []string{"run-cpu-1", "run-cpu-2", "run-waits", "run-flame-1", "run-flame-2", "runs-flame-diff"})},
+		// A profile whose peak step observed running threads and stacks draws both for that step.
+		{"profile-observed", []Item{{Profile: observedProfile(t)}}, cat(profileIDs, []string{"profile-waits-1", "profile-cpu-1",
+			"profile-running-1", "profile-flame-1"})},
 	}
 }
 
@@ -99,6 +105,12 @@ func TestCharts(t *testing.T) {
 						if len(col) != len(h.Rows) {
 							t.Errorf("%s: column %d has %d values for %d rows", c.ID, i, len(col), len(h.Rows))
 						}
+					}
+					continue
+				}
+				if f := c.Flame; f != nil {
+					if len(f.Nodes) == 0 || f.Depth == 0 || f.Width == 0 {
+						t.Errorf("%s: flame graph of %d frames, depth %d, width %d", c.ID, len(f.Nodes), f.Depth, f.Width)
 					}
 					continue
 				}

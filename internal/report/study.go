@@ -37,7 +37,16 @@ func studyCharts(st *results.Study) []Chart {
 		cs = profileOverlays(cases)
 	}
 	cs = append(cs, liveCharts(st)...)
-	return append(cs, observationCharts(nil, cases)...)
+	cs = append(cs, observationCharts(nil, cases)...)
+	// Two cases are compared as the differential table compares them: all of each one's runs pooled.
+	if len(cases) == 2 {
+		a := profileOf(cases[0].label, allRuns(cases[0].Profile)...)
+		b := profileOf(cases[1].label, allRuns(cases[1].Profile)...)
+		if c := flameDiffChart(a, b, "study-flame-diff", "Differential flame graph · "+cases[1].label+" against "+cases[0].label+" (each case's runs pooled)"); c != nil {
+			cs = append(cs, *c)
+		}
+	}
+	return cs
 }
 
 // liveCharts draw, per case, each VU count's first run over time with its live changes marked.

@@ -44,6 +44,11 @@ func observedRun(t testing.TB) *results.Document {
 		{Name: "wait/synch/rwlock/innodb/btr_search_latch", Class: "rwlock", Count: 52375, TimeMs: 80, Share: 0.008},
 		{Name: "wait/synch/mutex/innodb/trx_sys_mutex", Class: "mutex", Count: 700, TimeMs: 20, Share: 0.002},
 		{Name: "wait/lock/table/sql/handler", Class: "lock/table", Count: 10, TimeMs: 20, Share: 0.002}}}
+	return withRunning(r)
+}
+
+// withRunning gives a run the running threads each second, surging at t = 10.
+func withRunning(r *results.Document) *results.Document {
 	run := &observe.Running{IntervalMs: 20, Source: "MariaDB: Threads_running less the sampler", Samples: 1250}
 	for _, s := range r.Series {
 		p := observe.RunningSecond{T: s.T, Samples: 50, Max: 6, Mean: 3.5, HostMax: 8, HostMean: 5}
