@@ -49,40 +49,28 @@ type cpuProfile struct {
 	label   string
 	samples int64
 	folded  map[string]int64
-	self    map[string]float64 // percent of samples, as the profile recorded it
+	self    map[string]float64 // percent of samples (observe.SelfShares)
 	runs    int
 }
 
-// profileOf pools the on-CPU profiles of runs; nil when none has one.
+// profileOf pools the on-CPU profiles of runs; nil when none has one. The self shares are
+// observe.SelfShares', which results compare reads too, so the page and the terminal agree.
 func profileOf(label string, runs ...*results.Document) *cpuProfile {
-	p := &cpuProfile{label: label, folded: map[string]int64{}, self: map[string]float64{}}
-	selfSamples := map[string]float64{}
+	self, ok := observe.SelfShares(runs)
+	if !ok {
+		return nil
+	}
+	p := &cpuProfile{label: label, folded: map[string]int64{}, self: self}
 	for _, d := range runs {
 		s := observe.StacksOf(d)
-		if s == nil || s.Samples == 0 {
-			continue
+		if s == nil || s.Note != "" || s.Samples == 0 {
+			continue // as SelfShares leaves it out
 		}
 		p.runs++
 		p.samples += s.Samples
-		leaves := map[string]int64{}
 		for _, f := range s.Folded {
 			p.folded[f.Stack] += f.Count
-			leaves[f.Stack[strings.LastIndexByte(f.Stack, ';')+1:]] += f.Count
 		}
-		// A function the profile ranked has its exact self share; any other, its leaf samples
-		// among the stored stacks (all of them unless the profile was cut to bound its size).
-		for n, c := range leaves {
-			selfSamples[n] += float64(c)
-		}
-		for _, fn := range s.Functions {
-			selfSamples[fn.Name] += fn.Self*float64(s.Samples)/100 - float64(leaves[fn.Name])
-		}
-	}
-	if p.runs == 0 {
-		return nil
-	}
-	for n, v := range selfSamples {
-		p.self[n] = 100 * v / float64(p.samples)
 	}
 	return p
 }
@@ -338,48 +326,22 @@ type diffRow struct {
 	Gain              bool
 }
 
-// diffRows is how many functions a differential table lists, gainers and losers together.
-const diffRows = 20
+// diffShown is how many functions a differential table lists of each direction.
+const diffShown = 10
 
-// shareDiff compares the self shares of two profiles, largest changes first; nil unless both
-// have a profile.
+// shareDiff compares the self shares of two profiles with observe.FunctionShifts, the rule
+// results compare prints by: the functions that gained most, then those that lost most; nil
+// unless both have a profile.
 func shareDiff(a, b *cpuProfile) *diffTable {
 	if a == nil || b == nil {
 		return nil
 	}
-	names := map[string]bool{}
-	for n := range a.self {
-		names[n] = true
-	}
-	for n := range b.self {
-		names[n] = true
-	}
-	type change struct {
-		name string
-		d    float64
-	}
-	var cs []change
-	for n := range names {
-		if d := b.self[n] - a.self[n]; math.Abs(d) >= 0.005 {
-			cs = append(cs, change{n, d})
-		}
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if math.Abs(cs[i].d) != math.Abs(cs[j].d) {
-			return math.Abs(cs[i].d) > math.Abs(cs[j].d)
-		}
-		return cs[i].name < cs[j].name
-	})
-	if len(cs) > diffRows {
-		cs = cs[:diffRows]
-	}
-	// Gainers first, then losers, each by size.
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d > cs[j].d })
+	gained, lost := observe.FunctionShifts(a.self, b.self, diffShown)
 	t := &diffTable{A: a.label, B: b.label,
 		Caption: fmt.Sprintf("Server functions whose self share changed most, from %s to %s (percentage points of each one's on-CPU samples)", a.label, b.label)}
-	for _, c := range cs {
-		t.Rows = append(t.Rows, diffRow{Name: c.name, A: pct(a.self[c.name]), B: pct(b.self[c.name]),
-			Delta: fmt.Sprintf("%+.2f", c.d), Gain: c.d > 0})
+	for _, f := range append(gained, lost...) {
+		t.Rows = append(t.Rows, diffRow{Name: f.Name, A: pct(f.Base), B: pct(f.Other),
+			Delta: fmt.Sprintf("%+.2f", f.Change()), Gain: f.Change() > 0})
 	}
 	return t
 }

@@ -120,12 +120,13 @@ func TestFlameDiff(t *testing.T) {
 	if tb == nil || len(tb.Rows) == 0 {
 		t.Fatal("no differential table")
 	}
-	first, last := tb.Rows[0], tb.Rows[len(tb.Rows)-1]
+	// The gains first, then the largest loss first.
+	first, loss := tb.Rows[0], tb.Rows[1]
 	if first.Name != "ut_delay" || first.A != "5%" || first.B != "35%" || first.Delta != "+30.00" || !first.Gain {
 		t.Errorf("first row %+v", first)
 	}
-	if last.Name != "row_search_mvcc" || last.Gain || last.Delta != "-9.00" {
-		t.Errorf("last row %+v", last)
+	if loss.Name != "row_search_mvcc" || loss.Gain || loss.Delta != "-9.00" {
+		t.Errorf("largest loss %+v", loss)
 	}
 	for i := 1; i < len(tb.Rows); i++ {
 		if tb.Rows[i].Gain && !tb.Rows[i-1].Gain {
