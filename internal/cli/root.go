@@ -135,7 +135,7 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 	for _, w := range workload.All() {
 		root.AddCommand(newWorkload(w, stdout, stderr))
 	}
-	root.AddCommand(newSpecRun(stdout, stderr), newResults(stdout), newReport(stdout, stderr), newHost(stdout), newRestore(stdout), newStudy(stdout, stderr))
+	root.AddCommand(newSpecRun(stdout, stderr), newResults(stdout), newReport(stdout, stderr), newHost(stdout), newRestore(stdout), newStudy(stdout, stderr), newServe(stderr))
 	return root
 }
 

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cairn-bench/cairn/internal/serve"
+)
+
+func newServe(stderr io.Writer) *cobra.Command {
+	cfg := serve.Config{Version: Version, Log: stderr}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the REST API and web UI: jobs from run specs and studies, live progress, stored results (docs/serve.md)",
+		Long: `cairn serve runs jobs — a run spec, profile or study, a workload's prepare, check or cleanup — by
+the same code path as the command line, on the same results store, and serves their live
+progress (Server-Sent Events), the stored results and reports, and a web UI. One load per target
+at a time: a second job on a busy target waits in a queue. It listens on loopback unless told
+otherwise; any other address needs a token (--token-file, or one printed once at start). A spec
+sent to it names its password as ${VAR}, read from cairn serve's environment. SIGTERM or Ctrl-C
+stops the running jobs as Ctrl-C stops a run (kept, stored, restored) and exits 0.
+
+  cairn serve
+  cairn serve --listen 0.0.0.0:8321 --token-file ~/.config/cairn/token`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Store = resultsPath(cmd)
+			return serve.Run(cmd.Context(), cfg)
+		},
+	}
+	cmd.Flags().StringVar(&cfg.Listen, "listen", "127.0.0.1:8321", "address to listen on; any but 127.0.0.1, ::1 or localhost needs a token")
+	cmd.Flags().StringVar(&cfg.TokenFile, "token-file", "", "file holding the token every request must carry (Authorization: Bearer TOKEN)")
+	return cmd
+}

@@ -1,0 +1,583 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/job"
+	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/report"
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/study"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
+	"go.yaml.in/yaml/v3"
+)
+
+// maxBody bounds a request's body: a spec is a few kilobytes.
+const maxBody = 1 << 20
+
+type api struct {
+	cfg Config
+	m   *manager
+}
+
+// route is one route of the service; docs/openapi.yaml lists each (Paths: its paths there,
+// when the pattern serves several).
+type route struct {
+	Method, Pattern string
+	Paths           []string
+	h               func(a *api, w http.ResponseWriter, r *http.Request)
+}
+
+// routes are every route the service has (TestOpenAPIListsEveryRoute holds docs/openapi.yaml to
+// them).
+var routes = []route{
+	{"GET", "/healthz", nil, (*api).healthz},
+	{"GET", "/api/v1/host", nil, (*api).host},
+	{"POST", "/api/v1/validate", nil, (*api).validate},
+	{"POST", "/api/v1/jobs", nil, (*api).create},
+	{"GET", "/api/v1/jobs", nil, (*api).jobs},
+	{"GET", "/api/v1/jobs/{id}", nil, (*api).job},
+	{"GET", "/api/v1/jobs/{id}/log", nil, (*api).log},
+	{"GET", "/api/v1/jobs/{id}/events", nil, (*api).events},
+	{"POST", "/api/v1/jobs/{id}/stop", nil, (*api).stop},
+	{"GET", "/api/v1/results", nil, (*api).results},
+	{"GET", "/api/v1/results/{id}", nil, (*api).result},
+	{"GET", "/api/v1/results/{id}/report", nil, (*api).report},
+	{"GET", "/api/v1/results/{id}/export", nil, (*api).export},
+	{"GET", "/api/v1/compare", nil, (*api).compare},
+	{"GET", "/metrics", nil, (*api).metrics},
+	{"GET", "/", []string{"/", "/ui/{path}"}, (*api).ui},
+}
+
+func (a *api) handler(tok string) http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range routes {
+		h := rt.h
+		mux.HandleFunc(rt.Method+" "+rt.Pattern, func(w http.ResponseWriter, r *http.Request) {
+			if r.Body != nil {
+				r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+			}
+			h(a, w, r)
+		})
+	}
+	return authorized(tok, mux)
+}
+
+// apiError is the body of every error: the command line's one-line message, and the spec key
+// at fault when known.
+type apiError struct {
+	Error string `json:"error"`
+	Field string `json:"field,omitempty"`
+}
+
+func writeError(w http.ResponseWriter, status int, msg, field string) {
+	writeJSON(w, status, apiError{Error: msg, Field: field})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// fail answers an error as the command line words it: the user's to fix 400 (an unknown id
+// 404), anything else 500.
+func fail(w http.ResponseWriter, err error) {
+	var nf *results.NotFoundError
+	var se *spec.Error
+	var bi interface{ BadInput() }
+	field := ""
+	if errors.As(err, &se) {
+		field = se.Key
+	}
+	switch {
+	case errors.As(err, &nf):
+		writeError(w, http.StatusNotFound, oneLine(err.Error()), "")
+	case errors.As(err, &bi):
+		writeError(w, http.StatusBadRequest, oneLine(err.Error()), field)
+	default:
+		writeError(w, http.StatusInternalServerError, oneLine(err.Error()), "")
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func (a *api) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+func (a *api) host(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, observe.ReadHost(true))
+}
+
+func (a *api) metrics(w http.ResponseWriter, r *http.Request) {
+	if a.cfg.Metrics == nil {
+		http.NotFound(w, r)
+		return
+	}
+	a.cfg.Metrics.ServeHTTP(w, r)
+}
+
+func (a *api) ui(w http.ResponseWriter, r *http.Request) {
+	if a.cfg.UI == nil {
+		http.NotFound(w, r)
+		return
+	}
+	a.cfg.UI.ServeHTTP(w, r)
+}
+
+// request is the body of POST /api/v1/validate and /api/v1/jobs.
+type request struct {
+	Kind string `json:"kind"`
+	Spec string `json:"spec"`
+}
+
+var kinds = []string{"run", "study", "prepare", "check", "cleanup"}
+
+// readRequest reads a JSON body; only application/json is taken, so that a page of another
+// origin cannot post one without the browser asking first (and no CORS header answers).
+func readRequest(w http.ResponseWriter, r *http.Request, allowed []string) (request, bool) {
+	var q request
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		writeError(w, http.StatusBadRequest, "send the body as application/json: {\"kind\": …, \"spec\": …}", "")
+		return q, false
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d bytes", maxBody), "")
+			return q, false
+		}
+		writeError(w, http.StatusBadRequest, "the body is not {\"kind\": …, \"spec\": …}: "+err.Error(), "")
+		return q, false
+	}
+	ok := false
+	for _, k := range allowed {
+		ok = ok || q.Kind == k
+	}
+	if !ok {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("kind %q: use %s", q.Kind, strings.Join(allowed, ", ")), "kind")
+		return q, false
+	}
+	if strings.TrimSpace(q.Spec) == "" {
+		writeError(w, http.StatusBadRequest, "spec: give the spec's text (YAML or JSON)", "spec")
+		return q, false
+	}
+	return q, true
+}
+
+// literalPassword refuses a spec that holds its password: a spec sent to the service names it
+// as ${VAR}, read from the service's environment, so that no record, response or log holds it.
+func literalPassword(text string) error {
+	var doc struct {
+		DB any `yaml:"db"`
+	}
+	if yaml.Unmarshal([]byte(text), &doc) != nil {
+		return nil // the spec's own reader says what is wrong with it
+	}
+	dbs, _ := doc.DB.([]any)
+	if s, ok := doc.DB.(string); ok {
+		dbs = []any{s}
+	}
+	for _, d := range dbs {
+		db, _ := d.(string)
+		if db == "" || strings.Contains(db, "${") {
+			continue
+		}
+		if u, err := target.ParseURL(db); err == nil && u.Password != "" {
+			return &spec.Error{Key: "db", Msg: "give the password as ${VAR} (cairn serve reads it from its own environment), not in the spec"}
+		}
+	}
+	return nil
+}
+
+// parsed is a checked request: what it runs, on what.
+type parsed struct {
+	kind, workload string
+	db             string
+	binds          bool
+	plan           []byte
+	do             func(ctx context.Context, o job.Options) error
+}
+
+// parse checks a request as 'cairn run --spec' (every kind but study) or 'cairn study plan'
+// (a study, which connects to its server and changes nothing) checks it.
+func parse(ctx context.Context, q request) (*parsed, error) {
+	text := []byte(q.Spec)
+	if q.Kind == "study" {
+		st, err := study.Read(text)
+		if err != nil {
+			return nil, err
+		}
+		if err := literalPassword(q.Spec); err != nil {
+			return nil, err
+		}
+		var plan bytes.Buffer
+		if err := job.Plan(ctx, st, &plan); err != nil {
+			return nil, err
+		}
+		binds := false
+		for _, c := range st.ClientCPUs {
+			binds = binds || c != ""
+		}
+		return &parsed{kind: q.Kind, workload: st.Spec.Workload, db: st.Spec.DB, binds: binds, plan: plan.Bytes(),
+			do: func(ctx context.Context, o job.Options) error { return job.Study(ctx, st, o) }}, nil
+	}
+	s, err := spec.Read(text)
+	if err != nil {
+		return nil, err
+	}
+	if err := literalPassword(q.Spec); err != nil {
+		return nil, err
+	}
+	if s.DB == "" {
+		s.DB = target.DefaultDB()
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	p := &parsed{kind: q.Kind, workload: s.Workload, db: s.DB, binds: s.ClientCPUs != "", plan: job.SpecText(s)}
+	w := s.WorkloadOf()
+	switch q.Kind {
+	case "run":
+		p.do = func(ctx context.Context, o job.Options) error { return job.Execute(ctx, s, o) }
+	case "prepare":
+		s.AskPrepare()
+		p.do = func(ctx context.Context, o job.Options) error { return job.Prepare(ctx, w, s.DB, s.Prepare.Options, o) }
+	case "check":
+		c, ok := w.(workload.Checker)
+		if !ok {
+			return nil, &spec.Error{Key: "workload", Msg: s.Workload + " has no check"}
+		}
+		opts := c.CheckOptions()
+		p.do = func(ctx context.Context, o job.Options) error { return job.Check(ctx, w, s.DB, opts, o.Out) }
+	case "cleanup":
+		p.do = func(ctx context.Context, o job.Options) error {
+			return job.Cleanup(ctx, s.DB, w.Info().Footprint, o.Out)
+		}
+	}
+	return p, nil
+}
+
+// where is a database's target as the service names it and queues by: host:port, or the SQLite
+// file; never a password.
+func where(db string) string {
+	u, err := target.ParseURL(db)
+	if err != nil {
+		return target.Redact(db)
+	}
+	if u.Parsed == nil {
+		return u.Path
+	}
+	return u.Parsed.Host
+}
+
+// jobDB is the database a stored job's spec names (its ${VAR} read from the environment).
+func jobDB(kind, text string) (string, error) {
+	if kind == "study" {
+		st, err := study.Read([]byte(text))
+		if err != nil {
+			return "", err
+		}
+		return st.Spec.DB, nil
+	}
+	s, err := spec.Read([]byte(text))
+	if err != nil {
+		return "", err
+	}
+	return s.DB, nil
+}
+
+func (a *api) validate(w http.ResponseWriter, r *http.Request) {
+	q, ok := readRequest(w, r, []string{"run", "study"})
+	if !ok {
+		return
+	}
+	p, err := parse(r.Context(), q)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"kind": q.Kind, "plan": string(p.plan)})
+}
+
+func (a *api) create(w http.ResponseWriter, r *http.Request) {
+	q, ok := readRequest(w, r, kinds)
+	if !ok {
+		return
+	}
+	p, err := parse(r.Context(), q)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	j := a.m.add(&running{Job: Job{Kind: q.Kind, Workload: p.workload, Target: where(p.db), Spec: q.Spec},
+		key: where(p.db), binds: p.binds, do: p.do})
+	w.Header().Set("Location", "/api/v1/jobs/"+j.ID)
+	writeJSON(w, http.StatusCreated, j)
+}
+
+func (a *api) jobs(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string][]Job{"jobs": a.m.list()})
+}
+
+func noJob(w http.ResponseWriter, id string) {
+	writeError(w, http.StatusNotFound, fmt.Sprintf("no job %s (GET /api/v1/jobs lists them)", id), "")
+}
+
+func (a *api) job(w http.ResponseWriter, r *http.Request) {
+	j, ok := a.m.get(r.PathValue("id"))
+	if !ok {
+		noJob(w, r.PathValue("id"))
+		return
+	}
+	writeJSON(w, http.StatusOK, j)
+}
+
+func (a *api) log(w http.ResponseWriter, r *http.Request) {
+	b, ok := a.m.logText(r.PathValue("id"))
+	if !ok {
+		noJob(w, r.PathValue("id"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(b)
+}
+
+func (a *api) stop(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	j, ok := a.m.stop(id)
+	if !ok {
+		noJob(w, id)
+		return
+	}
+	if j.State != Running && j.State != Queued {
+		writeError(w, http.StatusConflict, fmt.Sprintf("job %s has ended (%s): there is nothing to stop", id, j.State), "")
+		return
+	}
+	writeJSON(w, http.StatusAccepted, j)
+}
+
+// events streams a job's events: those it kept first, then the live ones, until its final
+// state; a client that goes away costs its goroutine only until the next event or its context.
+func (a *api) events(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	past, live, ok := a.m.watch(id)
+	if !ok {
+		noJob(w, id)
+		return
+	}
+	if live != nil {
+		defer a.m.unwatch(id, live)
+	}
+	fl, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	send := func(e Event) bool {
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.Name, e.Data); err != nil {
+			return false
+		}
+		return true
+	}
+	for _, e := range past {
+		if !send(e) {
+			return
+		}
+	}
+	if fl != nil {
+		fl.Flush()
+	}
+	if live == nil {
+		return
+	}
+	keep := time.NewTicker(15 * time.Second)
+	defer keep.Stop()
+	for {
+		select {
+		case e, ok := <-live:
+			if !ok || !send(e) {
+				return
+			}
+		case <-keep.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+}
+
+// entry is one line of 'cairn results list'.
+type entry struct {
+	ID            string   `json:"id"`
+	Kind          string   `json:"kind"`
+	ProfileID     string   `json:"profile_id,omitempty"`
+	Workload      string   `json:"workload"`
+	TargetKind    string   `json:"target_kind"`
+	TargetName    string   `json:"target_name"`
+	TargetVersion string   `json:"target_version"`
+	StartedAt     string   `json:"started_at"`
+	VU            string   `json:"vu"`
+	HeadlineName  string   `json:"headline_name,omitempty"`
+	Headline      *float64 `json:"headline,omitempty"`
+	TPM           *float64 `json:"tpm,omitempty"`
+	MainP95ms     *float64 `json:"main_p95_ms,omitempty"`
+	WindowSeconds float64  `json:"window_seconds"`
+	Interrupted   bool     `json:"interrupted"`
+	Live          bool     `json:"live"`
+}
+
+func (a *api) results(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := results.Filter{Workload: q.Get("workload"), Target: q.Get("target"), Limit: 20}
+	if _, ok := target.DialectNamed(f.Target); f.Target != "" && !ok {
+		names := target.Dialects()
+		sort.Strings(names)
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("target %q: use %s", f.Target, strings.Join(names, ", ")), "target")
+		return
+	}
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("limit %q: must be 0 (all) or more", l), "limit")
+			return
+		}
+		f.Limit = n
+	}
+	kind := q.Get("kind")
+	if kind != "" && kind != results.KindRun && kind != results.KindProfile && kind != results.KindStudy {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("kind %q: use run, profile or study", kind), "kind")
+		return
+	}
+	es, _, err := results.ListAt(r.Context(), a.cfg.Store, f)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := []entry{}
+	for _, e := range es {
+		if kind != "" && e.Kind != kind {
+			continue
+		}
+		x := entry{ID: strconv.FormatInt(e.ID, 10), Kind: e.Kind, Workload: e.Workload, TargetKind: e.TargetKind,
+			TargetName: e.TargetName, TargetVersion: e.TargetVersion, StartedAt: e.StartedAt.UTC().Format(time.RFC3339),
+			VU: e.VU, HeadlineName: e.HeadlineName, Headline: e.Headline, TPM: e.TPM, MainP95ms: e.MainP95ms,
+			WindowSeconds: e.WindowSeconds, Interrupted: e.Interrupted, Live: e.Live}
+		if e.ProfileID != 0 {
+			x.ProfileID = strconv.FormatInt(e.ProfileID, 10)
+		}
+		out = append(out, x)
+	}
+	writeJSON(w, http.StatusOK, map[string][]entry{"results": out})
+}
+
+func (a *api) load(w http.ResponseWriter, r *http.Request) (results.Loaded, bool) {
+	ls, err := results.Read(r.Context(), a.cfg.Store, []string{r.PathValue("id")})
+	if err != nil {
+		fail(w, err)
+		return results.Loaded{}, false
+	}
+	return ls[0], true
+}
+
+// result is the stored document, as 'cairn results export ID' writes it.
+func (a *api) result(w http.ResponseWriter, r *http.Request) {
+	l, ok := a.load(w, r)
+	if !ok {
+		return
+	}
+	var b bytes.Buffer
+	if err := results.Export(&b, l, false, false); err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b.Bytes())
+}
+
+func (a *api) export(w http.ResponseWriter, r *http.Request) {
+	format := r.URL.Query().Get("format")
+	if format == "" {
+		format = "json"
+	}
+	if format != "json" && format != "csv" {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("format %q: use json or csv", format), "format")
+		return
+	}
+	series := r.URL.Query().Get("series") == "true"
+	l, ok := a.load(w, r)
+	if !ok {
+		return
+	}
+	var b bytes.Buffer
+	if err := results.Export(&b, l, format == "csv", series); err != nil {
+		fail(w, err)
+		return
+	}
+	if format == "csv" {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	_, _ = w.Write(b.Bytes())
+}
+
+// report is the offline HTML report of a result, as 'cairn report ID' writes it.
+func (a *api) report(w http.ResponseWriter, r *http.Request) {
+	l, ok := a.load(w, r)
+	if !ok {
+		return
+	}
+	var b bytes.Buffer
+	item := report.Item{Run: l.Run, Profile: l.Profile, Study: l.Study}
+	if err := report.HTML(&b, []report.Item{item}, "cairn report: "+l.ID); err != nil {
+		fail(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b.Bytes())
+}
+
+// compare is what 'cairn results compare' prints: ids=1,2,3+4 (a + or a space between
+// arguments, commas joining a group of repeats).
+func (a *api) compare(w http.ResponseWriter, r *http.Request) {
+	args := strings.Fields(r.URL.Query().Get("ids"))
+	if len(args) == 0 {
+		writeError(w, http.StatusBadRequest, "ids: give at least two ids (or groups like 3,4,5), or one study's id: ids=1+2", "ids")
+		return
+	}
+	var b bytes.Buffer
+	if err := job.Compare(r.Context(), a.cfg.Store, args, &b); err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"text": b.String()})
+}

@@ -1,0 +1,161 @@
+// Package serve is cairn serve: the HTTP API over the same run specs, studies and results store
+// as the command line. A job is a run spec, profile, study, prepare, check or cleanup run by
+// internal/job, the command line's own code path; the service is one more subscriber to its
+// sink and its tick hook. docs/serve.md and docs/openapi.yaml describe it.
+package serve
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+// Config is what cairn serve is started with.
+type Config struct {
+	Listen    string // host:port
+	TokenFile string // "" : none (a token is generated when the address is not loopback)
+	Store     string // the results store's path; job records are kept beside it
+	Version   string // cairn's
+	Log       io.Writer
+	// UI serves the web UI at / and /ui/; Metrics the OpenMetrics text at /metrics. nil: 404.
+	UI, Metrics http.Handler
+	// JobMetrics, when set, is told of every running job's seconds and progress.
+	JobMetrics func(id, workload, target string) JobMetrics
+	// Ready is told the address the service listens on, once it does (a test's port 0).
+	Ready func(addr string)
+}
+
+// JobMetrics is the metrics of one job (internal/openmetrics).
+type JobMetrics interface {
+	Tick(run.Tick)
+	Progress(workload.Progress)
+	Done()
+}
+
+// ListenError is an address cairn serve cannot listen on, or a token it cannot read.
+type ListenError struct{ Msg string }
+
+func (e *ListenError) Error() string { return e.Msg }
+func (e *ListenError) BadInput()     {}
+
+// Loopback reports whether a listen address stays on this host's loopback: 127.0.0.1, ::1 or
+// localhost. Any other address, 127.0.0.2 included, needs a token.
+func Loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	return host == "127.0.0.1" || host == "::1" || host == "localhost"
+}
+
+// token reads the token file, or makes one when the address is not loopback (printed once).
+func token(cfg Config) (string, error) {
+	if cfg.TokenFile != "" {
+		b, err := os.ReadFile(cfg.TokenFile)
+		if err != nil {
+			return "", &ListenError{fmt.Sprintf("--token-file %s: %v", cfg.TokenFile, unwrapPath(err))}
+		}
+		t := strings.TrimSpace(string(b))
+		if len(t) < 16 {
+			return "", &ListenError{fmt.Sprintf("--token-file %s: the token must be at least 16 characters", cfg.TokenFile)}
+		}
+		return t, nil
+	}
+	if Loopback(cfg.Listen) {
+		return "", nil
+	}
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	t := hex.EncodeToString(b)
+	fmt.Fprintf(cfg.Log, "cairn serve: %s is beyond loopback: every request needs 'Authorization: Bearer %s' (printed once; --token-file keeps one)\n", cfg.Listen, t)
+	return t, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Run serves until ctx ends (SIGTERM, Ctrl-C): then every running job stops as on Ctrl-C, keeps
+// what it measured and restores what it changed, and Run returns nil.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	tok, err := token(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return &ListenError{fmt.Sprintf("--listen %s: %v", cfg.Listen, err)}
+	}
+	jobsCtx, stopJobs := context.WithCancel(ctx)
+	defer stopJobs()
+	m, err := newManager(jobsCtx, cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	a := &api{cfg: cfg, m: m}
+	srv := &http.Server{Handler: a.handler(tok), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(cfg.Log, "cairn serve: listening on http://%s (results store %s)\n", ln.Addr(), cfg.Store)
+	if cfg.Ready != nil {
+		cfg.Ready(ln.Addr().String())
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		stopJobs()
+		m.wait()
+		return err
+	case <-ctx.Done():
+	}
+	// Jobs stop first, so that clients watching see their final state; then the server closes.
+	m.wait()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	fmt.Fprintln(cfg.Log, "cairn serve: stopped")
+	return nil
+}
+
+// authorized wraps h: with a token, every request but GET /healthz carries it.
+func authorized(tok string, h http.Handler) http.Handler {
+	if tok == "" {
+		return h
+	}
+	want := []byte("Bearer " + tok)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+			writeError(w, http.StatusUnauthorized, "give the token as 'Authorization: Bearer TOKEN' (cairn serve printed it at start, or it is in its --token-file)", "")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
