@@ -143,7 +143,8 @@ func exactIDs(n int) cobra.PositionalArgs {
 }
 
 func newResultsCompare(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
+	var failOn float64
+	cmd := &cobra.Command{
 		Use:   "compare ID1 ID2 [ID…] | compare STUDY",
 		Short: "Compare runs or profiles side by side, or a study's cases, with the % change of each figure against the first",
 		Long: `Compare runs or profiles of one workload side by side; the first is the baseline.
@@ -160,9 +161,14 @@ the first listed level, per VU count, over its repeats. See docs/results-store.m
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return job.Compare(cmd.Context(), resultsPath(cmd), args, stdout)
+			if err := job.Compare(cmd.Context(), resultsPath(cmd), args, stdout); err != nil || !cmd.Flags().Changed("fail-on-regression") {
+				return err
+			}
+			return summary.GateAt(cmd.Context(), resultsPath(cmd), args, failOn, stdout)
 		},
 	}
+	cmd.Flags().Float64Var(&failOn, "fail-on-regression", 0, "PCT: exit 1 when NEW's headline (any step's, for profiles) is worse than BASE's by more than PCT percent and significant over the repeats (docs/ci.md)")
+	return cmd
 }
 
 func newResultsExport(stdout io.Writer) *cobra.Command {
