@@ -5,11 +5,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cairn-bench/cairn/internal/openmetrics"
 	"github.com/cairn-bench/cairn/internal/serve"
+	"github.com/cairn-bench/cairn/internal/serve/ui"
 )
 
 func newServe(stderr io.Writer) *cobra.Command {
-	cfg := serve.Config{Version: Version, Log: stderr}
+	cfg := serve.Config{Version: Version, Log: stderr, UI: ui.Handler()}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the REST API and web UI: jobs from run specs and studies, live progress, stored results (docs/serve.md)",
@@ -26,6 +28,9 @@ stops the running jobs as Ctrl-C stops a run (kept, stored, restored) and exits 
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg.Store = resultsPath(cmd)
+			reg := openmetrics.New()
+			cfg.Metrics = reg.Handler()
+			cfg.JobMetrics = func(id, workload, target string) serve.JobMetrics { return reg.Job(id, workload, target) }
 			return serve.Run(cmd.Context(), cfg)
 		},
 	}

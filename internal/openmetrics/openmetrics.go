@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // KeepFinished is how many finished jobs keep their series (frozen) after Done: a scrape after a
@@ -113,6 +114,10 @@ func (j *JobMetrics) Tick(t run.Tick) {
 	}
 	j.serverCPU, j.serverOK = t.Second.ServerCPU, t.Second.ServerCPUOK
 }
+
+// Progress is the job's progress samples (runner.Hooks.Progress): the ticks carry every figure
+// the metrics read, each second, so a sample adds nothing.
+func (j *JobMetrics) Progress(workload.Progress) {}
 
 // Done ends the job's series: its counters and histograms stay, frozen, for the KeepFinished
 // latest finished jobs; its gauges go.
