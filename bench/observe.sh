@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # Measures what observing costs: oltp point selects at BENCH_CLIENTS VUs (default 16) on
-# PostgreSQL and MariaDB (1 table x 1,000,000 rows), with --observe on (per-core CPU every second,
-# the server's CPU, wait events: PostgreSQL's pg_stat_activity sampled every 100 ms, MariaDB's
-# performance_schema read at the window's edges and each progress line) and --observe off, run
-# alternately in one session (off first in odd rounds), BENCH_TIME seconds each (default 20),
-# BENCH_ROUNDS rounds (default 5), on the servers in BENCH_KINDS (default "postgres mariadb").
-# Progress lines every 5 s in both, so that the cost of reading the waits per interval is counted.
+# PostgreSQL and MariaDB (1 table x 1,000,000 rows), each comparison a pair of runs that differ
+# in one thing, run alternately in one session (the cheaper side first in odd rounds),
+# BENCH_TIME seconds each (default 20), BENCH_ROUNDS rounds (default 5), on the servers in
+# BENCH_KINDS (default "postgres mariadb"), for the comparisons in BENCH_PAIRS (default
+# "observe stacks running"); BENCH_PG, BENCH_MYSQL and BENCH_OUT name other databases (their
+# cairn_bench is made when missing) and another output directory:
 #
-# Each figure is cairn's own: TPS from the result document, and client CPU per transaction as
-# user+system CPU of the whole process (GNU time) over its transactions. Ratios are on/off:
-# throughput wants >= 0.99 and CPU per transaction <= 1.01 (issue 19's "under 1%").
+#   observe  --observe on against --observe off: per-core CPU every second, the server's CPU,
+#            wait events (PostgreSQL's pg_stat_activity sampled every 100 ms, MariaDB's
+#            performance_schema read at the window's edges and each progress line) and the
+#            running-threads sampler; wants tps >= 0.99, CPU per transaction <= 1.01
+#   stacks   --observe stacks against --observe on: perf sampling the server's on-CPU stacks
+#            (cpu-clock, 99 Hz, call graphs) and perf script after the window; wants tps >= 0.98
+#   running  --observe on against --observe on --running-sample 0s: the running threads of the
+#            server and the host's run queue, one read each every 20 ms; wants tps >= 0.99
 #
-# Usage: bench/observe.sh    Needs .ci/servers.sh to have run.
+# Progress lines every 5 s in every run. Each figure is cairn's own: TPS from the result
+# document, and client CPU per transaction as user+system CPU of the whole process and its
+# children (GNU time; perf is a child of cairn) over its transactions. Ratios are with/without.
+#
+# Usage: bench/observe.sh    Needs .ci/servers.sh to have run (and linux-perf for stacks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -19,9 +28,10 @@ CLIENTS=${BENCH_CLIENTS:-16}
 T=${BENCH_TIME:-20}
 ROUNDS=${BENCH_ROUNDS:-5}
 KINDS=${BENCH_KINDS:-postgres mariadb}
-PG=postgres://cairn:cairn@127.0.0.1:5432/cairn_bench
-MY=mysql://cairn:cairn@127.0.0.1:3306/cairn_bench
-out=$PWD/bench/out/observe
+PAIRS=${BENCH_PAIRS:-observe stacks running}
+PG=${BENCH_PG:-postgres://cairn:cairn@127.0.0.1:5432/cairn_bench}
+MY=${BENCH_MYSQL:-mysql://cairn:cairn@127.0.0.1:3306/cairn_bench}
+out=${BENCH_OUT:-$PWD/bench/out/observe}
 mkdir -p "$out"
 export CAIRN_RESULTS="$out/results.db" PGPASSWORD=cairn
 go build -o "$out/cairn" ./cmd/cairn
@@ -32,38 +42,54 @@ mysql -h 127.0.0.1 -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS cairn_benc
 "$C" oltp prepare --db "$PG" --tables 1 --table-size 1000000 | tail -1
 "$C" oltp prepare --db "$MY" --tables 1 --table-size 1000000 | tail -1
 echo "MariaDB performance_schema: $(mysql -h 127.0.0.1 -u cairn -pcairn -Nse 'SELECT @@performance_schema' 2>/dev/null)"
+command -v perf > /dev/null || echo "perf is not installed: the stacks pair measures a run that only says so (apt-get install linux-perf)"
+
+# The two sides of each pair: with, then without, as cairn's observation flags.
+declare -A WITH=([observe]="--observe on" [stacks]="--observe stacks" [running]="--observe on")
+declare -A WITHOUT=([observe]="--observe off" [stacks]="--observe on" [running]="--observe on --running-sample 0s")
+declare -A WANT=([observe]="tps >= 0.99, cpu/txn <= 1.01" [stacks]="tps >= 0.98" [running]="tps >= 0.99")
 
 FIG="$out/figures.txt"
 : > "$FIG"
-# measure KIND URL MODE: one run; records KIND|MODE|tps|cpu per transaction.
+# measure KIND URL PAIR SIDE: one run; records KIND|PAIR|SIDE|tps|cpu per transaction.
 measure() {
-  local kind=$1 url=$2 mode=$3 name="$1-$3"
+  local kind=$1 url=$2 pair=$3 side=$4 name="$1-$3-$4" flags
+  if [ "$side" = with ]; then flags=${WITH[$pair]}; else flags=${WITHOUT[$pair]}; fi
+  # shellcheck disable=SC2086 # flags are words
   /usr/bin/time -f "cpu %U %S" -o "$out/$name.time" "$C" oltp run --db "$url" --workload point-select --vu "$CLIENTS" \
-    --rampup 0s --duration "${T}s" --progress 5s --observe "$mode" --no-store --json "$out/$name.json" > "$out/$name.txt" 2>&1
+    --rampup 0s --duration "${T}s" --progress 5s $flags --no-store --json "$out/$name.json" > "$out/$name.txt" 2>&1
   local tps txns
   tps=$(python3 -c "import json;print(json.load(open('$out/$name.json'))['result']['tps'])")
   txns=$(python3 -c "import json;d=json.load(open('$out/$name.json'));print(sum(t['count'] for t in d['transactions'].values()))")
-  echo "$kind|$mode|$tps|$(cpu_per_txn "$out/$name.time" "$txns")" >> "$FIG"
+  echo "$kind|$pair|$side|$tps|$(cpu_per_txn "$out/$name.time" "$txns")" >> "$FIG"
 }
+# field KIND PAIR SIDE ROUND COLUMN: a recorded figure (column 4 tps, 5 cpu per transaction).
+field() { grep "^$1|$2|$3|" "$FIG" | sed -n "$4p" | cut -d'|' -f"$5"; }
 for r in $(seq "$ROUNDS"); do
   for kind in $KINDS; do
-    url=$PG; [ $kind = mariadb ] && url=$MY
-    if [ $((r % 2)) -eq 1 ]; then measure $kind "$url" off; measure $kind "$url" on; else measure $kind "$url" on; measure $kind "$url" off; fi
-    on=$(grep "^$kind|on|" "$FIG" | tail -1) off=$(grep "^$kind|off|" "$FIG" | tail -1)
-    printf "round %d %-9s on/off: tps ×%s  cpu/txn ×%s\n" "$r" "$kind" "$(ratio "$(cut -d'|' -f3 <<<"$on")" "$(cut -d'|' -f3 <<<"$off")" 3)" \
-      "$(ratio "$(cut -d'|' -f4 <<<"$on")" "$(cut -d'|' -f4 <<<"$off")" 3)"
+    url=$PG; [ "$kind" = mariadb ] && url=$MY
+    for pair in $PAIRS; do
+      if [ $((r % 2)) -eq 1 ]; then measure "$kind" "$url" "$pair" without; measure "$kind" "$url" "$pair" with
+      else measure "$kind" "$url" "$pair" with; measure "$kind" "$url" "$pair" without; fi
+      printf "round %d %-9s %-8s with/without: tps ×%s  cpu/txn ×%s\n" "$r" "$kind" "$pair" \
+        "$(ratio "$(field "$kind" "$pair" with "$r" 4)" "$(field "$kind" "$pair" without "$r" 4)" 3)" \
+        "$(ratio "$(field "$kind" "$pair" with "$r" 5)" "$(field "$kind" "$pair" without "$r" 5)" 3)"
+    done
   done
 done
 echo
-echo "== --observe on / off at $CLIENTS VUs, medians over $ROUNDS rounds (tps wants >= 0.99, cpu/txn <= 1.01)"
-for kind in $KINDS; do
-  tp=() cp=()
-  for r in $(seq "$ROUNDS"); do
-    on=$(grep "^$kind|on|" "$FIG" | sed -n "${r}p") off=$(grep "^$kind|off|" "$FIG" | sed -n "${r}p")
-    tp+=("$(ratio "$(cut -d'|' -f3 <<<"$on")" "$(cut -d'|' -f3 <<<"$off")" 3)")
-    cp+=("$(ratio "$(cut -d'|' -f4 <<<"$on")" "$(cut -d'|' -f4 <<<"$off")" 3)")
+echo "== with / without at $CLIENTS VUs, medians over $ROUNDS rounds [lowest–highest]"
+for pair in $PAIRS; do
+  echo "$pair: ${WITH[$pair]} against ${WITHOUT[$pair]} (wants ${WANT[$pair]})"
+  for kind in $KINDS; do
+    tp=() cp=()
+    for r in $(seq "$ROUNDS"); do
+      tp+=("$(ratio_or_empty "$(field "$kind" "$pair" with "$r" 4)" "$(field "$kind" "$pair" without "$r" 4)" 3)")
+      cp+=("$(ratio_or_empty "$(field "$kind" "$pair" with "$r" 5)" "$(field "$kind" "$pair" without "$r" 5)" 3)")
+    done
+    printf "  %-9s tps ×%s [%s–%s]  cpu/txn ×%s [%s–%s]\n" "$kind" \
+      "$(printf '%s\n' "${tp[@]}" | median 3)" "$(printf '%s\n' "${tp[@]}" | sort -g | head -1)" "$(printf '%s\n' "${tp[@]}" | sort -g | tail -1)" \
+      "$(printf '%s\n' "${cp[@]}" | median 3)" "$(printf '%s\n' "${cp[@]}" | sort -g | head -1)" "$(printf '%s\n' "${cp[@]}" | sort -g | tail -1)"
   done
-  printf "%-9s tps ×%s  cpu/txn ×%s   (rounds: tps %s; cpu %s)\n" "$kind" "$(printf '%s\n' "${tp[@]}" | median 3)" \
-    "$(printf '%s\n' "${cp[@]}" | median 3)" "${tp[*]}" "${cp[*]}"
 done
-echo "every figure: $FIG (kind|observe|tps|client CPU µs per transaction)"
+echo "every figure: $FIG (kind|pair|side|tps|client CPU µs per transaction)"
