@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
@@ -11,7 +12,8 @@ import (
 
 // observationCharts draw what cairn observed beside the figures: each run's per-core CPU as a
 // heat map over time and its running threads, the top waits of runs side by side, a profile's
-// waits per step and its peak step's CPU and running threads, then the on-CPU flame graphs.
+// running threads and waits per step and its peak step's CPU, then the on-CPU flame graphs.
+// Charts puts the running threads beside the throughput (besideThroughput).
 func observationCharts(runs, profiles []labelled) []Chart {
 	var out []Chart
 	for i, r := range runs {
@@ -34,15 +36,15 @@ func observationCharts(runs, profiles []labelled) []Chart {
 		out = append(out, *sy)
 	}
 	for i, p := range profiles {
+		if c := stepRunning(p.Profile, p.label, fmt.Sprintf("profile-running-%d", i+1)); c != nil {
+			out = append(out, *c)
+		}
 		if c := stepWaits(p.Profile, p.label, fmt.Sprintf("profile-waits-%d", i+1)); c != nil {
 			out = append(out, *c)
 		}
 		if peak := p.Profile.StepAt(p.Profile.Marks.Peak); peak != nil {
 			if d := firstMeasured(peak); d != nil {
 				if c := coreHeat(d, p.label+" · peak step, "+vuName(peak.VU), fmt.Sprintf("profile-cpu-%d", i+1)); c != nil {
-					out = append(out, *c)
-				}
-				if c := runningChart(d, p.label+" · peak step, "+vuName(peak.VU), fmt.Sprintf("profile-running-%d", i+1)); c != nil {
 					out = append(out, *c)
 				}
 			}
@@ -219,4 +221,100 @@ func runningChart(d *results.Document, label, id string) *Chart {
 		return nil
 	}
 	return c
+}
+
+// stepRunning is a profile's running threads each second, one line per step (its first run, as
+// the throughput per step draws it): the server's max of each second, or where no step read the
+// server's, the host's run queue max.
+func stepRunning(p *results.Profile, label, id string) *Chart {
+	type step struct {
+		vu int
+		r  *observe.Running
+	}
+	var steps []step
+	server := false
+	for _, st := range p.Steps {
+		d := firstMeasured(st)
+		if d == nil {
+			continue
+		}
+		if r := observe.RunningOf(d); r != nil && len(r.Series) >= 2 {
+			steps = append(steps, step{st.VU, r})
+			server = server || r.Source != ""
+		}
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	what := "server's running threads, max of each second"
+	if !server {
+		what = "host's run queue, max of each second"
+	}
+	c := &Chart{ID: id, Title: "Running threads over time per step (" + what + ") · " + label,
+		XLabel: "seconds since the step's run started", YLabel: "threads", XAxis: AxisLinear}
+	for _, s := range steps {
+		if server && s.r.Source == "" || !server && s.r.Host == nil {
+			continue
+		}
+		sr := Series{Name: vuName(s.vu)}
+		for _, pt := range s.r.Series {
+			v := pt.Max
+			if !server {
+				v = pt.HostMax
+			}
+			sr.Points = append(sr.Points, [2]float64{pt.T, float64(v)})
+		}
+		c.Series = append(c.Series, sr)
+	}
+	return c
+}
+
+// besideThroughput moves the running-threads charts next to the throughput over time they
+// explain, so that a surge reads against the same seconds' throughput: a run's after its
+// throughput chart, a profile's after its throughput per step. Where there is no such throughput
+// chart (TPC-H's timed queries), they stay where they were drawn.
+func besideThroughput(cs []Chart) []Chart {
+	anchor := func(id string) string {
+		switch id {
+		case "run-throughput", "runs-throughput":
+			return "run-running-"
+		case "profile-throughput-time", "profiles-peak-throughput":
+			return "profile-running-"
+		}
+		return ""
+	}
+	anchored := map[string]bool{}
+	for _, c := range cs {
+		if p := anchor(c.ID); p != "" {
+			anchored[p] = true
+		}
+	}
+	moves := func(id string) bool {
+		return anchored["run-running-"] && strings.HasPrefix(id, "run-running-") ||
+			anchored["profile-running-"] && strings.HasPrefix(id, "profile-running-")
+	}
+	var running []Chart
+	for _, c := range cs {
+		if moves(c.ID) {
+			running = append(running, c)
+		}
+	}
+	if len(running) == 0 {
+		return cs
+	}
+	out := make([]Chart, 0, len(cs))
+	for _, c := range cs {
+		if moves(c.ID) {
+			continue
+		}
+		out = append(out, c)
+		if p := anchor(c.ID); p != "" {
+			for _, r := range running {
+				if strings.HasPrefix(r.ID, p) {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -141,7 +141,7 @@ func Charts(items []Item) []Chart {
 			out = append(out, c.dropEmpty())
 		}
 	}
-	return out
+	return besideThroughput(out)
 }
 
 type labelled struct {

@@ -63,8 +63,10 @@ func chartCases(t *testing.T) []struct {
 		{"mix", []Item{{Profile: p1}, {Run: r1}, {Profile: p2}, {Run: r2}}, cat(profilesIDs, runsIDs,
 			[]string{"run-cpu-1", "run-cpu-2", "run-waits", "profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
 		{"one-of-each", []Item{{Run: r1}, {Profile: p1}}, cat(profileIDs, runIDs, []string{"run-cpu-1", "run-waits", "profile-waits-1", "profile-cpu-1"})},
-		// A run with synch waits and running threads adds their charts.
-		{"observed", []Item{{Run: observedRun(t)}}, cat(runIDs, []string{"run-cpu-1", "run-running-1", "run-waits", "run-wait-groups", "run-synch-waits"})},
+		// A run with synch waits and running threads adds their charts, the running threads next
+		// to the throughput they explain.
+		{"observed", []Item{{Run: observedRun(t)}}, []string{"run-throughput", "run-running-1", "run-p95", "run-distribution",
+			"run-cpu-1", "run-waits", "run-wait-groups", "run-synch-waits"}},
 		// A study draws its cases as overlaid profiles, then each case's runs over time with the
 		// live changes marked, then each case's waits and per-core CPU.
 		{"study", []Item{{Study: testStudy(t, "30", maria)}}, cat(profilesIDs, []string{"study-live-1", "study-live-2",
@@ -72,9 +74,11 @@ func chartCases(t *testing.T) []struct {
 		// Runs with an on-CPU profile add a flame graph each and, two of them, the differential one.
 		{"stacks", []Item{{Run: withStacks(testRun(t, "15", maria, 8, 1, 6), 0.05)}, {Run: withStacks(testRun(t, "16", maria, 8, 0.8, 7), 0.35)}},
 			cat(runsIDs, []string{"run-cpu-1", "run-cpu-2", "run-waits", "run-flame-1", "run-flame-2", "runs-flame-diff"})},
-		// A profile whose peak step observed running threads and stacks draws both for that step.
-		{"profile-observed", []Item{{Profile: observedProfile(t)}}, cat(profileIDs, []string{"profile-waits-1", "profile-cpu-1",
-			"profile-running-1", "profile-flame-1"})},
+		// A profile whose runs observed running threads and stacks draws the running threads per
+		// step next to the throughput per step, and its peak step's flame graph.
+		{"profile-observed", []Item{{Profile: observedProfile(t)}}, []string{"profile-headline", "profile-tpm", "profile-latency",
+			"profile-throughput-time", "profile-running-1", "profile-p95-time", "profile-distribution", "profile-waits-1", "profile-cpu-1",
+			"profile-flame-1"}},
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairn-bench/cairn/internal/observe"
@@ -80,5 +81,40 @@ func TestRunningChart(t *testing.T) {
 	}
 	if runningChart(testRun(t, "15", pg, 8, 1, 1), "B", "x") != nil {
 		t.Error("a run without running threads draws them")
+	}
+}
+
+// A profile draws its running threads one line per step, and every running-threads chart stands
+// next to the throughput over time it explains: a run's, several runs', a profile's per step, a
+// study's cases'. Without a throughput chart, it stays where it was drawn.
+func TestRunningBesideThroughput(t *testing.T) {
+	c := stepRunning(observedProfile(t), "P", "profile-running-1")
+	if c == nil || len(c.Series) != 3 || c.Series[0].Name != "1 VU" || c.Series[2].Name != "4 VUs" || !strings.Contains(c.Title, "server's running threads") {
+		t.Fatalf("chart %+v", c)
+	}
+	if stepRunning(testProfile(t, "23", maria, 1, 1, 9), "P", "x") != nil {
+		t.Error("a profile without running threads draws them")
+	}
+	after := func(ids []string, first string, want ...string) {
+		t.Helper()
+		i := slices.Index(ids, first)
+		if i < 0 || i+len(want) >= len(ids) || !slices.Equal(ids[i+1:i+1+len(want)], want) {
+			t.Errorf("%v: want %v after %s", ids, want, first)
+		}
+	}
+	runs := chartIDs(Charts([]Item{{Run: observedRun(t)}, {Run: withRunning(testRun(t, "17", maria, 8, 1, 3))}}))
+	after(runs, "runs-throughput", "run-running-1", "run-running-2")
+	st := testStudy(t, "30", maria)
+	for _, c := range st.Cases {
+		for _, s := range c.Profile.Steps {
+			for _, d := range s.Runs {
+				withRunning(d)
+			}
+		}
+	}
+	after(chartIDs(Charts([]Item{{Study: st}})), "profiles-peak-throughput", "profile-running-1", "profile-running-2")
+	alone := []Chart{{ID: "tpch-power"}, {ID: "run-running-1"}, {ID: "run-waits"}}
+	if got := chartIDs(besideThroughput(alone)); !slices.Equal(got, []string{"tpch-power", "run-running-1", "run-waits"}) {
+		t.Errorf("without a throughput chart: %v", got)
 	}
 }
