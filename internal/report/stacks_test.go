@@ -247,6 +247,20 @@ func TestHTMLStacks(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+	// A function's name is perf's text: it reaches the page escaped, in the tables and the chart data.
+	evil := withStacks(testRun(t, "18", maria, 8, 1, 3), 0.2)
+	sec := observe.StacksOf(evil)
+	sec.Folded[0].Stack += `;</script><script>alert("x")</script>`
+	sec.Functions[0].Name = `</script><script>alert("x")</script>`
+	b.Reset()
+	if err := HTML(&b, []Item{{Run: evil}}, "evil"); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "<script>alert") || strings.Count(out, "<script") != 2 {
+		t.Error("a function's name reached the page unescaped")
+	} else if !strings.Contains(out, "&lt;/script&gt;&lt;script&gt;alert") || !strings.Contains(out, `\u003c/script\u003e\u003cscript\u003ealert`) {
+		t.Error("the function's name is missing from the table or the chart data")
+	}
 	b.Reset()
 	if err := HTML(&b, []Item{{Run: testRun(t, "14", maria, 8, 1, 1)}}, "plain"); err != nil {
 		t.Fatal(err)
