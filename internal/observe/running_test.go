@@ -51,9 +51,11 @@ func TestParseRunQueue(t *testing.T) {
 	}
 }
 
-// One sample of the running threads, on each server: the VUs' busy sessions are counted and
-// the sampler's own is not, and a sample costs one prepared statement a server, and no
-// allocation of the sampler's own (what remains is the driver's: database/sql's and pgx's rows).
+// One sample of the running threads, on each server: a busy session is counted and the
+// sampler's own is not, and a sample costs one prepared statement a server, and no allocation of
+// the sampler's own (what remains is the driver's: database/sql's and pgx's rows). PostgreSQL
+// counts the test's own database, exactly; MariaDB's count is server-wide, where other users'
+// statements may run too, so there the busy session is counted at least.
 func TestRunningSample(t *testing.T) {
 	ctx := context.Background()
 	for _, u := range []string{testutil.PG(t), testutil.MySQL(t)} {
@@ -68,8 +70,9 @@ func TestRunningSample(t *testing.T) {
 			t.Fatal(err)
 		}
 		o := ob.(*running)
+		exact := tg.Name() == "PostgreSQL"
 		n, q, ok, err := o.read(ctx)
-		if err != nil || !ok || n != 0 || (o.host && q < 1) {
+		if err != nil || !ok || n < 0 || exact && n != 0 || (o.host && q < 1) {
 			t.Errorf("%s idle: running %d, run queue %d, ok %v, %v: want 0 running (the sampler left out) and the reader in the run queue", tg.Name(), n, q, ok, err)
 		}
 		// A session sleeping inside a statement is a running thread.
@@ -84,12 +87,12 @@ func TestRunningSample(t *testing.T) {
 		done := make(chan error, 1)
 		go func() { _, err := busy.Exec(ctx, sleep); done <- err }()
 		seen := int64(0)
-		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && seen == 0; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline) && seen <= n; time.Sleep(20 * time.Millisecond) {
 			if seen, _, _, err = o.read(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if seen != 1 {
+		if exact && seen != 1 || seen < 1 {
 			t.Errorf("%s: %d running threads while one session sleeps in a statement, want 1", tg.Name(), seen)
 		}
 		allocs := testing.AllocsPerRun(50, func() { _, _, _, _ = o.read(ctx) })
