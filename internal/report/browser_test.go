@@ -1,10 +1,8 @@
 package report
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,23 +16,6 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
-
-// chromium finds Debian's chromium, or skips: unless CAIRN_TEST_REQUIRE names chromium (CI does),
-// in which case a missing browser fails the test.
-func chromium(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if _, serr := os.Stat("/usr/bin/chromium"); serr == nil {
-			return "/usr/bin/chromium"
-		}
-		if testutil.Required("chromium") {
-			t.Fatalf("chromium is required (CAIRN_TEST_REQUIRE) but not installed: %v", err)
-		}
-		t.Skipf("no chromium to open the report in (apt-get install chromium): %v", err)
-	}
-	return path
-}
 
 // chartState is what the page says about one chart div once ECharts has drawn it.
 type chartState struct {
@@ -116,7 +97,7 @@ const inspectLayout = `(function () {
 // CAIRN_REPORT_SHOT to a directory to keep a screenshot of the first screen and of the full page
 // of each case there.
 func TestHTMLInBrowser(t *testing.T) {
-	exe := chromium(t)
+	testutil.Chromium(t)
 	for _, tc := range chartCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -169,25 +150,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 			}
 
-			opts := append(chromedp.DefaultExecAllocatorOptions[:],
-				chromedp.ExecPath(exe),
-				chromedp.Flag("headless", true),
-				chromedp.NoSandbox,
-				chromedp.DisableGPU,
-				chromedp.Flag("disable-quic", true),
-				chromedp.NoFirstRun,
-				chromedp.Flag("disable-background-networking", true),
-				chromedp.Flag("disable-component-update", true),
-				chromedp.Flag("disable-sync", true),
-				chromedp.UserDataDir(t.TempDir()),
-				chromedp.WindowSize(1400, 900),
-			)
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
-			ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-			defer cancelAlloc()
-			ctx, cancelTab := chromedp.NewContext(ctx, chromedp.WithListener(listen))
-			defer cancelTab()
+			ctx := testutil.Browser(t, 90*time.Second, 1400, 900, listen)
 
 			// Start the browser, then refuse every request that could leave the machine, so that
 			// a page that tried would fail here rather than quietly work online.
