@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/target"
 )
@@ -98,7 +99,7 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 	var asSpec bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
-		Short: "Print a stored run's summary or a profile's step table (--spec: the run spec it ran with)",
+		Short: "Print a stored run's summary or a profile's step table (--spec: the run spec or study file it ran with)",
 		Args:  exactIDs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ls, err := results.Read(cmd.Context(), resultsPath(cmd), args)
@@ -111,7 +112,12 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 				return nil
 			}
 			if l.Study != nil {
-				return usagef("result %s is a study: its file is in its document's config ('cairn results export %s')", l.ID, l.ID)
+				b, err := study.FileText(l.Study)
+				if err != nil {
+					return fmt.Errorf("result %s was stored without its study file (by an older cairn?): %w", l.ID, err)
+				}
+				_, err = stdout.Write(b)
+				return err
 			}
 			config := l.Profile.GetConfig()
 			if l.Run != nil {
@@ -125,7 +131,7 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&asSpec, "spec", false, "print the run spec the result ran with, as YAML ('cairn run --spec FILE' runs it again)")
+	cmd.Flags().BoolVar(&asSpec, "spec", false, "print the run spec the result ran with, as YAML ('cairn run --spec FILE' runs it again), or a study's file ('cairn study run FILE')")
 	return cmd
 }
 
@@ -145,15 +151,16 @@ func exactIDs(n int) cobra.PositionalArgs {
 func newResultsCompare(stdout io.Writer) *cobra.Command {
 	var failOn float64
 	cmd := &cobra.Command{
-		Use:   "compare ID1 ID2 [ID…] | compare STUDY",
-		Short: "Compare runs or profiles side by side, or a study's cases, with the % change of each figure against the first",
+		Use:   "compare ID1 ID2 [ID…] | compare STUDY [STUDY…]",
+		Short: "Compare runs, profiles or studies side by side, or a study's cases, with the % change of each figure against the first",
 		Long: `Compare runs or profiles of one workload side by side; the first is the baseline.
 
 An argument may be a comma-separated group of repeated runs (compare 3,4,5 6,7,8): the group's
 figures are means, and a difference is called significant only when a two-sided Mann-Whitney U
 test over the runs gives p < 0.05, as benchstat does. Profiles are matched step by step by VU count;
 steps run with --repeat are tested the same way. One study id compares its cases, each against
-the first listed level, per VU count, over its repeats. See docs/results-store.md.`,
+the first listed level, per VU count, over its repeats; several study ids of one design compare
+the studies case by case. See docs/results-store.md.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("compare needs at least two ids (or groups like 3,4,5), got %d", len(args))

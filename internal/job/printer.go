@@ -102,7 +102,7 @@ func mismatch(err error) error {
 		return inputf("result %s is %s %s and result %s %s %s: compare results of one workload",
 			a.ID, Article(a.Workload()), a.Kind(), b.ID, Article(b.Workload()), b.Kind())
 	case results.StudyAmong:
-		return inputf("result %s is a study: compare its cases with 'cairn results compare %s' alone", b.ID, b.ID)
+		return inputf("result %s is a study: compare its cases with 'cairn results compare %s' alone, or it with studies of its design", b.ID, b.ID)
 	case results.OtherKind:
 		return inputf("result %s is a %s and result %s a %s: compare runs with runs, profiles with profiles", a.ID, a.Kind(), b.ID, b.Kind())
 	}

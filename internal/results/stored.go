@@ -124,8 +124,9 @@ func (e *MismatchError) Error() string {
 // BadInput marks the error as the user's to fix.
 func (e *MismatchError) BadInput() {}
 
-// LoadGroups loads what a comparison compares: groups of ids (repeated runs, "3,4,5"), or one
-// study alone. The results must be of one workload and one kind, a study only alone.
+// LoadGroups loads what a comparison compares: groups of ids (repeated runs, "3,4,5"), one study
+// alone, or studies of one design (SameDesign). The results must be of one workload and one
+// kind, a study only alone or among studies.
 func (s *Store) LoadGroups(ctx context.Context, groups [][]string) ([][]Loaded, error) {
 	var out [][]Loaded
 	for _, ids := range groups {
@@ -139,6 +140,16 @@ func (s *Store) LoadGroups(ctx context.Context, groups [][]string) ([][]Loaded, 
 	if len(out) == 1 && len(out[0]) == 1 {
 		if first.Study == nil {
 			return nil, &MismatchError{Why: NotAStudy, First: first, Other: first}
+		}
+		return out, nil
+	}
+	if studiesAlone(out) {
+		var ls []Loaded
+		for _, g := range out {
+			ls = append(ls, g[0])
+		}
+		if err := SameDesign(ls); err != nil {
+			return nil, err
 		}
 		return out, nil
 	}
@@ -157,6 +168,16 @@ func (s *Store) LoadGroups(ctx context.Context, groups [][]string) ([][]Loaded, 
 		}
 	}
 	return out, nil
+}
+
+// studiesAlone says whether every group is one study.
+func studiesAlone(groups [][]Loaded) bool {
+	for _, g := range groups {
+		if len(g) != 1 || g[0].Study == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // Export writes a stored result as JSON (its full document) or as CSV (series: a run's

@@ -651,17 +651,17 @@ func FromConfig(config any) (*Spec, error) {
 	if config == nil {
 		return nil, errf("", "none stored")
 	}
-	b, err := yaml.Marshal(plainNumbers(config))
+	b, err := yaml.Marshal(PlainNumbers(config))
 	if err != nil {
 		return nil, errf("", "unreadable config: %v", err)
 	}
 	return readLiteral(b)
 }
 
-// plainNumbers turns the json.Numbers of a stored config (read exactly, a seed is 63 bits) into
+// PlainNumbers turns the json.Numbers of a stored config (read exactly, a seed is 63 bits) into
 // Go numbers, which YAML writes as numbers: a json.Number is a string to YAML, written quoted,
 // and a quoted number is refused.
-func plainNumbers(v any) any {
+func PlainNumbers(v any) any {
 	switch x := v.(type) {
 	case json.Number:
 		if n, err := x.Int64(); err == nil {
@@ -674,13 +674,13 @@ func plainNumbers(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = plainNumbers(e)
+			out[k] = PlainNumbers(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = plainNumbers(e)
+			out[i] = PlainNumbers(e)
 		}
 		return out
 	}

@@ -527,6 +527,7 @@ func (st *Study) Config() map[string]any {
 			}
 		}
 	}
-	cfg["repeat"], cfg["pause"] = st.Spec.Repeat, options.FormatDuration(st.Spec.Pause)
+	// As the study ran, --set included.
+	cfg["repeat"], cfg["pause"], cfg["order"] = st.Spec.Repeat, options.FormatDuration(st.Spec.Pause), st.Order
 	return cfg
 }

@@ -45,8 +45,17 @@ func Show(w io.Writer, l results.Loaded) {
 }
 
 // Compare prints groups of stored results side by side (results.Store.LoadGroups loads them):
-// a study alone compares its cases; otherwise runs or profiles, the first group the baseline.
+// a study alone compares its cases, studies of one design each other; otherwise runs or profiles,
+// the first group the baseline.
 func Compare(w io.Writer, groups [][]results.Loaded) {
+	if len(groups) > 1 && groups[0][0].Study != nil {
+		var ls []results.Loaded
+		for _, g := range groups {
+			ls = append(ls, g[0])
+		}
+		Studies(w, ls)
+		return
+	}
 	if first := groups[0][0]; first.Study != nil {
 		Study(w, first.Study)
 		fmt.Fprintln(w)
