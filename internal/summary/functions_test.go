@@ -86,3 +86,34 @@ func TestFunctionShiftsBounded(t *testing.T) {
 		t.Errorf("want the 5 largest gains and losses:\n%s", out)
 	}
 }
+
+// TestCompareNamesFunctionShifts: results compare prints the function shifts after the figures,
+// for runs against the baseline and for profiles per VU count both ran.
+func TestCompareNamesFunctionShifts(t *testing.T) {
+	run := func(id string, vu int, delay int64) results.Loaded {
+		d := profiled(map[string]int64{"main;ut_delay": delay, "main;row_search_mvcc": 100 - delay})
+		d.ID, d.VU, d.Workload, d.MainTxn = id, vu, "oltp", "read_only"
+		d.Result.Headline = &results.Headline{Name: "TPS", Value: 100}
+		return results.Loaded{ID: id, Run: d}
+	}
+	var w bytes.Buffer
+	Compare(&w, [][]results.Loaded{{run("1", 4, 10)}, {run("2", 4, 40)}})
+	out := w.String()
+	if i, j := strings.Index(out, "errors"), strings.Index(out, "changed most, B against A:"); i < 0 || j < i || !strings.Contains(out, "+30.0 pp  ut_delay") {
+		t.Errorf("runs: no function shifts after the figures:\n%s", out)
+	}
+	profile := func(id string, delays map[int]int64) results.Loaded {
+		p := &results.Profile{ID: id, Workload: "oltp", MainTxn: "read_only"}
+		for _, vu := range []int{1, 8} {
+			p.Steps = append(p.Steps, &results.Step{VU: vu, Runs: []*results.Document{run(id, vu, delays[vu]).Run}})
+		}
+		p.Summarize()
+		return results.Loaded{ID: id, Profile: p}
+	}
+	w.Reset()
+	Compare(&w, [][]results.Loaded{{profile("1", map[int]int64{1: 5, 8: 10})}, {profile("2", map[int]int64{1: 5, 8: 50})}})
+	out = w.String()
+	if !strings.Contains(out, "B against A at 1 VU: no self share changed") || !strings.Contains(out, "B against A at 8 VUs:") || !strings.Contains(out, "+40.0 pp  ut_delay") {
+		t.Errorf("profiles: no function shifts per VU count:\n%s", out)
+	}
+}
