@@ -581,3 +581,19 @@ func (a *api) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"text": b.String()})
 }
+
+// Routes lists every route the service answers: its method and its paths as docs/openapi.yaml
+// writes them.
+func Routes() map[string][]string {
+	out := map[string][]string{}
+	for _, rt := range routes {
+		paths := rt.Paths
+		if paths == nil {
+			paths = []string{rt.Pattern}
+		}
+		for _, p := range paths {
+			out[p] = append(out[p], strings.ToLower(rt.Method))
+		}
+	}
+	return out
+}
