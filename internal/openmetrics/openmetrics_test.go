@@ -137,6 +137,16 @@ func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
 			if v := perType(live, "cairn_job_running", "j1")[""]; v != 1 {
 				t.Errorf("cairn_job_running while running = %v, want 1", v)
 			}
+			// The CPU gauges stand where the run measured them: the host's from /proc/stat, the
+			// server's where its process is local and known (not SQLite's, which is cairn's own).
+			_, host := live["cairn_host_cpu_percent"]
+			_, server := live["cairn_server_cpu_percent"]
+			if measured := len(back.Series) > 0 && back.Series[0].CPU != nil; host != measured {
+				t.Errorf("cairn_host_cpu_percent served: %v; the run measured the host's CPU: %v", host, measured)
+			}
+			if local := back.Server != nil && back.Server.Where == "local" && back.Server.PID > 0; server != local {
+				t.Errorf("cairn_server_cpu_percent served: %v; the server is a local process cairn found: %v", server, local)
+			}
 			fams := scrape(t, reg.Handler())
 			all := perType(fams, "cairn_transactions_total", "j1")
 			win := perType(fams, "cairn_window_transactions_total", "j1")
