@@ -37,10 +37,11 @@ func Studies(w io.Writer, ls []results.Loaded) {
 		}
 	}
 	fmt.Fprintln(w)
-	studyTable(w, ss, cols, results.CompareStudies(ss, false), name, false)
-	if rows := results.CompareStudies(ss, true); len(rows) > 0 {
+	rows := results.CompareStudies(ss, false)
+	studyTable(w, ss, cols, rows, name, false)
+	if segs := results.CompareStudies(ss, true); len(segs) > 0 {
 		fmt.Fprintf(w, "\nper live segment (%gs after each change left out to settle; p95 approximate, from the per-second series):\n", results.SettleSeconds)
-		studyTable(w, ss, cols, rows, "TPS", true)
+		studyTable(w, ss, cols, segs, "TPS", true)
 	}
 	repeat := ss[0].Repeat
 	for _, s := range ss {
@@ -48,7 +49,7 @@ func Studies(w io.Writer, ls []results.Loaded) {
 	}
 	spreadNote(w, repeat, fmt.Sprintf("give the studies repeat: %d or more", results.MinRuns()))
 	fmt.Fprintln(w)
-	for _, r := range results.CompareStudies(ss, false) {
+	for _, r := range rows {
 		for i := 1; i < len(ss); i++ {
 			what := fmt.Sprintf("%s against %s, %s at %s", cols[i], cols[0], ss[0].Cases[r.Case].Label, plural(r.VU, "VU"))
 			FunctionShifts(w, what, cols[0], cols[i], r.Runs[0], r.Runs[i])
