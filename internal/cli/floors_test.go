@@ -27,6 +27,7 @@ var floors = map[string]int{
 	"report":                60, // draws them
 	"spec":                  55,
 	"workload/all":          53,
+	"workload/fanout":       52,
 	"workload/oltp":         52,
 	"workload/tpcb":         52,
 	"workload/tpcc":         52,

@@ -37,6 +37,7 @@ func TestSpecReplaysTheCommand(t *testing.T) {
 			}{
 				{"tpcc", append([]string{"run", "--prepare", "-w", "1", "--vu", "2"}, common...)},
 				{"tpcb", append([]string{"run", "--prepare", "-c", "2"}, common...)},
+				{"fanout", append([]string{"run", "--prepare", "--rows", "400", "--parallelism", "2"}, common...)},
 				{"oltp", append([]string{"run", "--prepare", "--tables", "2", "--table-size", "500", "--workload", "point-select"}, common...)},
 				{"oltp", append([]string{"profile", "--prepare", "--tables", "2", "--table-size", "500", "--vu", "1,2", "--pause", "0s"}, common...)},
 				{"tpch", []string{"run", "--prepare", "--sf", "0.01", "--power", "--seed", "7", "--no-store"}},
@@ -135,7 +136,7 @@ func TestBadSpecs(t *testing.T) {
 		{"workload: tpcc\noptions:\n  mode: fast\n", "options.mode: use procs or sql (given fast)"},
 		{"workload: tpcc\noptions:\n  warehouses: 2\n", "options.warehouses"},
 		{"workload: tpcc\noptions: 3\n", "options: must be a mapping"},
-		{"workload: nosuch\n", `workload: unknown workload "nosuch" (use oltp, tpcb, tpcc, tpch)`},
+		{"workload: nosuch\n", `workload: unknown workload "nosuch" (use fanout, oltp, tpcb, tpcc, tpch)`},
 		{"vu: 2\n", "workload: missing"},
 		{"workload: tpcc\ndb: postgres://u:${CAIRN_TEST_UNSET_VAR}@h/db\n", "db: ${CAIRN_TEST_UNSET_VAR} is not set in the environment"},
 		{"workload: tpch\nvu: 2\n", "vu: tpch does not use it"},

@@ -864,8 +864,13 @@ type stmtSink struct {
 
 func (s *stmtSink) Now() time.Duration { return time.Since(s.e.t0) }
 
+// InWindow says whether a statement that ended at end counts (workload.WindowSink).
+func (s *stmtSink) InWindow(end time.Duration) bool {
+	return end >= s.e.ws && end < time.Duration(s.e.end.Load())
+}
+
 func (s *stmtSink) Statement(i int, start, end time.Duration) {
-	if end >= s.e.ws && end < time.Duration(s.e.end.Load()) {
+	if s.InWindow(end) {
 		s.set.Record(i, int64((end-start)/time.Microsecond))
 	}
 }

@@ -67,7 +67,7 @@ func TestBadSpecs(t *testing.T) {
 		"workload: tpcc\nvu: many\n":                                   `vu: "many" is not a whole number`,
 		"workload: tpcc\nduration: soon\n":                             "duration: not a duration",
 		"workload: tpcc\nduration: -5s\n":                              "duration: must not be negative",
-		"workload: nosuch\n":                                           `workload: unknown workload "nosuch" (use oltp, tpcb, tpcc, tpch)`,
+		"workload: nosuch\n":                                           `workload: unknown workload "nosuch" (use fanout, oltp, tpcb, tpcc, tpch)`,
 		"db: sqlite://x.db\n":                                          "workload: missing",
 		"workload: tpcc\ndb: postgres://u:${CAIRN_NO_SUCH_VAR}@h/d\n":  "${CAIRN_NO_SUCH_VAR} is not set",
 		"workload: tpcc\noptions: {mode: fast}\n":                      "options.mode: use procs or sql (given fast)",

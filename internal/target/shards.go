@@ -64,6 +64,13 @@ func compact(u string) (head string, hosts []string, tail string, ok bool) {
 	return u[:start], strings.Split(u[start:end], ","), u[end:], true
 }
 
+// fileScheme reports a URL of a file database (sqlite://), which has no servers to list.
+func fileScheme(u string) bool {
+	i := strings.Index(u, "://")
+	s := lookup(strings.ToLower(u[:max(i, 0)]))
+	return s != nil && s.File
+}
+
 // ExpandSet returns the member URLs of a --db value: each of its URLs, a compact form expanded to
 // every server (in the order given) times every database of its pattern. A plain URL is a set of
 // one.
@@ -71,13 +78,13 @@ func ExpandSet(raw string) ([]string, error) {
 	var out []string
 	for _, f := range setFields(raw) {
 		head, hosts, tail, ok := compact(f)
-		if !ok {
-			out = append(out, f)
-			continue
-		}
 		path, query := tail, ""
 		if q := strings.IndexAny(tail, "?#"); q >= 0 {
 			path, query = tail[:q], tail[q:]
+		}
+		if !ok || (len(hosts) == 1 && !dbRange.MatchString(path)) || fileScheme(f) {
+			out = append(out, f)
+			continue
 		}
 		var dbs []string
 		switch m := dbRange.FindAllStringSubmatchIndex(path, -1); len(m) {

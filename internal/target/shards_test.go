@@ -25,6 +25,8 @@ func TestShardSetMembers(t *testing.T) {
 			"mysql://u:p,w@h2:3307/shard_0?tls=false", "mysql://u:p,w@h2:3307/shard_1?tls=false", "mysql://u:p,w@h2:3307/shard_2?tls=false"}},
 		{in: "postgres://u@h/a postgres://u@h/b", want: []string{"postgres://u@h/a", "postgres://u@h/b"}},
 		{in: "mysql://u:pa ss@h/db", want: []string{"mysql://u:pa ss@h/db"}}, // a password with a space stays whole
+		{in: "sqlite:///tmp/a,b.db", want: []string{"sqlite:///tmp/a,b.db"}},
+		{in: "mysql://u@h/db_{x}", want: []string{"mysql://u@h/db_{x}"}},
 		{in: "mysql://u@h1,h2/s_{3..1}", err: "FIRST <= LAST"},
 		{in: "mysql://u@h1,,h2/s", err: "an empty server"},
 		{in: "mysql://u@h/s_{0..1}_{0..1}", err: "one {FIRST..LAST}"},

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,7 +79,7 @@ func MariaDBs(t testing.TB, n int) []string {
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
 		t.Cleanup(func() {
-			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Process.Signal(syscall.SIGTERM)
 			select {
 			case <-done:
 			case <-time.After(30 * time.Second):

@@ -50,6 +50,13 @@ type StatementSink interface {
 	Statement(i int, start, end time.Duration)
 }
 
+// WindowSink is a StatementSink that says whether a statement that ended at end (by its Now)
+// counts in the measured window, for VUs that keep figures of their own beside the engine's
+// (fanout's per shard).
+type WindowSink interface {
+	InWindow(end time.Duration) bool
+}
+
 // StatementTimer is implemented by VUs that time their statements one by one (sysbench-style
 // workloads report latency per statement type as well as per transaction).
 type StatementTimer interface {

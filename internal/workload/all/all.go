@@ -3,6 +3,7 @@
 package all
 
 import (
+	_ "github.com/cairn-bench/cairn/internal/workload/fanout"
 	_ "github.com/cairn-bench/cairn/internal/workload/oltp"
 	_ "github.com/cairn-bench/cairn/internal/workload/tpcb"
 	_ "github.com/cairn-bench/cairn/internal/workload/tpcc"

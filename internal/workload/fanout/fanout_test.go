@@ -1,0 +1,272 @@
+package fanout_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/runner"
+	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/target"
+	_ "github.com/cairn-bench/cairn/internal/target/all"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
+	"github.com/cairn-bench/cairn/internal/workload/fanout"
+)
+
+type quiet struct{}
+
+func (quiet) Say(string, ...any)        {}
+func (quiet) Load(int64, *atomic.Int64) {}
+func (quiet) Loaded()                   {}
+
+func prepare(t *testing.T, db string, rows int) {
+	t.Helper()
+	w, _ := workload.Get("fanout")
+	tg, err := target.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	o := w.PrepareOptions().(*fanout.PrepareSpec)
+	o.Rows, o.Seed = rows, 42
+	if err := w.Prepare(context.Background(), tg, o, quiet{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func check(t *testing.T, db string) string {
+	t.Helper()
+	w, _ := workload.Get("fanout")
+	tg, err := target.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	var out bytes.Buffer
+	if err := w.(workload.Checker).Check(context.Background(), tg, nil, &out); err != nil {
+		t.Fatalf("check: %v\n%s", err, out.String())
+	}
+	return out.String()
+}
+
+// run runs the fan-out with the spec's keys set as given and returns its document and figures.
+func run(t *testing.T, db string, set map[string]string) (*results.Document, *fanout.Extra, string) {
+	t.Helper()
+	s, err := spec.New("fanout", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set["db"] = db
+	for _, k := range []string{"db", "vu", "rampup", "duration", "rate", "options.parallelism", "options.fanout", "options.protocol", "options.slow-log"} {
+		if v, ok := set[k]; ok {
+			if err := s.Set(k, v); err != nil {
+				t.Fatalf("set %s: %v", k, err)
+			}
+		}
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	se, err := runner.Open(context.Background(), s, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer se.Close()
+	d, err := se.Run(context.Background(), runner.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, ok := fanout.ExtraOf(d)
+	if !ok {
+		t.Fatal("no extra.fanout in the document")
+	}
+	w, _ := workload.Get("fanout")
+	var sum bytes.Buffer
+	w.(workload.Summarizer).Summary(&sum, d, &s.Engine, s.Options)
+	return d, x, sum.String()
+}
+
+var reqID = regexp.MustCompile(`^[0-9]+-[0-9]+$`)
+
+// The figures hold together: every request sent one statement to each of its shards, per shard
+// and per server add up, the slow log's requests name their shards and ids.
+func consistent(t *testing.T, d *results.Document, x *fanout.Extra, shards, servers, fan int) {
+	t.Helper()
+	if x.Shards != shards || x.Servers != servers || x.Fanout != fan || x.Requests == 0 || x.Mismatches != 0 {
+		t.Fatalf("figures %+v", x)
+	}
+	if m := d.Main(); m == nil || m.Count != x.Requests || m.Errors != 0 {
+		t.Errorf("the engine counted %+v, the fan-out %d requests", m, x.Requests)
+	}
+	if x.Statements != x.Requests*int64(fan) || len(x.PerShard) != shards || len(x.PerServer) != servers {
+		t.Errorf("%d statements for %d requests of %d; %d shards, %d servers", x.Statements, x.Requests, fan, len(x.PerShard), len(x.PerServer))
+	}
+	var stmts, last, slowest int64
+	for _, g := range x.PerShard {
+		stmts += g.Statements
+		last += g.Last
+		slowest += g.Slowest
+	}
+	var srvStmts int64
+	for _, g := range x.PerServer {
+		srvStmts += g.Statements
+	}
+	if stmts != x.Statements || srvStmts != x.Statements || last != x.Requests || slowest != x.Requests {
+		t.Errorf("per shard %d, per server %d statements of %d; last %d of %d requests", stmts, srvStmts, x.Statements, last, x.Requests)
+	}
+	if x.PhysicalMs.P50 <= 0 || x.LogicalMs.P50 < x.PhysicalMs.P50 || x.SchedMs.Max <= 0 || x.ShortBoard.MaxPhysicalMs.Mean > x.ShortBoard.SumPhysicalMs.Mean {
+		t.Errorf("latencies: logical %+v physical %+v sched %+v board %+v", x.LogicalMs, x.PhysicalMs, x.SchedMs, x.ShortBoard)
+	}
+	if len(x.Slow) == 0 || len(x.Slow) > 20 {
+		t.Fatalf("%d slow requests", len(x.Slow))
+	}
+	for i, s := range x.Slow {
+		if !reqID.MatchString(s.ID) || len(s.Statements) != fan || (i > 0 && s.RTMs > x.Slow[i-1].RTMs) {
+			t.Errorf("slow request %d: %+v", i, s)
+		}
+	}
+}
+
+// 4 MariaDB servers of the test's own × 8 databases = 32 shards: prepare, check, run; every
+// figure per shard and per server; the slowest requests' ids are in the server's own log. Then one
+// shard is slowed on purpose (a table lock held 40 ms in every 80) and the run names it the
+// shard slowest most often, with the logical p99 far above the physical p99.
+func TestFanout32Shards(t *testing.T) {
+	servers := testutil.MariaDBs(t, 4)
+	var urls []string
+	for _, s := range servers {
+		urls = append(urls, testutil.Databases(t, s+"mysql", "shard_0", "shard_1", "shard_2", "shard_3", "shard_4", "shard_5", "shard_6", "shard_7")...)
+	}
+	// The compact form names the same 32 shards in the same order.
+	var hosts []string
+	for _, s := range servers {
+		hosts = append(hosts, strings.TrimSuffix(strings.TrimPrefix(s, "mysql://cairn:cairn@"), "/"))
+	}
+	compact := "mysql://cairn:cairn@" + strings.Join(hosts, ",") + "/shard_{0..7}"
+	if got, _ := target.ExpandSet(compact); strings.Join(got, " ") != target.JoinSet(urls) {
+		t.Fatalf("compact form %q expands to %q", compact, got)
+	}
+	db := target.JoinSet(urls)
+	prepare(t, compact, 400)
+	if out := check(t, db); !strings.Contains(out, "32 shards of 400 rows") {
+		t.Errorf("check said %q", out)
+	}
+
+	// The server's slow log, with every statement, on the first server: it finds the slowest
+	// requests by their ids.
+	_, lc := testutil.Open(t, urls[0])
+	for _, q := range []string{"SET GLOBAL log_output='TABLE'", "SET GLOBAL long_query_time=0", "SET GLOBAL slow_query_log=1"} {
+		if _, err := lc.Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, x, sum := run(t, db, map[string]string{"vu": "3", "rampup": "500ms", "duration": "2s", "options.parallelism": "8"})
+	consistent(t, d, x, 32, 4, 32)
+	if x.Parallelism != 8 || len(x.PerServer) != 4 || x.PerServer[0].Shards != 8 {
+		t.Errorf("servers %+v", x.PerServer)
+	}
+	for _, want := range []string{"logical:", "physical:", "scheduling delay", "short board", "per server", "slowest most often", "slowest requests", "cairn-req="} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum)
+		}
+	}
+	found := false
+	for _, s := range x.Slow {
+		var n int
+		if err := lc.QueryRow(context.Background(), "SELECT COUNT(*) FROM mysql.slow_log WHERE CONVERT(sql_text USING utf8mb4) LIKE ?", "%cairn-req="+s.ID+" %").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		found = found || n > 0
+	}
+	if !found {
+		t.Errorf("no slow request's id in the first server's slow log")
+	}
+
+	// One shard slowed on purpose.
+	const slow = 13
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- holdLocks(urls[slow], stop)
+	}()
+	_, x, sum = run(t, db, map[string]string{"vu": "3", "rampup": "500ms", "duration": "3s", "options.parallelism": "8"})
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	byLast := append([]fanout.Group(nil), x.PerShard...)
+	sort.SliceStable(byLast, func(i, j int) bool { return byLast[i].Slowest > byLast[j].Slowest })
+	if byLast[0].Name != x.PerShard[slow].Name || x.LogicalMs.P99 < 3*x.PhysicalMs.P99 {
+		t.Errorf("slowest most often %s (%d), want %s; logical p99 %.3f ms, physical p99 %.3f ms\n%s", byLast[0].Name, byLast[0].Slowest,
+			x.PerShard[slow].Name, x.LogicalMs.P99, x.PhysicalMs.P99, sum)
+	}
+	t.Logf("slowed shard %d: slowest in %.1f%% of requests; logical p99 %.3f ms, physical p99 %.3f ms", slow, x.PerShard[slow].SlowestPct, x.LogicalMs.P99, x.PhysicalMs.P99)
+
+	lines, err := workload.Cleanup(context.Background(), compact, fanout.Footprint)
+	if err != nil || len(lines) < 32 {
+		t.Errorf("cleanup: %v, %q", err, lines)
+	}
+}
+
+// holdLocks holds a write lock on the shard's table for 40 ms in every 80 ms until stop.
+func holdLocks(db string, stop <-chan struct{}) error {
+	ctx := context.Background()
+	tg, err := target.Open(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer tg.Close()
+	c, err := tg.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for {
+		select {
+		case <-stop:
+			return nil
+		case <-time.After(40 * time.Millisecond):
+		}
+		if _, err := c.Exec(ctx, "LOCK TABLES fanout_t WRITE"); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		time.Sleep(40 * time.Millisecond)
+		if _, err := c.Exec(ctx, "UNLOCK TABLES"); err != nil {
+			return fmt.Errorf("unlock: %w", err)
+		}
+	}
+}
+
+// Two PostgreSQL databases as a shard set: prepared statements, a fan-out to one shard of two,
+// serial and open loop; check; a set given in another order is refused naming the shard.
+func TestFanoutPostgres(t *testing.T) {
+	urls := testutil.Databases(t, testutil.PG(t), "cairn_h8_fan0", "cairn_h8_fan1")
+	db := target.JoinSet(urls)
+	prepare(t, db, 200)
+	check(t, db)
+	d, x, _ := run(t, db, map[string]string{"vu": "2", "rampup": "200ms", "duration": "1s", "options.protocol": "prepared"})
+	consistent(t, d, x, 2, 1, 2)
+	d, x, _ = run(t, db, map[string]string{"vu": "2", "rampup": "200ms", "duration": "1s", "options.fanout": "1", "options.parallelism": "1", "rate": "200"})
+	consistent(t, d, x, 2, 1, 1)
+	if x.PerShard[0].Statements == 0 || x.PerShard[1].Statements == 0 {
+		t.Errorf("with --fanout 1, the VUs should serve both shards between them: %+v", x.PerShard)
+	}
+	tg, err := target.Open(context.Background(), target.JoinSet([]string{urls[1], urls[0]}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	w, _ := workload.Get("fanout")
+	_, err = w.Start(context.Background(), tg, w.RunOptions(), 1)
+	if err == nil || !strings.Contains(err.Error(), "shard 0 of 2") || !strings.Contains(err.Error(), "in the order they were prepared in") {
+		t.Errorf("a reordered set: %v", err)
+	}
+}

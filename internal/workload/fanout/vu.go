@@ -1,0 +1,293 @@
+package fanout
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+// errMismatch is a request whose combined sum is not the one its shards' data gives.
+var errMismatch = errors.New("fan-out: the combined sum differs from the prepared data's")
+
+// stmtState is one statement of the current request.
+type stmtState struct {
+	start, end, sched time.Duration
+	sum               int64
+	err               error
+}
+
+// vu is one virtual user: a connection to each shard it serves, and par-1 helpers that send the
+// request's statements beside its own goroutine.
+type vu struct {
+	r      *run
+	id     int
+	shards []int // the shards it serves, in order
+	conns  []target.Conn
+	rng    *rand.Rand
+	sink   workload.StatementSink
+	win    workload.WindowSink
+	t0     time.Time
+
+	emp, ins, acc int64
+	flag          byte
+	want          int64
+	seq           int64
+	args          []any
+	bufs          [][]byte
+
+	ctx      context.Context
+	reqStart time.Duration
+	next     atomic.Int32
+	st       []stmtState
+	wake     []chan struct{}
+	done     chan struct{}
+	helpers  sync.Once
+
+	ends  []time.Duration // scratch: the request's statements' ends, sorted
+	batch batch
+	slow  slowLog
+}
+
+func (r *run) newVU(id int) (workload.VU, error) {
+	v := &vu{r: r, id: id, rng: rand.New(rand.NewPCG(r.seed, uint64(id)+0x5eed)), t0: time.Now(),
+		st: make([]stmtState, r.fan), ends: make([]time.Duration, r.fan), bufs: make([][]byte, r.fan),
+		args: make([]any, 4), done: make(chan struct{}, r.par)}
+	n := len(r.members)
+	for k := 0; k < r.fan; k++ { // consecutive shards from a place of its own, so that VUs spread over the set
+		v.shards = append(v.shards, (id*r.fan+k)%n)
+	}
+	for k := range v.bufs {
+		v.bufs[k] = make([]byte, 0, len(r.prepared)+64)
+	}
+	v.wake = make([]chan struct{}, r.par-1)
+	for k := range v.wake {
+		v.wake[k] = make(chan struct{}, 1)
+	}
+	v.batch.init(r)
+	v.slow.init(r.o.SlowLog, r.fan)
+	r.mu.Lock()
+	r.vus = append(r.vus, v)
+	r.mu.Unlock()
+	return v, nil
+}
+
+// Bind opens a connection to each shard the VU serves (after a lost connection, anew) and
+// prepares the statement on each with --protocol prepared. The engine's own connection, to the
+// first shard, stays idle.
+func (v *vu) Bind(ctx context.Context, _ target.Conn) error {
+	v.closeConns()
+	v.conns = make([]target.Conn, len(v.shards))
+	for k, s := range v.shards {
+		c, err := v.r.members[s].Conn(ctx)
+		if err != nil {
+			v.closeConns()
+			return &target.ShardError{Index: s, Of: len(v.r.members), Where: target.Where(v.r.members[s]), Err: err}
+		}
+		v.conns[k] = c
+		if v.r.o.Protocol == ProtoPrepared {
+			if err := c.Prepare(ctx, "fanout_select", v.r.prepared); err != nil {
+				v.closeConns()
+				return err
+			}
+		}
+	}
+	v.helpers.Do(func() {
+		for k := range v.wake {
+			go v.helper(k)
+		}
+	})
+	return nil
+}
+
+func (v *vu) closeConns() {
+	for _, c := range v.conns {
+		if c != nil {
+			c.Close()
+		}
+	}
+	v.conns = nil
+}
+
+// SetStatementSink receives the engine's clock and window.
+func (v *vu) SetStatementSink(s workload.StatementSink) {
+	v.sink = s
+	v.win, _ = s.(workload.WindowSink)
+}
+
+func (v *vu) now() time.Duration {
+	if v.sink != nil {
+		return v.sink.Now()
+	}
+	return time.Since(v.t0)
+}
+
+// Next draws the request's employee; its sum over the VU's shards is known from the seed.
+func (v *vu) Next() int {
+	v.emp = v.rng.Int64N(v.r.emps)
+	v.ins, v.flag, v.acc = keyOf(v.emp)
+	v.want = 0
+	for _, s := range v.shards {
+		v.want += expected(v.r.dataSeed, s, v.r.rows, v.emp)
+	}
+	v.seq++
+	return 0
+}
+
+// helper is one of the VU's extra senders: woken per request, it takes statements until none is
+// left.
+func (v *vu) helper(k int) {
+	for range v.wake[k] {
+		v.work()
+		v.done <- struct{}{}
+	}
+}
+
+// work sends the request's statements not yet taken, one at a time. A statement could be sent
+// when the request started (a sender's first) or when the sender's previous one ended; the
+// difference to when it is sent is the load generator's own scheduling delay.
+func (v *vu) work() {
+	ready := v.reqStart
+	for {
+		i := int(v.next.Add(1)) - 1
+		if i >= len(v.st) {
+			return
+		}
+		s := &v.st[i]
+		s.start = v.now()
+		s.sched = s.start - ready
+		s.sum = 0
+		s.err = v.exec(i, &s.sum)
+		s.end = v.now()
+		ready = s.end
+		if v.sink != nil {
+			v.sink.Statement(0, s.start, s.end)
+		}
+	}
+}
+
+func (v *vu) exec(i int, sum *int64) error {
+	c := v.conns[i]
+	if v.r.o.Protocol == ProtoPrepared {
+		return c.QueryRow(v.ctx, "fanout_select", v.args...).Scan(sum)
+	}
+	b := v.r.appendCommented(v.bufs[i][:0], v.ins, v.flag, v.acc, v.emp, v.id, v.seq)
+	v.bufs[i] = b
+	return c.QueryRow(v.ctx, string(b), v.r.simple(c)...).Scan(sum)
+}
+
+// Do sends the request's statements, at most --parallelism at once, and checks the combined sum.
+func (v *vu) Do(ctx context.Context) (bool, error) {
+	v.ctx = ctx
+	if v.r.o.Protocol == ProtoPrepared {
+		v.args[0], v.args[1], v.args[2], v.args[3] = v.ins, string(v.flag), v.acc, v.emp
+	}
+	v.next.Store(0)
+	v.reqStart = v.now()
+	for _, w := range v.wake {
+		w <- struct{}{}
+	}
+	v.work()
+	for range v.wake {
+		<-v.done
+	}
+	end := v.now()
+	var sum int64
+	for i := range v.st {
+		if err := v.st[i].err; err != nil {
+			return false, err
+		}
+		sum += v.st[i].sum
+	}
+	if sum != v.want {
+		v.r.mismatches.Add(1)
+		return false, errMismatch
+	}
+	if v.win == nil || v.win.InWindow(end) {
+		v.record(end)
+	}
+	return false, nil
+}
+
+// record keeps the request's figures: its statements per shard, which shard answered last and how
+// much later than the median statement, which shard's statement took longest (the short board:
+// with fewer in flight than shards, the shards sent last also end last whatever their speed),
+// the sum and the max of its statements' times.
+func (v *vu) record(end time.Duration) {
+	last, slowest, sumRT, maxRT := 0, 0, time.Duration(0), time.Duration(0)
+	for i := range v.st {
+		s := &v.st[i]
+		rt := s.end - s.start
+		sumRT += rt
+		if rt > maxRT {
+			maxRT, slowest = rt, i
+		}
+		if s.end > v.st[last].end {
+			last = i
+		}
+		v.ends[i] = s.end
+		v.batch.stmt(v.shards[i], rt, s.sched)
+	}
+	slices.Sort(v.ends)
+	median := v.ends[len(v.ends)/2]
+	if len(v.ends)%2 == 0 {
+		median = (v.ends[len(v.ends)/2-1] + median) / 2
+	}
+	logical := end - v.reqStart
+	v.batch.req(v.shards[last], v.shards[slowest], v.st[last].end-median, sumRT, maxRT, logical)
+	v.slow.offer(v, logical)
+}
+
+// appendCommented writes the statement with its values and the request's id.
+func (r *run) appendCommented(b []byte, ins int64, flag byte, acc, emp int64, vu int, seq int64) []byte {
+	vals := [4]int64{ins, 0, acc, emp}
+	for k, part := range r.parts {
+		b = append(b, part...)
+		switch {
+		case k == 1:
+			b = append(b, '\'', flag, '\'')
+		case k < 4:
+			b = strconv.AppendInt(b, vals[k], 10)
+		}
+	}
+	b = append(b, " /* cairn-req="...)
+	b = appendID(b, vu, seq)
+	return append(b, " */"...)
+}
+
+// appendID writes a request's id: its VU and its number in that VU.
+func appendID(b []byte, vu int, seq int64) []byte {
+	b = strconv.AppendInt(b, int64(vu), 10)
+	b = append(b, '-')
+	return strconv.AppendInt(b, seq, 10)
+}
+
+// params are the statement's named parameters, in their order in run.sql.
+var params = []string{":insutype", ":revs_flag", ":accrym", ":emp_no"}
+
+// splitParams cuts the statement at its parameters: len(params)+1 pieces of text.
+func splitParams(q string) []string {
+	var parts []string
+	for _, p := range params {
+		before, after, _ := strings.Cut(q, p)
+		parts = append(parts, before)
+		q = after
+	}
+	return append(parts, q)
+}
+
+// simple are the arguments that send a text statement in one message (pgx's simple protocol).
+func (r *run) simple(c target.Conn) []any {
+	if cl, ok := c.(target.Cells); ok {
+		return cl.SimpleArgs()
+	}
+	return nil
+}
