@@ -40,6 +40,8 @@ func init() {
 
 type mysqlTarget struct {
 	db      *sql.DB
+	conns   *sql.DB // the same connector, for Conn: never an idle connection, always a fresh dial
+	cfg     *my.Config
 	addr    string
 	dbname  string
 	user    string
@@ -93,7 +95,15 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 		cfg.AllowCleartextPasswords = v == "true" || v == "1"
 	}
 	// Blocking sockets up to 8 busy connections per CPU: see blockconn.New.
-	cfg.DialFunc = blockconn.New(8, target.Concurrency(ctx)).Dial
+	tr := blockconn.New(8, target.Concurrency(ctx))
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := tr.Dial(ctx, network, addr)
+		if slot, ok := ctx.Value(tapKey{}).(**tapConn); ok && err == nil {
+			*slot = &tapConn{Conn: c}
+			return *slot, nil
+		}
+		return c, err
+	}
 	connector, err := my.NewConnector(cfg)
 	if err != nil {
 		return nil, target.URLErrorf("--db %q is not a valid MySQL URL: %v", u, target.Scrub(err.Error(), u.Raw()))
@@ -101,17 +111,20 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	db := sql.OpenDB(connector)
 	db.SetMaxIdleConns(1024)
 	db.SetConnMaxLifetime(0)
-	t := &mysqlTarget{db: db, addr: cfg.Addr, dbname: cfg.DBName, user: cfg.User, kind: "mysql", timeout: cfg.Timeout}
+	conns := sql.OpenDB(connector)
+	conns.SetMaxIdleConns(-1)
+	conns.SetConnMaxLifetime(0)
+	t := &mysqlTarget{db: db, conns: conns, cfg: cfg, addr: cfg.Addr, dbname: cfg.DBName, user: cfg.User, kind: "mysql", timeout: cfg.Timeout}
 	// The dial timeout does not bound the handshake: a server that accepts and stays silent (a
 	// PostgreSQL port) would hold the first connection until the context ends.
 	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	if err := db.PingContext(cctx); err != nil {
-		db.Close()
+		t.Close()
 		return nil, t.connErr(ctx, err)
 	}
 	if err := db.QueryRowContext(cctx, "SELECT VERSION()").Scan(&t.version); err != nil {
-		db.Close()
+		t.Close()
 		return nil, t.connErr(ctx, err)
 	}
 	if strings.Contains(strings.ToLower(t.version), "mariadb") {
@@ -177,7 +190,10 @@ func (t *mysqlTarget) Name() string {
 }
 func (t *mysqlTarget) Address() string  { return t.addr }
 func (t *mysqlTarget) Database() string { return t.dbname }
-func (t *mysqlTarget) Close() error     { return t.db.Close() }
+func (t *mysqlTarget) Close() error {
+	t.conns.Close()
+	return t.db.Close()
+}
 
 func (t *mysqlTarget) Version(ctx context.Context) (string, error) { return t.version, nil }
 
@@ -269,11 +285,15 @@ func (t *mysqlTarget) Classify(err error) target.ErrClass {
 }
 
 func (t *mysqlTarget) Conn(ctx context.Context) (target.Conn, error) {
-	c, err := sqlconn.New(ctx, t.db)
+	var tap *tapConn
+	c, err := sqlconn.New(context.WithValue(ctx, tapKey{}, &tap), t.conns)
 	if err != nil {
 		return nil, t.connErr(ctx, err)
 	}
 	c.Fast = true
+	if w := newWire(tap, t.cfg.MaxAllowedPacket, t.cfg.ReadTimeout, t.cfg.WriteTimeout); w != nil {
+		c.Wire = w
+	}
 	c.BeginSQL = "START TRANSACTION"
 	c.BeginRO = "START TRANSACTION"
 	c.BulkLoader = loadData

@@ -1,12 +1,14 @@
 package sqlconn
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
@@ -38,7 +40,7 @@ type op struct {
 	args  []any
 	exec  bool
 	n     int64
-	rows  *bufRows
+	rows  *Rows
 	prep  string // statement text to prepare
 	fresh *fastStmt
 }
@@ -176,7 +178,7 @@ func (c *Conn) fastExec(ctx context.Context, s *fastStmt, q string, args []any) 
 	return c.op.n, err
 }
 
-func (c *Conn) fastQuery(ctx context.Context, s *fastStmt, args []any) (*bufRows, error) {
+func (c *Conn) fastQuery(ctx context.Context, s *fastStmt, args []any) (*Rows, error) {
 	c.op.rows.reset()
 	c.op.ctx, c.op.stmt, c.op.args, c.op.exec = ctx, s, args, false
 	if err := c.call(); err != nil {
@@ -185,12 +187,14 @@ func (c *Conn) fastQuery(ctx context.Context, s *fastStmt, args []any) (*bufRows
 	return c.op.rows, nil
 }
 
-// bufRows holds a result read to the end: values in row order, byte values copied into one arena
-// (the driver reuses its read buffer from one row to the next).
-type bufRows struct {
+// Rows holds a result read to the end: values in row order, byte values copied into one arena
+// (the driver reuses its read buffer from one row to the next). A Wire fills it through Int,
+// Float, Bytes and Null, which keep integers and floats unboxed, so that scanning them into
+// *int64 or *float64 allocates nothing.
+type Rows struct {
 	cols  int
-	vals  []driver.Value
-	spans []span // where each []byte value lies in arena, parallel to vals
+	vals  []driver.Value // cellAny values, parallel to spans
+	spans []span         // each cell's kind, and where a []byte value lies in arena
 	arena []byte
 	boxes []box          // per cell, the last []byte value boxed for Scan
 	row   []driver.Value // Next's destination, reused
@@ -199,7 +203,7 @@ type bufRows struct {
 	err   error
 }
 
-func (r *bufRows) NumColumns() int { return r.cols }
+func (r *Rows) NumColumns() int { return r.cols }
 
 // box is a []byte value already converted to an interface. Converting a slice to an interface
 // allocates; a cell that lies where it lay in the previous result (a point select's column, at the
@@ -212,15 +216,57 @@ type box struct {
 
 type span struct {
 	off, n int
-	bytes  bool
+	kind   cellKind
+	num    uint64 // cellInt's int64, cellFloat's float64 bits
 }
 
-func (r *bufRows) reset() {
+type cellKind uint8
+
+const (
+	cellAny cellKind = iota // in vals
+	cellBytes
+	cellInt
+	cellFloat
+)
+
+// Start begins a result of cols columns (a Wire's, filled with the methods below, a row's cells
+// in column order, each row ended with EndRow).
+func (r *Rows) Start(cols int) { r.cols = cols }
+
+// Int adds an integer cell.
+func (r *Rows) Int(v int64) {
+	r.spans = append(r.spans, span{kind: cellInt, num: uint64(v)})
+	r.vals = append(r.vals, nil)
+}
+
+// Float adds a float64 cell.
+func (r *Rows) Float(v float64) {
+	r.spans = append(r.spans, span{kind: cellFloat, num: math.Float64bits(v)})
+	r.vals = append(r.vals, nil)
+}
+
+// Bytes adds a []byte cell, copied.
+func (r *Rows) Bytes(b []byte) {
+	r.spans = append(r.spans, span{off: len(r.arena), n: len(b), kind: cellBytes})
+	r.arena = append(r.arena, b...)
+	r.vals = append(r.vals, nil)
+}
+
+// Null adds a NULL cell.
+func (r *Rows) Null() {
+	r.spans = append(r.spans, span{})
+	r.vals = append(r.vals, nil)
+}
+
+// EndRow ends a row.
+func (r *Rows) EndRow() { r.nrows++ }
+
+func (r *Rows) reset() {
 	r.vals, r.spans, r.arena = r.vals[:0], r.spans[:0], r.arena[:0]
 	r.cur, r.nrows, r.err = -1, 0, nil
 }
 
-func (r *bufRows) fill(dr driver.Rows, cols int) error {
+func (r *Rows) fill(dr driver.Rows, cols int) error {
 	r.cols = cols
 	if cap(r.row) < r.cols {
 		r.row = make([]driver.Value, r.cols)
@@ -235,9 +281,7 @@ func (r *bufRows) fill(dr driver.Rows, cols int) error {
 		}
 		for _, v := range row {
 			if b, ok := v.([]byte); ok {
-				r.spans = append(r.spans, span{off: len(r.arena), n: len(b), bytes: true})
-				r.arena = append(r.arena, b...)
-				r.vals = append(r.vals, nil)
+				r.Bytes(b)
 				continue
 			}
 			r.spans = append(r.spans, span{})
@@ -247,7 +291,7 @@ func (r *bufRows) fill(dr driver.Rows, cols int) error {
 	}
 }
 
-func (r *bufRows) Next() bool {
+func (r *Rows) Next() bool {
 	if r.cur+1 >= r.nrows {
 		r.cur = r.nrows
 		return false
@@ -256,10 +300,10 @@ func (r *bufRows) Next() bool {
 	return true
 }
 
-func (r *bufRows) Err() error { return r.err }
-func (r *bufRows) Close()     {}
+func (r *Rows) Err() error { return r.err }
+func (r *Rows) Close()     {}
 
-func (r *bufRows) Scan(dest ...any) error {
+func (r *Rows) Scan(dest ...any) error {
 	if r.cur < 0 || r.cur >= r.nrows {
 		return errors.New("sqlconn: Scan called without a row")
 	}
@@ -269,8 +313,24 @@ func (r *bufRows) Scan(dest ...any) error {
 	base := r.cur * r.cols
 	for i, d := range dest {
 		v := r.vals[base+i]
-		if sp := r.spans[base+i]; sp.bytes {
+		switch sp := r.spans[base+i]; sp.kind {
+		case cellBytes:
+			if p, ok := d.(*[]byte); ok {
+				*p = append((*p)[:0], r.arena[sp.off:sp.off+sp.n]...)
+				continue
+			}
 			v = r.bytesAt(base+i, sp)
+		case cellInt:
+			if assignInt(d, int64(sp.num)) {
+				continue
+			}
+			v = int64(sp.num)
+		case cellFloat:
+			if p, ok := d.(*float64); ok {
+				*p = math.Float64frombits(sp.num)
+				continue
+			}
+			v = math.Float64frombits(sp.num)
 		}
 		if err := assign(d, v); err != nil {
 			return fmt.Errorf("column %d: %w", i+1, err)
@@ -279,7 +339,7 @@ func (r *bufRows) Scan(dest ...any) error {
 	return nil
 }
 
-func (r *bufRows) bytesAt(cell int, sp span) any {
+func (r *Rows) bytesAt(cell int, sp span) any {
 	b := r.arena[sp.off : sp.off+sp.n : sp.off+sp.n]
 	if sp.n == 0 {
 		return b
@@ -294,13 +354,31 @@ func (r *bufRows) bytesAt(cell int, sp span) any {
 	return bx.v
 }
 
+// assignInt stores an integer in the destinations that need no conversion through an interface,
+// as assign would; false leaves the others to assign.
+func assignInt(dest any, v int64) bool {
+	switch d := dest.(type) {
+	case *int64:
+		*d = v
+	case *int:
+		*d = int(v)
+	case *int32:
+		*d = int32(v)
+	case *float64:
+		*d = float64(v)
+	default:
+		return false
+	}
+	return true
+}
+
 // scanRow is QueryRow's result on the fast path.
 type scanRow struct {
-	r   *bufRows
+	r   *Rows
 	err error
 }
 
-func (s scanRow) Scan(dest ...any) error {
+func (s *scanRow) Scan(dest ...any) error {
 	if s.err != nil {
 		return s.err
 	}
@@ -318,7 +396,7 @@ func assign(dest, src any) error {
 		return d.Scan(src)
 	case *any:
 		if b, ok := src.([]byte); ok {
-			*d = append([]byte(nil), b...)
+			*d = bytes.Clone(b) // as database/sql: an empty value stays empty, not NULL
 		} else {
 			*d = src
 		}

@@ -32,11 +32,59 @@ type Conn struct {
 	ImplicitTx  bool
 	acOff, inTx bool
 
+	// Wire, when set with Fast, runs the statements it prepared and the text statements without
+	// arguments on the target's own protocol path before the driver's.
+	Wire  Wire
+	wired map[string]wireStmt
+	row   scanRow // QueryRow's result, reused: a Row is scanned before the next call
+
 	fast  map[string]*fastStmt
 	op    op
 	nv    []driver.NamedValue
 	dv    []driver.Value
 	rawFn func(any) error
+}
+
+// Wire is a target's own protocol path on the connection (MySQL: target/mysql/wire.go), for the
+// calls that go-sql-driver/mysql makes cost the most, with the driver still at hand for the rest.
+type Wire interface {
+	// Prepare prepares query; ok false (with nothing prepared) leaves it to the driver.
+	Prepare(ctx context.Context, query string) (id int, ok bool, err error)
+	// Exec and Query run a statement the wire prepared. served false means nothing was sent (an
+	// argument of a type the wire does not encode): the driver then runs the statement instead.
+	Exec(ctx context.Context, id int, args []any) (n int64, served bool, err error)
+	Query(ctx context.Context, id int, args []any, dst *Rows) (served bool, err error)
+	// Text runs a statement without arguments as text, as the driver's Exec would.
+	Text(ctx context.Context, query string) (int64, error)
+	// Close closes a statement the wire prepared.
+	Close(id int)
+}
+
+type wireStmt struct {
+	id    int
+	query string
+}
+
+// wireStmt returns the wire's statement named q, if the wire serves this connection.
+func (c *Conn) wireStmt(q string) (wireStmt, bool) {
+	if !c.Fast || c.Wire == nil {
+		return wireStmt{}, false
+	}
+	ws, ok := c.wired[q]
+	return ws, ok
+}
+
+// driverStmt is the driver's statement for a wired one, prepared when an argument first needs it.
+func (c *Conn) driverStmt(ctx context.Context, name string, ws wireStmt) (*fastStmt, error) {
+	if fs := c.fast[name]; fs != nil {
+		return fs, nil
+	}
+	fs, err := c.prepareFastStmt(ctx, ws.query)
+	if err != nil {
+		return nil, err
+	}
+	c.fast[name] = fs
+	return fs, nil
 }
 
 // New pins one connection of db.
@@ -45,13 +93,31 @@ func New(ctx context.Context, db *sql.DB) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cn := &Conn{C: c, stmts: map[string]*sql.Stmt{}, fast: map[string]*fastStmt{}, BeginSQL: "BEGIN", BeginRO: "BEGIN"}
+	cn := &Conn{C: c, stmts: map[string]*sql.Stmt{}, fast: map[string]*fastStmt{}, wired: map[string]wireStmt{}, BeginSQL: "BEGIN", BeginRO: "BEGIN"}
 	cn.rawFn = cn.raw
-	cn.op.rows = &bufRows{}
+	cn.op.rows = &Rows{}
 	return cn, nil
 }
 
 func (c *Conn) Prepare(ctx context.Context, name, query string) error {
+	if old, ok := c.wireStmt(name); ok {
+		c.Wire.Close(old.id)
+		delete(c.wired, name)
+	}
+	if c.Fast && c.Wire != nil {
+		id, ok, err := c.Wire.Prepare(ctx, query)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if old := c.fast[name]; old != nil {
+				_ = c.C.Raw(func(any) error { return old.st.Close() })
+				delete(c.fast, name)
+			}
+			c.wired[name] = wireStmt{id: id, query: query}
+			return nil
+		}
+	}
 	if c.Fast {
 		fs, err := c.prepareFastStmt(ctx, query)
 		if err == nil {
@@ -93,9 +159,23 @@ func (c *Conn) Exec(ctx context.Context, q string, args ...any) (int64, error) {
 			return 0, err
 		}
 	}
+	if ws, ok := c.wireStmt(q); ok {
+		n, served, err := c.Wire.Exec(ctx, ws.id, args)
+		if served {
+			return n, err
+		}
+		fs, err := c.driverStmt(ctx, q, ws)
+		if err != nil {
+			return 0, err
+		}
+		return c.fastExec(ctx, fs, "", args)
+	}
 	if c.Fast {
 		if fs := c.fast[q]; fs != nil {
 			return c.fastExec(ctx, fs, "", args)
+		}
+		if c.Wire != nil && len(args) == 0 && c.stmts[q] == nil {
+			return c.Wire.Text(ctx, q)
 		}
 		if len(args) == 0 && c.stmts[q] == nil {
 			if n, err := c.fastExec(ctx, nil, q, nil); !errors.Is(err, errNoFast) {
@@ -130,12 +210,18 @@ func (r row) Scan(dest ...any) error {
 func (c *Conn) QueryRow(ctx context.Context, q string, args ...any) target.Row {
 	if c.acOff && !c.inTx {
 		if err := c.autocommit(ctx); err != nil {
-			return scanRow{nil, err}
+			return &scanRow{nil, err}
 		}
+	}
+	if ws, ok := c.wireStmt(q); ok {
+		r, err := c.wireQuery(ctx, q, ws, args)
+		c.row = scanRow{r, err}
+		return &c.row
 	}
 	if fs := c.fast[q]; fs != nil {
 		r, err := c.fastQuery(ctx, fs, args)
-		return scanRow{r, err}
+		c.row = scanRow{r, err}
+		return &c.row
 	}
 	if s := c.stmts[q]; s != nil {
 		return row{s.QueryRowContext(ctx, args...)}
@@ -158,6 +244,13 @@ func (c *Conn) Query(ctx context.Context, q string, args ...any) (target.Rows, e
 			return nil, err
 		}
 	}
+	if ws, ok := c.wireStmt(q); ok {
+		r, err := c.wireQuery(ctx, q, ws, args)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
 	if fs := c.fast[q]; fs != nil {
 		r, err := c.fastQuery(ctx, fs, args)
 		if err != nil {
@@ -176,6 +269,25 @@ func (c *Conn) Query(ctx context.Context, q string, args ...any) (target.Rows, e
 		return nil, err
 	}
 	return rows{r}, nil
+}
+
+// wireQuery runs a wired statement into the connection's reused Rows, or the driver's statement
+// when the wire does not take the arguments.
+func (c *Conn) wireQuery(ctx context.Context, name string, ws wireStmt, args []any) (*Rows, error) {
+	r := c.op.rows
+	r.reset()
+	served, err := c.Wire.Query(ctx, ws.id, args, r)
+	if served {
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	fs, err := c.driverStmt(ctx, name, ws)
+	if err != nil {
+		return nil, err
+	}
+	return c.fastQuery(ctx, fs, args)
 }
 
 func (c *Conn) Begin(ctx context.Context, readOnly bool) error {

@@ -1,0 +1,265 @@
+package mysql_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/target/sqlconn"
+)
+
+// The wire (prepared statements and text statements on the socket, wire.go) must read and write
+// exactly what go-sql-driver/mysql does: the same statements run on a connection with the wire and
+// on one through database/sql, over every column type the wire decodes, NULLs, signed and unsigned
+// extremes, and values long enough to take the longer length encodings.
+func TestWireMatchesDriver(t *testing.T) {
+	ctx := context.Background()
+	tg, setup := open(t)
+	for _, q := range []string{
+		"DROP TABLE IF EXISTS cairn_wire_test",
+		`CREATE TABLE cairn_wire_test (id INT PRIMARY KEY, ti TINYINT, tu TINYINT UNSIGNED, si SMALLINT,
+			su SMALLINT UNSIGNED, mi MEDIUMINT, iu INT UNSIGNED, bi BIGINT, bu BIGINT UNSIGNED, yr YEAR,
+			db DOUBLE, de DECIMAL(20,4), vc VARCHAR(300), ch CHAR(10), bl BLOB, tx MEDIUMTEXT,
+			en ENUM('a','b'), bt BIT(8))`,
+	} {
+		if _, err := setup.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Dropped after the connections below close (cleanups run last first): an open transaction
+	// of a failed test would hold the table's metadata lock.
+	t.Cleanup(func() { setup.Exec(ctx, "DROP TABLE cairn_wire_test") })
+	wired, plain := conn(t, tg, true), conn(t, tg, false)
+	if wired.Wire == nil {
+		t.Fatal("the connection has no wire")
+	}
+	const cols = "id, ti, tu, si, su, mi, iu, bi, bu, yr, db, de, vc, ch, bl, tx, en, bt"
+	for _, c := range []*sqlconn.Conn{wired, plain} {
+		for name, q := range map[string]string{
+			"ins": "INSERT INTO cairn_wire_test VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			"sel": "SELECT " + cols + " FROM cairn_wire_test WHERE id BETWEEN ? AND ? ORDER BY id",
+			"upd": "UPDATE cairn_wire_test SET vc = CONCAT(vc, 'z') WHERE id <= ? AND vc IS NOT NULL",
+		} {
+			if err := c.Prepare(ctx, name, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	long := strings.Repeat("l", 70000) // a 3-byte length
+	rows := [][]any{
+		{1, int64(-128), uint8(255), int16(-32768), uint16(65535), int32(-8388608), uint32(4294967295), int64(-1 << 63), uint64(1<<64 - 1), 2026, 1.5, "12345678901234.5678", "x", []byte("abc"), []byte{0, 1, 2}, long, "b", []byte{0xff}},
+		{2, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
+		{3, 127, 0, 32767, 0, 8388607, 0, int64(1<<63 - 1), uint64(1 << 63), 1901, -2.25e300, "-0.0001", "", "", []byte{}, "", "a", []byte{0}},
+		{4, true, false, 7, 8, 9, 10, 11, uint64(12), 2000, float32(0.5), 3.25, strings.Repeat("v", 260), "y", []byte(nil), "t", "a", []byte{1}},
+	}
+	for i, r := range rows {
+		c := wired
+		if i%2 == 1 {
+			c = plain
+		}
+		if n, err := c.Exec(ctx, "ins", r...); err != nil || n != 1 {
+			t.Fatalf("insert %d: %d rows, %v", i+1, n, err)
+		}
+	}
+	read := func(c *sqlconn.Conn, lo, hi int) [][]any {
+		rs, err := c.Query(ctx, "sel", lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rs.Close()
+		var out [][]any
+		for rs.Next() {
+			vals := make([]any, 18)
+			dest := make([]any, 18)
+			for i := range vals {
+				dest[i] = &vals[i]
+			}
+			if err := rs.Scan(dest...); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, vals)
+		}
+		if err := rs.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, r := range [][2]int{{1, 4}, {2, 2}, {5, 9}} {
+		got, want := read(wired, r[0], r[1]), read(plain, r[0], r[1])
+		if len(got) != len(want) {
+			t.Fatalf("rows %d..%d: the wire read %d rows, the driver %d", r[0], r[1], len(got), len(want))
+		}
+		for i := range got {
+			for j := range got[i] {
+				if g, w := got[i][j], want[i][j]; !reflect.DeepEqual(g, w) {
+					t.Errorf("row %d column %d: the wire read %T %.40v, the driver %T %.40v", i+1, j+1, g, g, w, w)
+				}
+			}
+		}
+	}
+	var id, tu, bi int64
+	var db float64
+	var vc []byte
+	var bu, de string
+	for _, c := range []*sqlconn.Conn{wired, plain} {
+		err := c.QueryRow(ctx, "SELECT id, tu, bi, db, vc, bu, de FROM cairn_wire_test WHERE id = 1").Scan(&id, &tu, &bi, &db, &vc, &bu, &de)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got [7]any
+	if err := wired.QueryRow(ctx, "sel", 3, 3).Scan(&id, &got[0], &got[1], &got[2], &got[3], &got[4], &got[5], &bi, &bu, &got[6], &db, &de, &vc, &got[0], &got[0], &got[0], &got[0], &got[0]); err != nil {
+		t.Fatal(err)
+	}
+	if id != 3 || bi != 1<<63-1 || bu != "9223372036854775808" || db != -2.25e300 || de != "-0.0001" || len(vc) != 0 {
+		t.Fatalf("typed scan of row 3: id %d bi %d bu %s db %g de %s vc %q", id, bi, bu, db, de, vc)
+	}
+
+	// Rows affected, inside a transaction begun and ended by text statements on the wire.
+	for _, c := range []*sqlconn.Conn{wired, plain} {
+		if err := c.Begin(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := c.Exec(ctx, "upd", 10); err != nil || n != 3 {
+			t.Fatalf("UPDATE: %d rows, %v; want 3", n, err)
+		}
+		if err := c.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var vc1 string
+	if err := plain.QueryRow(ctx, "SELECT vc FROM cairn_wire_test WHERE id = 1").Scan(&vc1); err != nil || vc1 != "x" {
+		t.Fatalf("after ROLLBACK vc = %q (%v), want x", vc1, err)
+	}
+
+	// A server error through the wire is the driver's error, classified alike, and the connection
+	// stays usable; a missing row is target.ErrNoRows.
+	_, err := wired.Exec(ctx, "ins", rows[1]...)
+	var me interface{ Error() string }
+	if err == nil || tg.Classify(err) != target.ErrFatal || !errors.As(err, &me) {
+		t.Fatalf("duplicate key through the wire: %v (class %v)", err, tg.Classify(err))
+	}
+	if _, err := wired.Exec(ctx, "SELECT * FROM no_such_table_here"); err == nil || tg.Classify(err) != target.ErrFatal {
+		t.Fatalf("text statement error: %v", err)
+	}
+	// A lock wait timeout through the wire is retryable, as through the driver.
+	if _, err := wired.Exec(ctx, "SET innodb_lock_wait_timeout = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.Begin(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Exec(ctx, "upd", 1); err != nil {
+		t.Fatal(err)
+	}
+	_, err = wired.Exec(ctx, "upd", 1)
+	if err := plain.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tg.Classify(err) != target.ErrRetryable {
+		t.Fatalf("lock wait timeout through the wire: %v (class %v), want retryable", err, tg.Classify(err))
+	}
+	if err := wired.QueryRow(ctx, "sel", 50, 60).Scan(&id); !errors.Is(err, target.ErrNoRows) {
+		t.Fatalf("QueryRow of no row: %v, want target.ErrNoRows", err)
+	}
+	if err := wired.QueryRow(ctx, "sel", 1, 1).Scan(make([]any, 18)...); err == nil {
+		t.Fatal("Scan into nil destinations succeeded")
+	}
+}
+
+// conn opens a connection of tg as *sqlconn.Conn, with the wire and the driver's fast path or
+// through database/sql alone.
+func conn(t *testing.T, tg target.Target, fast bool) *sqlconn.Conn {
+	t.Helper()
+	c, err := tg.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	sc := reflect.ValueOf(c).Elem().Field(0).Interface().(*sqlconn.Conn)
+	sc.Fast = fast
+	return sc
+}
+
+// A point select, a write and BEGIN/COMMIT allocate nothing on the wire: arguments are encoded
+// into a reused buffer and rows decoded in place (through the driver, 3 to 4 allocations each).
+func TestWireAllocatesNothing(t *testing.T) {
+	ctx := context.Background()
+	tg, setup := open(t)
+	for _, q := range []string{"DROP TABLE IF EXISTS cairn_wire_alloc",
+		"CREATE TABLE cairn_wire_alloc (id INT PRIMARY KEY, k INT, c CHAR(120))",
+		"INSERT INTO cairn_wire_alloc VALUES (5000, 1, 'c of 5000'), (5001, 2, 'c of 5001')"} {
+		if _, err := setup.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { setup.Exec(ctx, "DROP TABLE cairn_wire_alloc") })
+	c := conn(t, tg, true)
+	if err := c.Prepare(ctx, "ps", "SELECT c, k FROM cairn_wire_alloc WHERE id = ?"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Prepare(ctx, "up", "UPDATE cairn_wire_alloc SET k = k + 1 WHERE id = ?"); err != nil {
+		t.Fatal(err)
+	}
+	args := []any{int64(5000)} // boxed once, as a VU's reused arguments are
+	var dst []byte
+	var k int64
+	dests := []any{&dst, &k} // built once, as a VU's destinations are
+	for name, f := range map[string]func() error{
+		"point select": func() error { return c.QueryRow(ctx, "ps", args...).Scan(dests...) },
+		"transaction": func() error {
+			if err := c.Begin(ctx, false); err != nil {
+				return err
+			}
+			if _, err := c.Exec(ctx, "up", args...); err != nil {
+				return err
+			}
+			return c.Commit(ctx)
+		},
+	} {
+		var err error
+		n := testing.AllocsPerRun(500, func() {
+			if e := f(); e != nil {
+				err = e
+			}
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if n != 0 {
+			t.Errorf("%s: %.1f allocations, want 0", name, n)
+		}
+	}
+	if string(dst) != "c of 5000" || k < 1 {
+		t.Fatalf("read c %q, k %d", dst, k)
+	}
+}
+
+// A connection killed under the wire fails its next statement as a lost connection (the engine
+// then reconnects), not as an error of the statement.
+func TestWireLostConnection(t *testing.T) {
+	ctx := context.Background()
+	tg, setup := open(t)
+	c := conn(t, tg, true)
+	if err := c.Prepare(ctx, "one", "SELECT CONNECTION_ID()"); err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := c.QueryRow(ctx, "one").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := setup.Exec(ctx, fmt.Sprintf("KILL %d", id)); err != nil {
+		t.Fatal(err)
+	}
+	err := c.QueryRow(ctx, "one").Scan(&id)
+	if err == nil || tg.Classify(err) != target.ErrConnection {
+		t.Fatalf("statement on a killed connection: %v (class %v), want a connection error", err, tg.Classify(err))
+	}
+	if _, err := c.Exec(ctx, "COMMIT"); tg.Classify(err) != target.ErrConnection {
+		t.Fatalf("next statement: %v, want the same connection error", err)
+	}
+}
