@@ -17,6 +17,8 @@
 # the median ratio of each comparison over the rounds. Runs much shorter than 20 s flatter cairn:
 # the peer's process start and connections weigh on its CPU per transaction.
 #
+# The header names MariaDB's performance_schema setting, read from the server, when MariaDB is run.
+#
 # Usage: bench/micro.sh [pgbench|sysbench-pg|sysbench-mysql|all]   (default all)
 # Needs .ci/servers.sh to have run, and pgbench and sysbench installed (apt-get install sysbench).
 set -euo pipefail
@@ -121,6 +123,11 @@ bench_sysbench() { # kind url driver-args...
   done
 }
 
+# MariaDB's figures depend on performance_schema (on in .ci/servers.sh, off in a default install):
+# the header says which the server runs with, read from the server itself.
+case $which in sysbench-mysql|all)
+  echo "MariaDB $(mysql -h 127.0.0.1 -u cairn -pcairn -Nse "SELECT CONCAT(VERSION(), ', performance_schema ', IF(@@performance_schema, 'ON', 'OFF'))" 2>/dev/null || echo "performance_schema: unknown (the server did not answer)")" ;;
+esac
 echo "                                   clients     peer tps   peer CPU |  cairn tps  cairn CPU              | ratios (cairn/peer)"
 case $which in
   pgbench) bench_pgbench ;;
