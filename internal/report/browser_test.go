@@ -24,12 +24,22 @@ type chartState struct {
 	Canvas   bool   `json:"canvas"`
 	Series   int    `json:"series"`
 	Empty    int    `json:"empty"` // series without data
+	// Painted is the share of the canvas's pixels (every fourth read) that are not blank.
+	Painted float64 `json:"painted"`
 }
 
 const inspectCharts = `Array.from(document.querySelectorAll(".chart")).map(function (el) {
   var inst = echarts.getInstanceByDom(el);
   var series = inst ? (inst.getOption().series || []) : [];
+  var cv = el.querySelector("canvas"), painted = 0, read = 0;
+  if (cv) {
+    var px = cv.getContext("2d").getImageData(0, 0, cv.width, cv.height).data;
+    for (var i = 0; i < px.length; i += 16, read++) {
+      if (px[i + 3] > 0 && (px[i] < 235 || px[i + 1] < 235 || px[i + 2] < 235)) { painted++; }
+    }
+  }
   return {
+    painted: read ? painted / read : 0,
     id: el.getAttribute("data-chart-id"),
     instance: !!inst,
     canvas: !!el.querySelector("canvas"),
@@ -37,6 +47,32 @@ const inspectCharts = `Array.from(document.querySelectorAll(".chart")).map(funct
     empty: series.filter(function (s) { return !s.data || s.data.length === 0; }).length
   };
 })`
+
+// flameBox is where to click a flame graph's box: the narrowest box of the second level that is
+// still 30 samples wide, its samples, and the graph's width in samples.
+type flameBox struct {
+	X, Y, Start, End, Width float64
+}
+
+const flameBoxAt = `(function () {
+  var el = document.querySelector('[data-chart-id="%s"]');
+  el.scrollIntoView();
+  var inst = echarts.getInstanceByDom(el), r = el.getBoundingClientRect();
+  var o = inst.getOption(), x = o.xAxis[0], data = o.series[0].data, best = null, width = 0;
+  data.forEach(function (d) { if (d[2] === 0) { width = Math.max(width, d[1]); } });
+  var zoomed = x.min > 0 || x.max < width;
+  data.forEach(function (d) {
+    if (d[2] !== 1) { return; }
+    if (zoomed ? d[0] === x.min && d[1] === x.max : d[1] - d[0] >= 30 && (!best || d[1] - d[0] < best[1] - best[0])) { best = d; }
+  });
+  var px = inst.convertToPixel({ seriesIndex: 0 }, [(best[0] + best[1]) / 2, best[2] + 0.5]);
+  return { x: r.left + px[0], y: r.top + px[1], start: best[0], end: best[1], width: width };
+})()`
+
+const flameSpan = `(function () {
+  var x = echarts.getInstanceByDom(document.querySelector('[data-chart-id="%s"]')).getOption().xAxis[0];
+  return [x.min, x.max];
+})()`
 
 // layout is what the page says about where things stand on the first screen and in the tables.
 type layout struct {
@@ -179,6 +215,30 @@ func TestHTMLInBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatalf("screenshot: %v", err)
 			}
+			// A click on a flame graph's box widens the graph to that box; a second click on it
+			// shows all again.
+			var zooms []string
+			for _, c := range charts {
+				if !strings.Contains(c.ID, "flame") {
+					continue
+				}
+				for _, want := range []string{"box", "all"} {
+					box, err := chromedp.Run(ctx, chromedp.Evaluate[flameBox](fmt.Sprintf(flameBoxAt, c.ID)))
+					if err != nil {
+						t.Fatalf("%s: find a box: %v", c.ID, err)
+					}
+					if err := chromedp.Do(ctx, chromedp.MouseClickXY(box.X, box.Y)); err != nil {
+						t.Fatalf("%s: click: %v", c.ID, err)
+					}
+					got, err := chromedp.Run(ctx, chromedp.Evaluate[[2]float64](fmt.Sprintf(flameSpan, c.ID)))
+					if err != nil {
+						t.Fatalf("%s: read the span: %v", c.ID, err)
+					}
+					if wantSpan := map[string][2]float64{"box": {box.Start, box.End}, "all": {0, box.Width}}[want]; got != wantSpan {
+						zooms = append(zooms, fmt.Sprintf("%s: after a click for %s, the graph spans %v, want %v", c.ID, want, got, wantSpan))
+					}
+				}
+			}
 			// A tooltip exercises the page's own formatter code on every chart.
 			showTips := `Array.from(document.querySelectorAll(".chart")).forEach(function (el) {
 			  var inst = echarts.getInstanceByDom(el);
@@ -223,6 +283,9 @@ func TestHTMLInBrowser(t *testing.T) {
 			for _, s := range lay.Squeezed {
 				t.Errorf("squeezed: %s", s)
 			}
+			for _, s := range zooms {
+				t.Error(s)
+			}
 			for _, s := range lay.Overlaps {
 				t.Errorf("change labels overlap: %s", s)
 			}
@@ -238,6 +301,11 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 				if c.Series == 0 || c.Empty > 0 {
 					t.Errorf("%s: %d series, %d without data", c.ID, c.Series, c.Empty)
+				}
+				// A flame graph fills its canvas with frames; the running threads' lines and
+				// window band paint a good part of theirs.
+				if want := map[bool]float64{true: 0.25, false: 0.03}[strings.Contains(c.ID, "flame")]; (strings.Contains(c.ID, "flame") || strings.Contains(c.ID, "running")) && c.Painted < want {
+					t.Errorf("%s: %.1f%% of the canvas painted, want at least %.0f%%", c.ID, 100*c.Painted, 100*want)
 				}
 			}
 		})
