@@ -140,14 +140,16 @@ func Run(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// authorized wraps h: with a token, every request but GET /healthz carries it.
+// authorized wraps h: with a token, every request carries it but GET /healthz and the web UI's
+// page and files, which hold no data (a browser cannot add a header to the request that loads a
+// page: the page asks for the token and sends it with each API call).
 func authorized(tok string, h http.Handler) http.Handler {
 	if tok == "" {
 		return h
 	}
 	want := []byte("Bearer " + tok)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		if public(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
@@ -158,4 +160,14 @@ func authorized(tok string, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// public reports whether r needs no token: GET or HEAD of /healthz, the UI's page (/) or its files
+// (/ui/…).
+func public(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	p := r.URL.Path
+	return p == "/healthz" || p == "/" || strings.HasPrefix(p, "/ui/")
 }
