@@ -1,0 +1,138 @@
+// The form that starts a job from a spec: a run spec (one VU count is a run, a list a profile) or
+// a study, validated by the server as cairn run --spec and cairn study plan validate, with the
+// message shown beside the line of the key it names.
+
+import { postJSON } from "./api.js";
+import { el } from "./dom.js";
+import { locate } from "./yamlpath.js";
+
+const examples = {
+  run: `# A short TPC-C run on an embedded SQLite file (relative to where cairn serve runs),
+# which is prepared first with one warehouse when it has no schema.
+workload: tpcc
+db: sqlite://cairn-serve.db
+vu: 2
+rampup: 2s
+duration: 20s
+progress: 1s
+prepare:
+  warehouses: 1
+`,
+  study: `# A small study: TPC-C on SQLite at 1 and 2 VUs, twice each, in random order. A study on
+# PostgreSQL or MySQL names its settings here and gives db as a URL whose password is \${VAR},
+# read from cairn serve's environment.
+name: sqlite-vus
+workload: tpcc
+db: sqlite://cairn-serve.db
+prepare: {warehouses: 1}
+vu: [1, 2]
+rampup: 1s
+duration: 10s
+pause: 0s
+repeat: 2
+order: random
+`,
+};
+examples.prepare = examples.run;
+examples.check = examples.run;
+examples.cleanup = examples.run;
+
+const LINE = 18; // px: the editor's line height (style.css)
+const PAD = 8; // px: its padding
+
+let draft = null; // what the user typed, kept while the page stays open
+
+export function newJob(main, navigate) {
+  const kind = el("select", { id: "kind" }, ["run", "study", "prepare", "check", "cleanup"].map((k) => el("option", { value: k }, k)));
+  const text = el("textarea", { id: "spec", spellcheck: "false", autocomplete: "off", "aria-label": "spec" });
+  const band = el("div", { class: "band" });
+  const marks = el("div", { class: "marks", id: "marks" });
+  const status = el("div", { id: "status", class: "notes" });
+  const plan = el("pre", { class: "plan", id: "plan", hidden: true });
+  const validate = el("button", { type: "button", id: "validate" }, "Validate");
+  const start = el("button", { type: "button", class: "primary", id: "start" }, "Start");
+
+  text.value = draft ? draft.text : examples.run;
+  if (draft) { kind.value = draft.kind; }
+  let problem = null;
+  const keep = () => { draft = { text: text.value, kind: kind.value }; };
+  kind.addEventListener("change", () => {
+    if (Object.values(examples).includes(text.value)) { text.value = examples[kind.value]; }
+    clear();
+    keep();
+  });
+
+  const clear = () => {
+    problem = null;
+    marks.replaceChildren();
+    band.style.display = "none";
+    status.textContent = "";
+    status.className = "notes";
+  };
+  // place puts the message at the line of its key, beside the editor, and marks the line.
+  const place = () => {
+    if (!problem) { return; }
+    const line = problem.field ? locate(text.value, problem.field) : -1;
+    const top = line < 0 ? 0 : PAD + line * LINE - text.scrollTop;
+    // cairn's messages name their key already; one that does not is given it
+    const named = !problem.field || problem.message.includes(problem.field);
+    const mark = el("div", { class: "mark", id: "mark", "data-field": problem.field || "", "data-line": line },
+      named ? null : el("span", { class: "field" }, problem.field), named ? null : ": ", problem.message);
+    mark.style.top = Math.max(0, top) + "px";
+    marks.replaceChildren(mark);
+    if (line >= 0 && top >= 0 && top < text.clientHeight) {
+      band.style.display = "block";
+      band.style.top = (top + 1) + "px"; // the textarea's border
+    } else {
+      band.style.display = "none";
+    }
+  };
+  text.addEventListener("scroll", place);
+  text.addEventListener("input", () => { clear(); keep(); plan.hidden = true; });
+
+  const show = (e) => {
+    problem = { field: e.field || "", message: e.message };
+    status.textContent = "Not valid: see beside the spec.";
+    status.className = "warn";
+    place();
+  };
+  const busy = (b) => { validate.disabled = b; start.disabled = b; };
+
+  validate.addEventListener("click", async () => {
+    clear();
+    busy(true);
+    try {
+      const r = await postJSON("/api/v1/validate", { kind: kind.value, spec: text.value });
+      status.textContent = "Valid.";
+      status.className = "ok";
+      plan.textContent = r.plan || "";
+      plan.hidden = !r.plan;
+    } catch (e) {
+      plan.hidden = true;
+      show(e);
+    } finally {
+      busy(false);
+    }
+  });
+  start.addEventListener("click", async () => {
+    clear();
+    busy(true);
+    try {
+      const job = await postJSON("/api/v1/jobs", { kind: kind.value, spec: text.value });
+      navigate("#/jobs/" + encodeURIComponent(job.id));
+    } catch (e) {
+      show(e);
+    } finally {
+      busy(false);
+    }
+  });
+
+  main.replaceChildren(el("section", { class: "item" },
+    el("div", { class: "bar" }, el("h2", { class: "grow" }, "New job"), el("label", {}, "kind ", kind), validate, start),
+    el("p", { class: "notes" }, "A run spec (YAML or JSON, as cairn run --spec reads; a list of VU counts makes it a profile) or a study (as cairn study run reads). prepare, check and cleanup take a run spec. Passwords are written as ${VAR}: the server reads them from its own environment."),
+    status,
+    el("div", { class: "editor" },
+      el("div", { class: "code" }, el("div", { class: "paper" }), band, text),
+      marks),
+    plan));
+}
