@@ -131,7 +131,7 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", "", "the server's URL, with its password")
+	cmd.Flags().Var(target.DBList{P: &db}, "db", "the server's URL, with its password (a shard set's: every server)")
 	connectFlag(cmd)
 	return cmd
 }

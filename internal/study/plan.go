@@ -19,6 +19,8 @@ type Plan struct {
 	Study    *Study
 	Target   string           // "MariaDB 10.11.19 (127.0.0.1:3306/cairn)"
 	Settings []target.Setting // as found, in SettingNames' order
+	// Servers are the servers (host:port) a shard set's settings change on, each one; nil for one.
+	Servers  []string
 	byName   map[string]*target.Setting
 	restarts bool // some level needs the server restarted
 	// SeedDrawn: the study gives no seed and its order is random, so the order printed is that
@@ -63,6 +65,11 @@ func (e *PendingError) BadInput() {}
 func Check(ctx context.Context, t target.Target, st *Study) (*Plan, error) {
 	version, _ := t.Version(ctx)
 	p := &Plan{Study: st, Target: fmt.Sprintf("%s %s (%s)", t.Name(), version, target.Where(t)), byName: map[string]*target.Setting{}}
+	if sv := target.ServersOf(t); len(sv) > 1 {
+		for _, x := range sv {
+			p.Servers = append(p.Servers, x.Address)
+		}
+	}
 	if pending, err := target.PendingSettings(t.Address()); err != nil {
 		return nil, err
 	} else if len(pending) > 0 {
@@ -189,6 +196,9 @@ func (p *Plan) Print(w io.Writer) {
 				kind = "new sessions only"
 			}
 			fmt.Fprintf(w, "  %-*s  %s (%s; %s) → %s\n", width, x.Name, x.Value, describeType(x), kind, strings.Join(studied, "; "))
+		}
+		if len(p.Servers) > 1 {
+			fmt.Fprintf(w, "  changed and restored on each of %d servers: %s\n", len(p.Servers), strings.Join(p.Servers, ", "))
 		}
 	}
 	steps := st.Steps()

@@ -178,8 +178,10 @@ type Shards struct {
 	members []Target
 	servers []Server
 
-	mu   sync.Mutex
-	snap []Conn // one connection per member for the window's readings, opened on first use
+	mu    sync.Mutex
+	snap  []Conn // one connection per member for the window's readings, opened on first use
+	srv   []Conn // one connection per server for its settings, opened on first use
+	locks []Conn // the study locks of the servers after the first, held until Close
 }
 
 // Server is one database server of a shard set and the members it holds.
@@ -331,12 +333,12 @@ func (s *Shards) Snapshot(ctx context.Context, _ Conn, headlineSQL string) (Read
 // Close closes every member.
 func (s *Shards) Close() error {
 	s.mu.Lock()
-	for _, c := range s.snap {
+	for _, c := range append(append(s.snap, s.srv...), s.locks...) {
 		if c != nil {
 			c.Close()
 		}
 	}
-	s.snap = nil
+	s.snap, s.srv, s.locks = nil, nil, nil
 	s.mu.Unlock()
 	var errs []error
 	for _, m := range s.members {
@@ -368,3 +370,120 @@ func (d DBList) Set(v string) error {
 }
 
 func (d DBList) Type() string { return "string" }
+
+// serverConn is a connection to server j's first member, kept for the set's settings and locks.
+func (s *Shards) serverConn(ctx context.Context, j int) (Target, Conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv == nil {
+		s.srv = make([]Conn, len(s.servers))
+	}
+	m := s.members[s.servers[j].Members[0]]
+	if s.srv[j] == nil {
+		c, err := m.Conn(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("server %s: %w", s.servers[j].Address, err)
+		}
+		s.srv[j] = c
+	}
+	return m, s.srv[j], nil
+}
+
+// eachServer runs f on every server of the set, through its first member, one after another;
+// the first failure stops it.
+func (s *Shards) eachServer(ctx context.Context, f func(j int, cf Configurer, c Conn) error) error {
+	for j := range s.servers {
+		if err := s.eachServerAt(ctx, j, func(cf Configurer, c Conn) error { return f(j, cf, c) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DescribeSetting reads the setting on every server of the set: they must agree, since a study
+// changes them together and restores them to the one value found.
+func (s *Shards) DescribeSetting(ctx context.Context, _ Conn, name string) (Setting, error) {
+	var first Setting
+	var differ []string
+	err := s.eachServer(ctx, func(j int, cf Configurer, c Conn) error {
+		x, err := cf.DescribeSetting(ctx, c, name)
+		if err != nil {
+			return err
+		}
+		if j == 0 {
+			first = x
+		}
+		differ = append(differ, x.Value+" on "+s.servers[j].Address)
+		if x.Value != first.Value {
+			return fmt.Errorf("%s differs between the set's servers (%s): make them agree first", name, strings.Join(differ, ", "))
+		}
+		return nil
+	})
+	return first, err
+}
+
+// SetSetting changes the setting on every server of the set and returns the value they read back.
+func (s *Shards) SetSetting(ctx context.Context, _ Conn, x Setting, value string) (string, error) {
+	var rb string
+	err := s.eachServer(ctx, func(j int, cf Configurer, c Conn) error {
+		v, err := cf.SetSetting(ctx, c, x, value)
+		if j == 0 {
+			rb = v
+		}
+		return err
+	})
+	return rb, err
+}
+
+// RestoreSetting puts the setting back on every server, each attempted whatever the others did.
+func (s *Shards) RestoreSetting(ctx context.Context, _ Conn, x Setting) error {
+	var errs []error
+	for j := range s.servers {
+		errs = append(errs, s.eachServerAt(ctx, j, func(cf Configurer, c Conn) error { return cf.RestoreSetting(ctx, c, x) }))
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Shards) eachServerAt(ctx context.Context, j int, f func(cf Configurer, c Conn) error) error {
+	m, c, err := s.serverConn(ctx, j)
+	if err != nil {
+		return err
+	}
+	cf, ok := m.(Configurer)
+	if !ok {
+		return fmt.Errorf("%s: cairn cannot change its settings", m.Name())
+	}
+	if err := f(cf, c); err != nil {
+		return fmt.Errorf("server %s: %w", s.servers[j].Address, err)
+	}
+	return nil
+}
+
+// LockStudies takes the study lock of every server of the set: the first on c, the others on
+// connections the set holds until it closes.
+func (s *Shards) LockStudies(ctx context.Context, c Conn, who string) (string, error) {
+	for j := range s.servers {
+		m, lc := s.members[s.servers[j].Members[0]], c
+		l, ok := m.(StudyLocker)
+		if !ok {
+			continue
+		}
+		if j > 0 {
+			var err error
+			if lc, err = m.Conn(ctx); err != nil {
+				return "", fmt.Errorf("server %s: %w", s.servers[j].Address, err)
+			}
+			s.mu.Lock()
+			s.locks = append(s.locks, lc)
+			s.mu.Unlock()
+		}
+		heldBy, err := l.LockStudies(ctx, lc, who)
+		if err != nil || heldBy != "" {
+			if heldBy != "" {
+				heldBy += " on " + s.servers[j].Address
+			}
+			return heldBy, err
+		}
+	}
+	return "", nil
+}

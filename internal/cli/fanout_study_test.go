@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
+)
+
+// TestFanoutStudy: the CI fan-out study on 2 MariaDB servers of the test's own × 4 databases.
+// plan lists both servers; the run changes innodb_spin_wait_delay on each (seen there during the
+// run) and restores each at the end, after Ctrl-C, and after SIGKILL with 'cairn study restore'.
+func TestFanoutStudy(t *testing.T) {
+	servers := testutil.MariaDBs(t, 2)
+	var hosts []string
+	for _, s := range servers {
+		testutil.Databases(t, s+"mysql", "cairn_fan_0", "cairn_fan_1", "cairn_fan_2", "cairn_fan_3")
+		hosts = append(hosts, strings.TrimSuffix(strings.TrimPrefix(s, "mysql://cairn:cairn@"), "/"))
+	}
+	db := "mysql://cairn:cairn@" + strings.Join(hosts, ",") + "/cairn_fan_{0..3}"
+	first := func(i int) string { return servers[i] + "cairn_fan_0" }
+	before := []string{setting(t, first(0), "innodb_spin_wait_delay"), setting(t, first(1), "innodb_spin_wait_delay")}
+	restored := func(when string) {
+		t.Helper()
+		for i := range servers {
+			if got := setting(t, first(i), "innodb_spin_wait_delay"); got != before[i] {
+				t.Errorf("%s: innodb_spin_wait_delay on %s is %s, was %s", when, hosts[i], got, before[i])
+			}
+		}
+	}
+	t.Setenv("CAIRN_PASSWORD", "cairn") // the file's own db, replaced by --set
+	const file = "../../studies/ci/fanout-spin-wait-delay.yaml"
+	code, out, stderr := cairn(t, "study", "plan", file, "--set", "db="+db)
+	if code != 0 || !strings.Contains(out, "changed and restored on each of 2 servers: "+strings.Join(hosts, ", ")) {
+		t.Fatalf("plan: exit %d\n%s%s", code, out, stderr)
+	}
+
+	// Both servers are watched while the study runs: each must take both values.
+	stop := make(chan struct{})
+	seen := make([]map[string]bool, len(servers))
+	var wg sync.WaitGroup
+	for i := range servers {
+		seen[i] = map[string]bool{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tg, err := target.Open(context.Background(), first(i))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer tg.Close()
+			c, err := tg.Conn(context.Background())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer c.Close()
+			for {
+				var v string
+				if err := c.QueryRow(context.Background(), "SELECT @@GLOBAL.innodb_spin_wait_delay").Scan(&v); err == nil {
+					seen[i][v] = true
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}()
+	}
+	code, out, stderr = cairn(t, "study", "run", file, "--set", "db="+db, "--no-store")
+	close(stop)
+	wg.Wait()
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s%s", code, out, stderr)
+	}
+	for i := range servers {
+		if !seen[i]["30"] || !seen[i]["6"] {
+			t.Errorf("%s took %v during the study, want 30 and 6", hosts[i], seen[i])
+		}
+	}
+	restored("after the study")
+
+	// Ctrl-C, and SIGKILL then 'cairn study restore'.
+	bin := cairnBinary(t)
+	long := writeStudy(t, fmt.Sprintf("name: fan-restore\nworkload: fanout\ndb: %s\nprepare: {rows: 400}\nvu: [1]\nrampup: 0s\nduration: 60s\nprogress: 1s\nsettings:\n  innodb_spin_wait_delay: [17]\n", db))
+	start := func() *os.Process {
+		cmd, _ := startUntil(t, bin, "] window ", "study", "run", long, "--no-store")
+		t.Cleanup(func() { cmd.Process.Kill() })
+		go cmd.Wait()
+		for i := range servers {
+			if got := setting(t, first(i), "innodb_spin_wait_delay"); got != "17" {
+				t.Fatalf("innodb_spin_wait_delay on %s is %s during the study, want 17", hosts[i], got)
+			}
+		}
+		return cmd.Process
+	}
+	waitExit := func(p *os.Process) {
+		for i := 0; i < 200 && p.Signal(syscall.Signal(0)) == nil; i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	p := start()
+	p.Signal(syscall.SIGINT)
+	waitExit(p)
+	restored("after Ctrl-C")
+
+	p = start()
+	p.Kill()
+	waitExit(p)
+	code, out, stderr = cairn(t, "study", "restore", "--db", db)
+	if code != 0 || !strings.Contains(out, "restored: settings innodb_spin_wait_delay") {
+		t.Errorf("study restore: exit %d %q %q", code, out, stderr)
+	}
+	restored("after kill -9 and study restore")
+}
