@@ -16,6 +16,7 @@ import (
 var floors = map[string]int{
 	"cli":                   100, // front ends
 	"serve":                 98,
+	"serve/ui":              97, // the web UI's files, mounted by the front end
 	"job":                   95, // what a front end asks for, run by one code path
 	"sink":                  90, // where every run, profile and study ends
 	"study":                 80,
