@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -448,6 +449,102 @@ func TestUIAsksForTheToken(t *testing.T) {
 	}
 	if strings.Contains(shown, token) {
 		t.Error("the page shows the token")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.problems {
+		t.Error(m)
+	}
+	for _, u := range p.foreign {
+		t.Errorf("the page asked for %s, not of the server", u)
+	}
+}
+
+// TestUIStudyInBrowser follows a PostgreSQL study with a live change from the form to its end:
+// the view shows its step, each setting applied with the value read back, the live change marked
+// on the throughput chart, and the restore.
+func TestUIStudyInBrowser(t *testing.T) {
+	testutil.Chromium(t)
+	pg := testutil.PG(t)
+	u, err := url.Parse(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A spec sent to the service names its password as ${VAR}, read from the service's environment.
+	pw, _ := u.User.Password()
+	t.Setenv("CAIRN_PASSWORD", pw)
+	u.User = url.User(u.User.Username())
+	db := strings.Replace(u.String(), "@", ":${CAIRN_PASSWORD}@", 1)
+	s := startServe(t)
+	t.Cleanup(func() { s.cli(t, "tpcb", "cleanup", "--db", pg) })
+	p := &page{t: t}
+	ctx := testutil.Browser(t, 4*time.Minute, 1400, 900, p.listen(s.base))
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/new")); err != nil {
+		t.Fatalf("open the UI: %v", err)
+	}
+	until[bool](t, ctx, "the spec form", 15*time.Second, `!!document.querySelector("#spec")`)
+	study := "name: ui-live-study\nworkload: tpcb\ndb: " + db + "\noptions: {script: tpcb-like}\nprepare: {scale: 1}\n" +
+		"vu: [2]\nrampup: 1s\nduration: 6s\npause: 0s\nrepeat: 1\nsettings:\n  synchronous_commit: [\"on\"]\n" +
+		"schedule:\n  - {at: 50%, set: {synchronous_commit: \"off\"}}\n"
+	b, _ := json.Marshal(study)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(function () {
+	  var k = document.querySelector("#kind"); k.value = "study"; k.dispatchEvent(new Event("change"));
+	  var e = document.querySelector("#spec"); e.value = `+string(b)+`; e.dispatchEvent(new Event("input"));
+	})()`), chromedp.Click("#start")); err != nil {
+		t.Fatal(err)
+	}
+	until[string](t, ctx, "the job's page", 15*time.Second, `(location.hash.match(/^#\/jobs\/(.+)$/) || [])[1] || ""`)
+	state := until[string](t, ctx, "the study to end", 3*time.Minute, `(function () {
+	  var st = document.querySelector("#job-state .state");
+	  st = st && st.dataset.state;
+	  return ["done", "failed", "stopped", "interrupted"].indexOf(st) >= 0 ? st : "";
+	})()`)
+	if state != "done" {
+		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("the study ended %s:\n%s", state, body)
+	}
+	type view struct {
+		Step     string     `json:"step"`
+		Shown    bool       `json:"shown"`
+		Settings [][]string `json:"settings"`
+		Marks    []string   `json:"marks"`
+		Points   int        `json:"points"`
+	}
+	v := until[view](t, ctx, "the study's view", 10*time.Second, `(function () {
+	  var inst = echarts.getInstanceByDom(document.querySelector('[data-chart-id="throughput"]'));
+	  var tps = inst.getOption().series[0];
+	  return {
+	    step: document.querySelector("#step-text").textContent,
+	    shown: !document.querySelector("#study").hidden,
+	    settings: Array.from(document.querySelectorAll("#settings tbody tr")).map(function (tr) {
+	      return Array.from(tr.children).slice(1).map(function (td) { return td.textContent; });
+	    }),
+	    marks: ((tps.markLine && tps.markLine.data) || []).map(function (d) { return d.name; }),
+	    points: tps.data.length
+	  };
+	})()`)
+	shot(t, ctx, "study")
+	if !v.Shown || !strings.Contains(v.Step, "run 1 of 1") || !strings.Contains(v.Step, "2 VUs") {
+		t.Errorf("the study's step reads %q (shown %v), want run 1 of 1 at 2 VUs", v.Step, v.Shown)
+	}
+	want := [][]string{
+		{"synchronous_commit", "on", "on", "before the run"},
+		{"synchronous_commit", "off", "off", "live, in the window"},
+	}
+	for _, w := range want {
+		found := false
+		for _, row := range v.Settings {
+			found = found || strings.Join(row, "|") == strings.Join(w, "|")
+		}
+		if !found {
+			t.Errorf("no setting row %q among %q", w, v.Settings)
+		}
+	}
+	if len(v.Marks) != 1 || v.Marks[0] != "synchronous_commit=off" {
+		t.Errorf("the throughput chart marks %q, want the live change synchronous_commit=off", v.Marks)
+	}
+	if v.Points < 5 {
+		t.Errorf("the throughput chart has %d points of a 7 s run", v.Points)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -85,7 +85,7 @@ export async function jobView(main, id, signal) {
   const study = el("section", { class: "item", id: "study", hidden: true },
     el("h3", {}, "Steps"), stepText, el("div", { class: "progress" }, stepBar),
     el("table", { class: "data", id: "settings" },
-      el("thead", {}, el("tr", {}, el("th", { class: "n" }, "at s"), el("th", {}, "setting"), el("th", {}, "value"), el("th", {}, "read back"), el("th", {}, "live"))),
+      el("thead", {}, el("tr", {}, el("th", { class: "n" }, "at s"), el("th", {}, "setting"), el("th", {}, "value"), el("th", {}, "read back"), el("th", {}, "when"))),
       settingsBody));
   const logPre = el("pre", { class: "log", id: "log" });
 
@@ -234,7 +234,9 @@ export async function jobView(main, id, signal) {
     study.hidden = false;
     settingsBody.append(el("tr", {},
       el("td", { class: "n" }, num(s.x)), el("td", {}, st.name), el("td", {}, String(st.value ?? "")),
-      el("td", {}, String(st.read_back ?? "")), el("td", {}, st.live ? "live" : "before the run")));
+      el("td", {}, String(st.read_back ?? "")),
+      // a restore is told with no read-back
+      el("td", {}, st.live ? "live, in the window" : st.read_back ? "before the run" : "restored")));
     if (st.live) { s.marks.push({ xAxis: s.x, name: st.name + "=" + st.value }); later(); }
   };
 
@@ -263,7 +265,7 @@ export async function jobView(main, id, signal) {
     await sleep(2000, signal);
     if (signal.aborted) { return; }
   }
-  stepBar.style.width = "100%";
+  if (state === "done") { stepBar.style.width = "100%"; }
   // The buffer of past events is bounded: the log of a finished job is read whole.
   try {
     s.log = (await getText("/api/v1/jobs/" + encodeURIComponent(id) + "/log")).replace(/\n$/, "").split("\n");
