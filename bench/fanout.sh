@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Measures the fan-out's load generator (issue 29): cairn's client CPU per physical statement of
+# `cairn fanout run` against its CPU per point select of `cairn oltp run --workload point-select`,
+# on the same MariaDB server, run alternately in one session; and the fan-out's own scheduling
+# delay per statement (from when a statement could be sent to when cairn sends it), which says
+# whether cairn is a short board itself. BENCH_SHARDS databases (default 8) on BENCH_MYSQL's server
+# (default 127.0.0.1:3306) are the shard set, BENCH_ROWS rows each (default 100000); the fan-out
+# runs at BENCH_CLIENTS VUs (default "4 16"), BENCH_PARALLELISM statements in flight (default 8),
+# with each --protocol in BENCH_PROTOCOLS (default "prepared commented"), BENCH_TIME seconds per run
+# (default 20), BENCH_ROUNDS rounds (default 1; the median ratio over them is printed). The
+# point selects read one table of BENCH_OLTP_ROWS rows (default 1,000,000). BENCH_SET (a shard
+# set) and BENCH_ONE (a database) name databases of your own instead of those made on BENCH_MYSQL.
+#
+# CPU per statement: user+system CPU of the whole cairn process (GNU time) divided by the
+# statements it sent in its window (the fan-out's extra.fanout.statements, the point selects'
+# queries); the ratio fanout/oltp wants <= 1. Physical QPS is the fan-out's statements per second,
+# for comparison with the point selects' QPS at the same VUs: the servers' capacity on this host.
+#
+# Usage: bench/fanout.sh   (needs .ci/servers.sh's MariaDB, or BENCH_MYSQL)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SHARDS=${BENCH_SHARDS:-8}
+ROWS=${BENCH_ROWS:-100000}
+CLIENTS=${BENCH_CLIENTS:-4 16}
+PAR=${BENCH_PARALLELISM:-8}
+PROTOCOLS=${BENCH_PROTOCOLS:-prepared commented}
+T=${BENCH_TIME:-20}
+ROUNDS=${BENCH_ROUNDS:-1}
+SERVER=${BENCH_MYSQL:-mysql://cairn:cairn@127.0.0.1:3306}
+out=${BENCH_OUT:-bench/out}
+mkdir -p "$out"
+go build -o "$out/cairn" ./cmd/cairn
+C="$out/cairn"
+export CAIRN_RESULTS="$out/results.db"
+. bench/lib.sh
+
+hostport=${SERVER#*@}
+SET=${BENCH_SET:-}
+ONE=${BENCH_ONE:-}
+if [ -z "$SET" ] || [ -z "$ONE" ]; then
+  user=${SERVER#mysql://}; user=${user%%@*}
+  my() { mysql -h "${hostport%:*}" -P "${hostport#*:}" -u "${user%%:*}" -p"${user#*:}" -e "$1" 2>/dev/null; }
+  for i in $(seq 0 $((SHARDS - 1))); do my "CREATE DATABASE IF NOT EXISTS cairn_bench_fan_$i"; done
+  my "CREATE DATABASE IF NOT EXISTS cairn_bench_fan_oltp"
+  SET="$SERVER/cairn_bench_fan_{0..$((SHARDS - 1))}"
+  ONE="$SERVER/cairn_bench_fan_oltp"
+fi
+"$C" fanout prepare --db "$SET" --rows "$ROWS" --seed 1 >/dev/null
+"$C" oltp prepare --db "$ONE" --tables 1 --table-size "${BENCH_OLTP_ROWS:-1000000}" --seed 1 >/dev/null
+
+run() { # name args...: runs cairn with --json; sets STMTS, QPS, CPU (µs per statement), SCHED
+  local name=$1; shift
+  /usr/bin/time -f "cpu %U %S" -o "$out/$name.time" "$C" "$@" --duration "${T}s" --rampup 2s --progress 0 --no-store \
+    --json "$out/$name.json" > "$out/$name.txt"
+  read -r STMTS QPS SCHED < <(python3 - "$out/$name.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d.get("extra", {}).get("fanout")
+if f:
+    print(f["statements"], f["statements_per_s"], "%s/%s/%s" % (f["sched_delay_ms"]["p50"], f["sched_delay_ms"]["p99"], f["sched_delay_ms"]["max"]))
+else:
+    q = d["queries"]
+    print(q["total"], round(q["per_second"], 1), "-")
+PY
+)
+  CPU=$(cpu_per_txn "$out/$name.time" "$STMTS")
+}
+RATIOS="$out/fanout-ratios.txt"
+: > "$RATIOS"
+echo "cairn fan-out over $(echo "$SET" | sed "s/:[^:@]*@/:xxxxx@/"), $ROWS rows each, $PAR in flight, ${T}s runs"
+printf "%-28s %4s  %12s %9s  %12s %9s  %-22s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "fanout qps" "µs/stmt" "sched p50/p99/max ms" "cpu ×"
+for r in $(seq 1 "$ROUNDS"); do
+  for n in $CLIENTS; do
+    for p in $PROTOCOLS; do
+      o() { run "oltp-$n" oltp run --db "$ONE" --workload point-select --vu "$n"; OQPS=$QPS OCPU=$CPU; }
+      f() { run "fanout-$p-$n" fanout run --db "$SET" --vu "$n" --parallelism "$PAR" --protocol "$p"; FQPS=$QPS FCPU=$CPU FSCHED=$SCHED; }
+      if [ $((r % 2)) -eq 1 ]; then o; f; else f; o; fi
+      rc=$(ratio "$FCPU" "$OCPU")
+      printf "%-28s %4s  %12s %9s  %12s %9s  %-22s %s\n" "round $r $p" "$n" "$OQPS" "$OCPU" "$FQPS" "$FCPU" "$FSCHED" "$rc"
+      echo "$p|$n|$rc" >> "$RATIOS"
+    done
+  done
+done
+if [ "$ROUNDS" -gt 1 ]; then
+  echo "== medians over $ROUNDS rounds (fanout CPU per statement / oltp CPU per point select; wants <= 1)"
+  cut -d'|' -f1,2 "$RATIOS" | awk '!seen[$0]++' | while IFS= read -r key; do
+    printf "%-20s %4s  cpu ×%s\n" "${key%%|*}" "${key#*|}" "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f3 | median)"
+  done
+fi
