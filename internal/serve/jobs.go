@@ -289,8 +289,12 @@ func (m *manager) run(r *running) {
 	case err == nil && r.stopped:
 		state = Stopped
 	case err == nil:
-	case errors.Is(err, sink.ErrInterrupted) || ctx.Err() != nil:
+	case errors.Is(err, sink.ErrInterrupted) || errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		state = Stopped
+	case ctx.Err() != nil:
+		// Stopped, and something went wrong on the way out (a setting not restored): say what.
+		state, msg = Stopped, oneLine(err.Error())
+		m.logLocked(r, "cairn: "+msg)
 	default:
 		state, msg = Failed, oneLine(err.Error())
 		m.logLocked(r, "cairn: "+msg)

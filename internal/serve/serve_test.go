@@ -578,6 +578,23 @@ func TestSecondJobQueues(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// A client watching the running job gets its ticks live, then goes away mid-stream.
+	req, _ := http.NewRequest("GET", s.base+"/api/v1/jobs/"+a.ID+"/events", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The past ticks come at once; live ones keep coming a second apart.
+	sc, live, t0 := bufio.NewScanner(resp.Body), 0, time.Now()
+	for live < 2 && sc.Scan() {
+		if sc.Text() == "event: tick" && time.Since(t0) > 500*time.Millisecond {
+			live++
+		}
+	}
+	resp.Body.Close()
+	if live < 2 {
+		t.Errorf("the live stream ended after %s with %d live ticks", time.Since(t0), live)
+	}
 	var jb job
 	s.ok(200, "GET", "/api/v1/jobs/"+b.ID, nil, &jb)
 	lg := string(s.ok(200, "GET", "/api/v1/jobs/"+b.ID+"/log", nil, nil))
@@ -800,7 +817,7 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	var got job
 	p.ok(200, "GET", "/api/v1/jobs/"+j.ID, nil, &got)
 	lg, _ := os.ReadFile(filepath.Join(store+".jobs", j.ID+".log"))
-	if got.State != "stopped" {
+	if got.State != "stopped" || got.Error != "" {
 		t.Fatalf("the job after SIGTERM: %+v\n%s", got, lg)
 	}
 	// A study stopped before its first run measured anything is not stored (as on Ctrl-C).
