@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -280,7 +281,16 @@ func (m *manager) run(r *running) {
 		o.Progress = func(p workload.Progress) { ev.progress(p); jm.Progress(p) }
 		defer jm.Done()
 	}
+	procs := runtime.GOMAXPROCS(0)
 	err := r.do(ctx, o)
+	if r.binds {
+		// The binding, and the GOMAXPROCS it set, are the process's: before the next job starts,
+		// cairn runs on every CPU again, with the Ps blocking sockets had reserved before.
+		if berr := job.BindSelf(nil); berr != nil {
+			fmt.Fprintf(m.cfg.Log, "cairn serve: after job %s: %v\n", r.ID, berr)
+		}
+		runtime.GOMAXPROCS(procs)
+	}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/sys/unix"
 
 	"github.com/cairn-bench/cairn/internal/cli"
 	"github.com/cairn-bench/cairn/internal/serve"
@@ -853,5 +855,32 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("cairn serve after SIGTERM: %v", err)
+	}
+}
+
+// A job that binds cairn to client CPUs runs alone, even beside a job on another target, and
+// cairn runs on every CPU again after it.
+func TestBindingJobRunsAlone(t *testing.T) {
+	s := start(t, serve.Config{Version: "test"})
+	one, other := testutil.SQLite(t), testutil.SQLite(t)
+	spec := func(db, extra string) string {
+		return oltpSpec(db, extra) + "prepare: {tables: 1, table-size: 500}\n"
+	}
+	a := s.submit("run", spec(one, "client-cpus: \"0\"\n"))
+	b := s.submit("run", spec(other, ""))
+	ja, jb := s.wait(a.ID, time.Minute), s.wait(b.ID, time.Minute)
+	if ja.State != "done" || jb.State != "done" {
+		t.Fatalf("jobs: %+v %+v", ja, jb)
+	}
+	lg := string(s.ok(200, "GET", "/api/v1/jobs/"+b.ID+"/log", nil, nil))
+	if !strings.Contains(lg, "waiting for job "+a.ID+" (a job that binds client CPUs runs alone)") {
+		t.Errorf("the other target's job did not wait for the binding one:\n%s", lg)
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	if set.Count() != runtime.NumCPU() {
+		t.Errorf("after the binding job cairn may run on %d CPUs of %d", set.Count(), runtime.NumCPU())
 	}
 }
