@@ -406,6 +406,31 @@ func TestEveryRoute(t *testing.T) {
 			s.ok(404, "GET", "/api/v1/results/9999", nil, nil)
 			s.ok(404, "GET", "/api/v1/jobs/j999", nil, nil)
 			s.ok(409, "POST", "/api/v1/jobs/"+a.ID+"/stop", nil, nil)
+			if kind == "sqlite" {
+				// A profile is a run spec with a list of VU counts; check is a job too.
+				tpcb := fmt.Sprintf("workload: tpcb\ndb: %s\nrampup: 0s\nduration: 1s\nprogress: 0s\nseed: 7\n", testutil.SQLite(t))
+				s.done("prepare", tpcb)
+				if lg := string(s.ok(200, "GET", "/api/v1/jobs/"+s.done("check", tpcb).ID+"/log", nil, nil)); !strings.Contains(lg, "PASS") {
+					t.Errorf("check's log:\n%s", lg)
+				}
+				p := s.done("run", tpcb+"vu: [1, 2]\npause: 0s\n")
+				steps := 0
+				for _, e := range s.events(p.ID) {
+					if e.Name == "step" {
+						steps++
+					}
+				}
+				var prof struct{ Kind string }
+				s.ok(200, "GET", "/api/v1/results/"+p.ResultID, nil, &prof)
+				if steps != 2 || prof.Kind != "profile" {
+					t.Errorf("the profile job: %d step events, result %s a %q", steps, p.ResultID, prof.Kind)
+				}
+				var e struct{ Error, Field string }
+				s.ok(400, "POST", "/api/v1/jobs", map[string]string{"kind": "check", "spec": spec}, &e)
+				if e.Field != "workload" {
+					t.Errorf("check of oltp: %+v", e)
+				}
+			}
 			s.done("cleanup", spec)
 			if err := s.stop(); err != nil {
 				t.Fatal(err)
