@@ -34,9 +34,20 @@ type Running struct {
 	// /proc/stat, the reading thread included) over the window's samples; absent where
 	// /proc/loadavg cannot be read.
 	Host *RunQueue `json:"host,omitempty"`
+	// PerServer is each server's own running threads over the window, for a composite target on
+	// several servers (a shard set): a surge on one server that their sum hides shows here.
+	PerServer []ServerRunning `json:"per_server,omitempty"`
 	// Series is every second of the run, at the engine's seconds.
 	Series []RunningSecond `json:"series"`
 	Notes  []string        `json:"notes,omitempty"`
+}
+
+// ServerRunning is one server's running threads over the window's samples.
+type ServerRunning struct {
+	Server string  `json:"server"` // host:port (host:port/db where the count is the database's)
+	Max    float64 `json:"max"`
+	P99    float64 `json:"p99"`
+	Mean   float64 `json:"mean"`
 }
 
 // RunQueue is the host's runnable threads over the window's samples.
@@ -70,8 +81,10 @@ func RunningOf(d *results.Document) *Running {
 
 // countSource is one server's query of its running threads, prepared on its own connection.
 type countSource struct {
-	c target.Conn
-	v int64 // the scan's destination, kept so that a sample allocates none
+	c     target.Conn
+	v     int64 // the scan's destination, kept so that a sample allocates none
+	where string
+	t     tally // this server's own samples (the running's lock guards it)
 }
 
 // tally is a count's samples: the current second's max and sum, and the window's histogram
@@ -135,6 +148,7 @@ type running struct {
 	server, rq  tally
 	secN        int
 	series      []RunningSecond
+	each        []*countSource // every source, kept after Close for the section
 	notes       []string
 	serverError bool
 
@@ -188,7 +202,7 @@ func startRunning(ctx context.Context, env *Env) (Observer, error) {
 			o.closeConns()
 			return nil, fmt.Errorf("running threads: %w", err)
 		}
-		o.srcs = append(o.srcs, &countSource{c: c})
+		o.srcs = append(o.srcs, &countSource{c: c, where: key})
 		if err := c.Prepare(ctx, runningStmt, sql); err != nil {
 			o.closeConns()
 			return nil, fmt.Errorf("running threads: preparing %q: %w", sql, err)
@@ -197,6 +211,7 @@ func startRunning(ctx context.Context, env *Env) (Observer, error) {
 			kinds = append(kinds, k)
 		}
 	}
+	o.each = o.srcs
 	if len(o.srcs) > 0 {
 		o.source = runningSource(kinds, len(o.srcs))
 	} else {
@@ -257,6 +272,9 @@ func (o *running) sample() {
 		}
 		if ok {
 			o.server.add(n, o.inWindow)
+			for _, s := range o.srcs {
+				s.t.add(s.v, o.inWindow)
+			}
 		}
 		if o.host {
 			o.rq.add(q, o.inWindow)
@@ -363,6 +381,12 @@ func (o *running) Section() any {
 	if o.source != "" && o.server.n > 0 {
 		mx, p99, mean := o.server.figures()
 		r.Max, r.P99, r.Mean = &mx, &p99, &mean
+	}
+	if len(o.each) > 1 {
+		for _, s := range o.each {
+			mx, p99, mean := s.t.figures()
+			r.PerServer = append(r.PerServer, ServerRunning{Server: s.where, Max: mx, P99: p99, Mean: mean})
+		}
 	}
 	if o.host && o.rq.n > 0 {
 		mx, p99, mean := o.rq.figures()

