@@ -73,6 +73,14 @@ type Figure struct {
 	Of           func(d *Document) (float64, bool)
 }
 
+// extraFigures are the figures workloads add to comparisons of runs (RegisterFigure).
+var extraFigures []Figure
+
+// RegisterFigure adds a figure of a workload's own (fanout's physical statements per second) to
+// every comparison of runs, after the latencies; its Of reports false for a run without it, and a
+// figure no compared run has is left out. Workloads call it from init.
+func RegisterFigure(f Figure) { extraFigures = append(extraFigures, f) }
+
 // RunFigures are the figures 'results compare' sets side by side for runs of a workload whose
 // transaction types are types and whose main transaction is main.
 func RunFigures(headline, main string, types []string) []Figure {
@@ -103,6 +111,7 @@ func RunFigures(headline, main string, types []string) []Figure {
 			f = append(f, Figure{ty + " p95 ms", false, lat(ty, func(t *Txn) float64 { return t.LatencyMs.P95 })})
 		}
 	}
+	f = append(f, extraFigures...)
 	f = append(f,
 		Figure{"errors", false, func(d *Document) (float64, bool) { return float64(d.TotalErrors()), true }},
 		Figure{"client CPU µs/txn", false, func(d *Document) (float64, bool) { return d.Client.CPUusPerTxn, d.Client.CPUusPerTxn > 0 }},

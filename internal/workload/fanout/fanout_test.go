@@ -276,3 +276,27 @@ func TestFanoutPostgres(t *testing.T) {
 		t.Errorf("a reordered set: %v", err)
 	}
 }
+
+// results compare sets the physical figures side by side, from a document as stored (extra.fanout
+// read back from JSON), and leaves them out for runs of other workloads.
+func TestCompareFigures(t *testing.T) {
+	stored := &results.Document{Extra: map[string]any{"fanout": map[string]any{"statements": 10.0, "statements_per_s": 512.5,
+		"physical_ms": map[string]any{"p50": 0.25, "p99": 1.5}, "sched_delay_ms": map[string]any{"p99": 0.02}, "short_board": map[string]any{"lag_ms": map[string]any{"p99": 3.0}}}}}
+	want := map[string]float64{"physical statements/s": 512.5, "physical p50 ms": 0.25, "physical p99 ms": 1.5, "short board lag p99 ms": 3, "cairn sched delay p99 ms": 0.02}
+	for _, f := range results.RunFigures("requests/s", "request", []string{"request"}) {
+		w, ok := want[f.Name]
+		if !ok {
+			continue
+		}
+		delete(want, f.Name)
+		if v, ok := f.Of(stored); !ok || v != w {
+			t.Errorf("%s: %v %v, want %v", f.Name, v, ok, w)
+		}
+		if _, ok := f.Of(&results.Document{}); ok {
+			t.Errorf("%s of a run without extra.fanout", f.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not compared: %v", want)
+	}
+}

@@ -398,3 +398,20 @@ func (fanout) Summary(w io.Writer, d *results.Document, _ *workload.Engine, _ an
 
 // Replaces: the fan-out's figures follow the common summary.
 func (fanout) Replaces() bool { return false }
+
+func init() {
+	fig := func(name string, higher bool, pick func(x *Extra) float64) {
+		results.RegisterFigure(results.Figure{Name: name, HigherBetter: higher, Of: func(d *results.Document) (float64, bool) {
+			x, ok := ExtraOf(d)
+			if !ok || x.Statements == 0 {
+				return 0, false
+			}
+			return pick(x), true
+		}})
+	}
+	fig("physical statements/s", true, func(x *Extra) float64 { return x.StatementsPerSec })
+	fig("physical p50 ms", false, func(x *Extra) float64 { return x.PhysicalMs.P50 })
+	fig("physical p99 ms", false, func(x *Extra) float64 { return x.PhysicalMs.P99 })
+	fig("short board lag p99 ms", false, func(x *Extra) float64 { return x.ShortBoard.LagMs.P99 })
+	fig("cairn sched delay p99 ms", false, func(x *Extra) float64 { return x.SchedMs.P99 })
+}
