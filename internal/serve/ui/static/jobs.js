@@ -116,10 +116,11 @@ export async function jobView(main, id, signal) {
   }, { once: true });
 
   let state = job.state;
+  let stopping = false; // asked: the job stops as Ctrl-C stops a run, which takes a moment
   const showState = (st, resultID, error) => {
     state = st || state;
     badge.replaceChildren(stateBadge(state));
-    stop.disabled = finalStates.has(state);
+    stop.disabled = stopping || finalStates.has(state);
     if (resultID) {
       resultLink.replaceChildren(el("a", { href: "#/results/" + encodeURIComponent(resultID), id: "open-result" }, "result " + resultID + ": report"));
     }
@@ -127,13 +128,15 @@ export async function jobView(main, id, signal) {
   };
   showState(job.state, job.result_id, job.error);
   stop.addEventListener("click", async () => {
+    stopping = true;
     stop.disabled = true;
     try {
       const j = await postJSON("/api/v1/jobs/" + encodeURIComponent(id) + "/stop");
       showState(j.state, j.result_id, j.error);
     } catch (e) {
+      stopping = false;
       errorLine.textContent = e.message;
-      stop.disabled = false;
+      stop.disabled = finalStates.has(state);
     }
   });
 
