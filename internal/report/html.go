@@ -184,6 +184,11 @@ func summarizeRun(d *results.Document, label string) itemView {
 			v.Figures = append(v.Figures, kv{f.name, num(*f.v) + f.unit})
 		}
 	}
+	for _, f := range results.RegisteredFigures() { // a workload's own (fanout's physical figures)
+		if x, ok := f.Of(d); ok {
+			v.Figures = append(v.Figures, kv{f.Name, num(x)})
+		}
+	}
 	v.Figures = append(v.Figures, kv{"errors", strconv.FormatInt(d.TotalErrors(), 10)})
 	if d.Client.CPUusPerTxn > 0 {
 		v.Figures = append(v.Figures, kv{"client CPU per transaction", num(d.Client.CPUusPerTxn) + " µs"})

@@ -81,6 +81,9 @@ var extraFigures []Figure
 // figure no compared run has is left out. Workloads call it from init.
 func RegisterFigure(f Figure) { extraFigures = append(extraFigures, f) }
 
+// RegisteredFigures are the workloads' own figures (RegisterFigure), for reports.
+func RegisteredFigures() []Figure { return extraFigures }
+
 // RunFigures are the figures 'results compare' sets side by side for runs of a workload whose
 // transaction types are types and whose main transaction is main.
 func RunFigures(headline, main string, types []string) []Figure {

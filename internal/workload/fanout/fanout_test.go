@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/report"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/spec"
@@ -298,5 +299,14 @@ func TestCompareFigures(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("not compared: %v", want)
+	}
+	// The report's run card shows them too.
+	var html bytes.Buffer
+	stored.Workload, stored.ID = "fanout", "1"
+	if err := report.HTML(&html, []report.Item{{Run: stored}}, "fan-out"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), "physical statements/s") || !strings.Contains(html.String(), "513") {
+		t.Errorf("the report lacks the physical figures")
 	}
 }
