@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/target/sqlconn"
@@ -261,5 +262,26 @@ func TestWireLostConnection(t *testing.T) {
 	}
 	if _, err := c.Exec(ctx, "COMMIT"); tg.Classify(err) != target.ErrConnection {
 		t.Fatalf("next statement: %v, want the same connection error", err)
+	}
+}
+
+// A statement whose context ends is abandoned as through the driver: the call returns the
+// context's error at once and the connection is given up (the next call is a lost connection).
+func TestWireCancel(t *testing.T) {
+	tg, _ := open(t)
+	c := conn(t, tg, true)
+	if err := c.Prepare(context.Background(), "sleep", "SELECT SLEEP(?)"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	var n int64
+	err := c.QueryRow(ctx, "sleep", 10).Scan(&n)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+		t.Fatalf("a statement past its deadline: %v after %v, want the context's error at once", err, time.Since(start))
+	}
+	if _, err := c.Exec(context.Background(), "COMMIT"); tg.Classify(err) != target.ErrConnection {
+		t.Fatalf("next statement: %v (class %v), want a connection error", err, tg.Classify(err))
 	}
 }
