@@ -223,8 +223,10 @@ type parsed struct {
 }
 
 // parse checks a request as 'cairn run --spec' (every kind but study) or 'cairn study plan'
-// (a study, which connects to its server and changes nothing) checks it.
-func parse(ctx context.Context, q request) (*parsed, error) {
+// (a study, which connects to its server and changes nothing) checks it. A study whose target
+// busy says a job of this service loads is checked against its server when it starts: read
+// now, the running job's settings would pass for the server's own.
+func parse(ctx context.Context, q request, busy func(key string) bool) (*parsed, error) {
 	text := []byte(q.Spec)
 	if q.Kind == "study" {
 		st, err := study.Read(text)
@@ -235,7 +237,9 @@ func parse(ctx context.Context, q request) (*parsed, error) {
 			return nil, err
 		}
 		var plan bytes.Buffer
-		if err := job.Plan(ctx, st, &plan); err != nil {
+		if busy(where(st.Spec.DB)) {
+			fmt.Fprintf(&plan, "%s is busy with another job: the study is checked against it when it starts\n", where(st.Spec.DB))
+		} else if err := job.Plan(ctx, st, &plan); err != nil {
 			return nil, err
 		}
 		binds := false
@@ -315,7 +319,7 @@ func (a *api) validate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := parse(r.Context(), q)
+	p, err := parse(r.Context(), q, a.m.busy)
 	if err != nil {
 		fail(w, err)
 		return
@@ -328,7 +332,7 @@ func (a *api) create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := parse(r.Context(), q)
+	p, err := parse(r.Context(), q, a.m.busy)
 	if err != nil {
 		fail(w, err)
 		return

@@ -401,6 +401,18 @@ func (m *manager) unwatch(id string, c chan Event) {
 	}
 }
 
+// busy reports whether a job of this service is queued or running on a target.
+func (m *manager) busy(key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.order {
+		if r.key == key && (r.State == Queued || r.State == Running) {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *manager) get(id string) (Job, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

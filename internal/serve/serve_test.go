@@ -823,8 +823,15 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	before := asFound(t, admin)
 
 	p := startProcess(t, bin, store, state)
+	tpcb := "workload: tpcb\ndb: " + db + "\n"
+	p.done("cleanup", tpcb) // a schema a stopped prepare left partial
 	j := p.submit("study", study)
 	changed(t, p.service, j.ID, admin, before)
+	// A second study on the busy server queues (its plan would read the first one's settings).
+	q := p.submit("study", study)
+	if q.State != "queued" {
+		t.Errorf("a second study on a busy server: %+v", q)
+	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -846,6 +853,11 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	lg, _ := os.ReadFile(filepath.Join(store+".jobs", j.ID+".log"))
 	if got.State != "stopped" || got.Error != "" {
 		t.Fatalf("the job after SIGTERM: %+v\n%s", got, lg)
+	}
+	var gq job
+	p.ok(200, "GET", "/api/v1/jobs/"+q.ID, nil, &gq)
+	if gq.State != "stopped" {
+		t.Errorf("the queued study after SIGTERM: %+v", gq)
 	}
 	// A study stopped before its first run measured anything is not stored (as on Ctrl-C).
 	if got.ResultID != "" {
@@ -877,6 +889,7 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	if !strings.Contains(p.stderr.String(), "restored: settings synchronous_commit") {
 		t.Errorf("the restart does not say what it restored:\n%s", p.stderr)
 	}
+	p.done("cleanup", tpcb)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("cairn serve after SIGTERM: %v", err)
