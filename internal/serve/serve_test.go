@@ -756,7 +756,18 @@ func startProcess(t *testing.T, bin, store, state string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		// SIGTERM first: a test that failed midway leaves no study's settings changed.
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
 	for i := 0; ; i++ {
 		if resp, err := http.Get(p.base + "/healthz"); err == nil {
 			resp.Body.Close()
