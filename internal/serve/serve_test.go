@@ -818,7 +818,7 @@ func changed(t *testing.T, s *service, id, admin, before string) {
 // the service exits 0. A serve killed outright during one leaves the settings changed: the next
 // serve marks the job interrupted and puts them back through the undo journal.
 func TestSIGTERMDuringAStudy(t *testing.T) {
-	db, _ := serverDB(t, "postgres")
+	db, pw := serverDB(t, "postgres")
 	admin := testutil.PG(t)
 	bin := filepath.Join(t.TempDir(), "cairn")
 	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/cairn").CombinedOutput(); err != nil {
@@ -833,7 +833,13 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	store, state := filepath.Join(dir, "results.db"), filepath.Join(dir, "state")
 	before := asFound(t, admin)
 
+	var said strings.Builder // what every serve process answered and printed
 	p := startProcess(t, bin, store, state)
+	var plan struct{ Plan string }
+	p.ok(200, "POST", "/api/v1/validate", map[string]string{"kind": "study", "spec": study}, &plan)
+	if !strings.Contains(plan.Plan, "nothing was changed") {
+		t.Errorf("the study's plan:\n%s", plan.Plan)
+	}
 	tpcb := "workload: tpcb\ndb: " + db + "\n"
 	p.done("cleanup", tpcb) // a schema a stopped prepare left partial
 	j := p.submit("study", study)
@@ -858,6 +864,7 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	}
 
 	// The records survive: a new serve lists the job stopped, its study stored interrupted.
+	said.WriteString(p.all.String() + p.stderr.String())
 	p = startProcess(t, bin, store, state)
 	var got job
 	p.ok(200, "GET", "/api/v1/jobs/"+j.ID, nil, &got)
@@ -889,6 +896,7 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	if got := asFound(t, admin); got == before {
 		t.Fatalf("synchronous_commit is as found right after the kill (%s): the test proves nothing", got)
 	}
+	said.WriteString(p.all.String() + p.stderr.String())
 	p = startProcess(t, bin, store, state)
 	p.ok(200, "GET", "/api/v1/jobs/"+k.ID, nil, &got)
 	if got.State != "interrupted" {
@@ -901,10 +909,14 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 		t.Errorf("the restart does not say what it restored:\n%s", p.stderr)
 	}
 	p.done("cleanup", tpcb)
+	p.events(k.ID)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("cairn serve after SIGTERM: %v", err)
 	}
+	p.all.WriteString(said.String())
+	p.log = p.stderr
+	noSecret(t, p.service, pw)
 }
 
 // A job that binds cairn to client CPUs runs alone, even beside a job on another target, and
