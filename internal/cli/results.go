@@ -54,7 +54,7 @@ $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db, else ~/.local/share/cairn/
 		Args: cobra.ArbitraryArgs,
 		RunE: group,
 	}
-	cmd.AddCommand(newResultsList(stdout), newResultsShow(stdout), newResultsCompare(stdout), newResultsExport(stdout), newResultsRm(stdout))
+	cmd.AddCommand(newResultsList(stdout), newResultsShow(stdout), newResultsCompare(stdout), newResultsExport(stdout), newResultsRm(stdout), newResultsMerge(stdout))
 	return cmd
 }
 
@@ -227,6 +227,25 @@ func newResultsRm(stdout io.Writer) *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(stdout, "removed result %s from %s\n", args[0], s.Path)
+			return nil
+		},
+	}
+}
+
+func newResultsMerge(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "merge ID…",
+		Short: "Make one run of the stored parts of a run measured by several load generators (--part I/N), and store it",
+		Long: `Merge every part of one run (docs/scale.md): transactions summed, latency histograms merged,
+the headline counted once by the database over the parts' common window, each part's client CPU kept.
+A run with a part missing is refused.`,
+		Args: exactIDs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := results.MergeAt(cmd.Context(), resultsPath(cmd), args)
+			if err != nil {
+				return err
+			}
+			summary.Show(stdout, results.Loaded{ID: d.ID, Run: d})
 			return nil
 		},
 	}

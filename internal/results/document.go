@@ -57,9 +57,11 @@ type Document struct {
 	Histograms map[string]string `json:"histograms"`
 	// Timings are individually timed executions, for workloads that time each query of a stream
 	// (TPC-H's power and throughput tests).
-	Timings []Timing       `json:"timings,omitempty"`
-	Notes   []string       `json:"notes,omitempty"`
-	Extra   map[string]any `json:"extra,omitempty"`
+	Timings []Timing `json:"timings,omitempty"`
+	// Part marks one load generator's share of a run of several (merge.go), or a merged run.
+	Part  *Part          `json:"part,omitempty"`
+	Notes []string       `json:"notes,omitempty"`
+	Extra map[string]any `json:"extra,omitempty"`
 }
 
 // Timing is one timed query or refresh function.

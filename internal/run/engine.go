@@ -35,6 +35,11 @@ type Config struct {
 	// LatencyLimit counts transactions slower than it as late; in open loop it also skips those
 	// already later than it when their turn comes (pgbench's -L with -R).
 	LatencyLimit time.Duration
+	// IDs, when set, are the VUs' ids (one per VU): a part of a run drives its share of a larger
+	// run's VUs, each with the id, and so the random streams, it has there.
+	IDs []int
+	// StartAt, when set, is when the measured window starts: the parts of one run agree on it.
+	StartAt time.Time
 }
 
 // ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
@@ -173,6 +178,43 @@ type Engine struct {
 	after   *metrics.Set
 }
 
+// vuID is the id of the run's i-th VU.
+func (c Config) vuID(i int) int {
+	if c.IDs != nil {
+		return c.IDs[i]
+	}
+	return i
+}
+
+// StartPassedError is a part of a run that is ready only after the window all parts share started.
+type StartPassedError struct{ StartAt time.Time }
+
+func (e *StartPassedError) Error() string {
+	return fmt.Sprintf("the run's window started at %s, before this part was ready: start the parts again with a later --start-at (or a new --part-run)",
+		e.StartAt.UTC().Format(time.RFC3339))
+}
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *StartPassedError) BadInput() {}
+
+// waitStart waits until rampup before at, and returns the rampup left: shorter when this part got
+// ready late, so that its window still starts at at.
+func waitStart(ctx context.Context, at time.Time, rampup time.Duration) (time.Duration, error) {
+	left := time.Until(at)
+	if left <= 0 {
+		return 0, &StartPassedError{StartAt: at}
+	}
+	if wait := left - rampup; wait > 0 {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(wait):
+		}
+		left = time.Until(at)
+	}
+	return max(left, 0), nil
+}
+
 // Subscribe adds a consumer of the run's seconds: f gets every second's Tick, from the engine's
 // monitor goroutine, in order, the last one (Phase "done") included. Subscribe before Run; f must
 // return quickly (hand the value on), since the monitor waits for it.
@@ -276,7 +318,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				errs[i] = ctx.Err() // Ctrl-C while connecting: open no more
 				return
 			}
-			v, err := e.NewVU(i)
+			v, err := e.NewVU(cfg.vuID(i))
 			if err != nil {
 				errs[i] = err
 				return
@@ -292,7 +334,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				return
 			}
 			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i), poke: make(chan struct{}, 1),
-				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+0x9e3779b9))}
+				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.vuID(i))+0x9e3779b9))}
 			if st, ok := v.(workload.StatementTimer); ok && len(e.Statements) > 0 {
 				vus[i].stmts = &stmtSink{e: e, set: metrics.NewStmtSet(len(e.Statements))}
 				st.SetStatementSink(vus[i].stmts)
@@ -323,9 +365,19 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 
 	out := &Outcome{PlannedWindow: cfg.Duration}
+	e.ws = cfg.Rampup
+	if !cfg.StartAt.IsZero() {
+		var err error
+		if e.ws, err = waitStart(ctx, cfg.StartAt, cfg.Rampup); err != nil {
+			mon.Close()
+			for _, v := range vus {
+				v.conn.Close()
+			}
+			return nil, err
+		}
+	}
 	e.t0 = time.Now()
 	out.StartedAt = e.t0
-	e.ws = cfg.Rampup
 	e.we = cfg.Rampup + cfg.Duration
 	e.end.Store(int64(e.we))
 	out.WindowStartsAt = e.t0.Add(e.ws)

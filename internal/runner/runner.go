@@ -54,6 +54,8 @@ type Session struct {
 	Version string // cairn's
 	// clientCPUs are the CPUs cairn was bound to when the session opened (--client-cpus).
 	clientCPUs []int
+	// partRun names the run a part (--part) belongs to.
+	partRun string
 }
 
 // NoFileError is a run on an SQLite file that does not exist: cairn does not create an empty one.
@@ -155,6 +157,13 @@ func (quiet) Loaded()                   {}
 // when it is 0, so that the stored config is the spec that ran.
 func (se *Session) Run(ctx context.Context, h Hooks) (*results.Document, error) {
 	s := se.Spec
+	if s.Part != "" {
+		// Every part draws the same seed, from the run's name, before the seed is in the spec.
+		se.partRun = partRunName(s)
+		if s.Seed == 0 {
+			s.Seed = workload.SeedOf(se.partRun)
+		}
+	}
 	if s.Seed == 0 {
 		s.Seed = RandomSeed()
 	}
@@ -240,6 +249,10 @@ func (se *Session) startLine(def *workload.Run, verb, vus string) string {
 // run (a profile step's: its VU count and seed).
 func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uint64, s *spec.Spec, h Hooks) (*results.Document, error) {
 	cfg := run.ConfigOf(s.Engine, vu, seed, def.Pace)
+	pt, err := se.partOf(ctx, def, s, &cfg)
+	if err != nil {
+		return nil, err
+	}
 	targetVersion, _ := se.T.Version(ctx)
 	var settings map[string]string
 	if c, err := se.T.Conn(ctx); err == nil {
@@ -267,12 +280,18 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	eng.Observe = watch
 	out, err := eng.Run(ctx)
 	restoreErr := watch.Close(ctx)
+	if err := pt.done(context.WithoutCancel(ctx), se.T); err != nil {
+		restoreErr = errors.Join(restoreErr, fmt.Errorf("drop the table where the parts agreed on their start (%s): %w", partTable, err))
+	}
 	if err != nil {
 		return nil, errors.Join(err, restoreErr)
 	}
 	step := *s
 	step.Profile, step.VU, step.Seed = false, []int{vu}, seed
 	d := build(out, cfg, def, se.T, targetVersion, settings, se.Version, nil)
+	if pt != nil {
+		pt.mark(d, out)
+	}
 	watch.Fill(d)
 	d.Workload = s.Workload
 	d.Config = step.Config()

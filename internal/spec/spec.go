@@ -133,6 +133,12 @@ func (s *Spec) Check() error {
 			}
 		}
 	}
+	if err := s.Parting.Check(); err != nil {
+		return err
+	}
+	if s.Part != "" && s.Profile {
+		return errf("part", "a profile runs in one process: --part splits a run")
+	}
 	if s.w.Info().Uses("duration") && s.Duration <= 0 {
 		return &options.Error{Name: "duration", Msg: "must be positive, like 2m"}
 	}

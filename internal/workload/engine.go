@@ -27,6 +27,7 @@ type Engine struct {
 	observe.Observation
 	observe.Binding
 	target.Connecting
+	Parting
 }
 
 // EngineDefaults are the engine settings' defaults for a run (profile false) or a profile, with

@@ -86,6 +86,9 @@ type Run struct {
 	// (TPC-C's NO, PAY …); nil: the names.
 	Labels []string
 	NewVU  func(id int) (VU, error)
+	// PartIDs, when set, chooses a part's share of the VU ids 0..vus-1 (Part.IDs otherwise): a
+	// workload that gives each VU a home of its own keeps the parts' homes apart.
+	PartIDs func(vus int, p Part) ([]int, error)
 	// Finish adds the workload's own figures, extra and notes to the run's document.
 	Finish func(d *results.Document)
 }

@@ -188,6 +188,7 @@ func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 			}
 			return v, err
 		},
+		PartIDs: func(vus int, p workload.Part) ([]int, error) { return partIDs(vus, meta.Warehouses, p) },
 		Finish: func(d *results.Document) {
 			var skips int64
 			mu.Lock()

@@ -1,0 +1,324 @@
+package results
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+)
+
+// Part marks a run measured by several load generators (docs/scale.md, "Several load
+// generators"): on a part's document, which share it ran and the database's counters at its
+// window's edges; on the merged document, the parts it was made of.
+type Part struct {
+	I   int    `json:"i,omitempty"` // 1-based; 0 on a merged document
+	N   int    `json:"n"`
+	Run string `json:"run"` // the name every part of the run was given, or derived from the spec
+	// StartAt is the window's start all parts agreed on.
+	StartAt time.Time `json:"start_at"`
+	// Start and End are the database's counters as this part read them at its window's edges.
+	Start *Edge `json:"start,omitempty"`
+	End   *Edge `json:"end,omitempty"`
+	// OwnTxns are the transactions of this part's own statements in the server's counter.
+	OwnTxns   int64 `json:"own_txns,omitempty"`
+	Restarted bool  `json:"restarted,omitempty"`
+	// Parts, on a merged document, are the parts' result ids and what each cost its client.
+	Parts []PartClient `json:"parts,omitempty"`
+}
+
+// Edge is one reading of the database's counters.
+type Edge struct {
+	At       time.Time `json:"at"`
+	Headline int64     `json:"headline"`
+	Counter  int64     `json:"counter"`
+}
+
+// PartClient is one part of a merged run: its result id, VUs and client CPU.
+type PartClient struct {
+	I           int     `json:"i"`
+	ID          string  `json:"id"`
+	VU          int     `json:"vu"`
+	CPUSeconds  float64 `json:"cpu_seconds"`
+	CPUusPerTxn float64 `json:"cpu_us_per_txn"`
+	Hostname    string  `json:"hostname,omitempty"`
+}
+
+// MergeError is a set of documents that are not the parts of one run.
+type MergeError struct{ Msg string }
+
+func (e *MergeError) Error() string { return e.Msg }
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *MergeError) BadInput() {}
+
+func mergef(format string, a ...any) error { return &MergeError{Msg: fmt.Sprintf(format, a...)} }
+
+// withoutPart is a part's config with its part number left out: what every part shares.
+func withoutPart(config any) string {
+	m, _ := config.(map[string]any)
+	c := map[string]any{}
+	for k, v := range m {
+		if k != "part" {
+			c[k] = v
+		}
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// Merge makes one run of the documents of every part of a run: transactions counted over the
+// parts, latency histograms merged (exactly: each part stores its histograms), the headline counted
+// once by the database between the earliest window-start reading and the latest window-end
+// reading of the parts, each part's client CPU kept. It refuses documents that are not all the
+// parts of one run, a missing part among them.
+func Merge(parts []Loaded) (*Document, error) {
+	if len(parts) < 2 {
+		return nil, mergef("merge needs the results of at least two parts of a run, got %d", len(parts))
+	}
+	var ds []*Document
+	for _, l := range parts {
+		d := l.Run
+		if d == nil || d.Part == nil || d.Part.I == 0 {
+			return nil, mergef("result %s is not a part of a run (one run with --part I/N)", l.ID)
+		}
+		ds = append(ds, d)
+	}
+	first := ds[0]
+	seen := map[int]string{}
+	for i, d := range ds {
+		p := d.Part
+		switch {
+		case p.Run != first.Part.Run:
+			return nil, mergef("result %s is a part of run %q, result %s of run %q: merge the parts of one run", parts[i].ID, p.Run, parts[0].ID, first.Part.Run)
+		case p.N != first.Part.N || withoutPart(d.Config) != withoutPart(first.Config) || d.Workload != first.Workload:
+			return nil, mergef("results %s and %s ran different specs: merge the parts of one run", parts[0].ID, parts[i].ID)
+		case seen[p.I] != "":
+			return nil, mergef("results %s and %s are both part %d/%d", seen[p.I], parts[i].ID, p.I, p.N)
+		}
+		seen[p.I] = parts[i].ID
+	}
+	var missing []string
+	for i := 1; i <= first.Part.N; i++ {
+		if seen[i] == "" {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, first.Part.N))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, mergef("run %q has %d parts, and part %s is not among the results: a merge of some parts would count their VUs' transactions against the whole database's, so cairn refuses it (run the whole run again)",
+			first.Part.Run, first.Part.N, strings.Join(missing, ", "))
+	}
+	slices.SortFunc(ds, func(a, b *Document) int { return a.Part.I - b.Part.I })
+	ids := make(map[*Document]string, len(ds))
+	for _, d := range ds {
+		ids[d] = seen[d.Part.I]
+	}
+	return merge(ds, ids)
+}
+
+func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
+	first := ds[0]
+	m := &Document{Format: FormatVersion, Kind: KindRun, Cairn: first.Cairn, Workload: first.Workload, MainTxn: first.MainTxn,
+		StartedAt: first.StartedAt, Target: first.Target, Mode: first.Mode, Seed: first.Seed, TxnOrder: first.TxnOrder,
+		Txns: map[string]*Txn{}, Errors: map[string]int64{}, Histograms: map[string]string{}, Config: first.Config}
+	m.Part = &Part{N: first.Part.N, Run: first.Part.Run, StartAt: first.Part.StartAt}
+	if c, ok := m.Config.(map[string]any); ok {
+		cc := map[string]any{}
+		for k, v := range c {
+			if k != "part" {
+				cc[k] = v
+			}
+		}
+		m.Config = cc
+	}
+	hists := map[string]*hdrhistogram.Histogram{}
+	var cpu float64
+	var start, end *Edge
+	serverOK := true
+	var own int64
+	for _, d := range ds {
+		m.VU += d.VU
+		m.Interrupted = m.Interrupted || d.Interrupted
+		if d.StartedAt.Before(m.StartedAt) {
+			m.StartedAt = d.StartedAt
+		}
+		m.Window.ClientSeconds = max(m.Window.ClientSeconds, d.Window.ClientSeconds)
+		m.Window.PlannedSeconds = d.Window.PlannedSeconds
+		m.Window.RampupSeconds = max(m.Window.RampupSeconds, d.Window.RampupSeconds)
+		for name, t := range d.Txns {
+			mt := m.Txns[name]
+			if mt == nil {
+				mt = &Txn{}
+				m.Txns[name] = mt
+			}
+			mt.Count += t.Count
+			mt.Rollbacks += t.Rollbacks
+			mt.Errors += t.Errors
+			mt.Retries += t.Retries
+			mt.Late += t.Late
+			mt.Skipped += t.Skipped
+		}
+		for name, enc := range d.Histograms {
+			h, err := DecodeHist(enc)
+			if err != nil {
+				return nil, fmt.Errorf("result %s: %s's histogram: %w", ids[d], name, err)
+			}
+			if hists[name] == nil {
+				hists[name] = metrics.NewHist()
+			}
+			hists[name].Merge(h)
+		}
+		for k, v := range d.Errors {
+			m.Errors[k] += v
+		}
+		if f := d.Window.InFlight; f != nil {
+			if m.Window.InFlight == nil {
+				m.Window.InFlight = &InFlight{}
+			}
+			g := m.Window.InFlight
+			g.AtEnd += f.AtEnd
+			g.OldestMs = max(g.OldestMs, f.OldestMs)
+			g.Unfinished += f.Unfinished
+			g.UnfinishedOldestMs = max(g.UnfinishedOldestMs, f.UnfinishedOldestMs)
+		}
+		if q := d.Queries; q != nil {
+			if m.Queries == nil {
+				m.Queries = &Queries{}
+			}
+			m.Queries.Reads += q.Reads
+			m.Queries.Writes += q.Writes
+			m.Queries.Other += q.Other
+			m.Queries.Total += q.Total
+		}
+		cpu += d.Client.CPUSeconds
+		m.Client.Reconnects += d.Client.Reconnects
+		pc := PartClient{I: d.Part.I, ID: ids[d], VU: d.VU, CPUSeconds: d.Client.CPUSeconds, CPUusPerTxn: d.Client.CPUusPerTxn}
+		if d.Host != nil {
+			pc.Hostname = d.Host.Hostname
+		}
+		m.Part.Parts = append(m.Part.Parts, pc)
+		p := d.Part
+		if p.Start == nil || p.End == nil || p.Restarted {
+			serverOK = false
+			continue
+		}
+		own += p.OwnTxns
+		if start == nil || p.Start.At.Before(start.At) {
+			start = p.Start
+		}
+		if end == nil || p.End.At.After(end.At) {
+			end = p.End
+		}
+	}
+	var total int64
+	for name, t := range m.Txns {
+		total += t.Count
+		if h := hists[name]; h != nil {
+			t.LatencyMs = metrics.Summarize(h)
+			m.Histograms[name] = EncodeHist(h)
+		}
+		if m.Window.ClientSeconds > 0 {
+			t.PerMinute = float64(t.Count) / (m.Window.ClientSeconds / 60)
+		}
+	}
+	for _, t := range m.Txns {
+		if total > 0 {
+			t.Percentage = 100 * float64(t.Count) / float64(total)
+		}
+	}
+	m.Client.CPUSeconds = cpu
+	if total > 0 {
+		m.Client.CPUusPerTxn = cpu * 1e6 / float64(total)
+	}
+	if m.Queries != nil && m.Window.ClientSeconds > 0 {
+		m.Queries.PerSec = float64(m.Queries.Total) / m.Window.ClientSeconds
+		m.Result.QPS = &m.Queries.PerSec
+	}
+	m.Notes = append(m.Notes, fmt.Sprintf("merged from %d parts (results %s): transactions summed, latency histograms merged; per-statement latencies, the time series, the server's observations and the workload's own figures are each part's",
+		len(ds), strings.Join(partIDs(m.Part.Parts), ", ")))
+	fh := first.HeadlineFigure()
+	switch {
+	case fh == nil:
+	case fh.Source == "client" && fh.Txn == "":
+		if m.Window.ClientSeconds > 0 {
+			tps := float64(total) / m.Window.ClientSeconds
+			m.Result.TPS = &tps
+			m.Result.Headline = &Headline{Name: fh.Name, Unit: fh.Unit, Value: tps, Source: "client"}
+		}
+	case serverOK && start != nil && end.At.After(start.At):
+		// One database counts every part's transactions: read once, between the earliest reading
+		// at a window's start and the latest at a window's end.
+		m.Window.Start, m.Window.End = start.At, end.At
+		m.Window.Seconds = end.At.Sub(start.At).Seconds()
+		mins := m.Window.Seconds / 60
+		m.Result.Headline = &Headline{Name: fh.Name, Unit: fh.Unit, Source: "server", Txn: fh.Txn,
+			Value: math.Floor(float64(end.Headline-start.Headline) / mins)}
+		if first.Result.TPM != nil && strings.HasPrefix(first.Result.TPMSource, "server") {
+			tpm := int64(math.Floor(float64(end.Counter-start.Counter-own) / mins))
+			m.Result.TPM, m.Result.TPMSource = &tpm, first.Result.TPMSource
+		}
+	default:
+		m.Window.Seconds = m.Window.ClientSeconds
+		if t := m.Txns[fh.Txn]; t != nil && m.Window.ClientSeconds > 0 {
+			m.Result.Headline = &Headline{Name: fh.Name, Unit: fh.Unit, Source: "client", Txn: fh.Txn,
+				Value: math.Floor(float64(t.Count-t.Rollbacks) / (m.Window.ClientSeconds / 60))}
+		}
+		m.Notes = append(m.Notes, "a part could not read the database at an end of its window: "+fh.Name+" is client-counted")
+	}
+	if m.Result.TPM == nil && m.Window.ClientSeconds > 0 && first.Result.TPM != nil {
+		tpm := int64(math.Floor(float64(total) / (m.Window.ClientSeconds / 60)))
+		m.Result.TPM, m.Result.TPMSource = &tpm, "client: committed and rolled-back transactions counted by cairn"
+	}
+	if first.Result.NOPM != nil && m.Result.Headline != nil {
+		nopm := int64(m.Result.Headline.Value)
+		m.Result.NOPM = &nopm
+	}
+	if m.Window.Start.IsZero() {
+		m.Window.Start = first.Part.StartAt
+	}
+	return m, nil
+}
+
+func partIDs(ps []PartClient) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.ID)
+	}
+	return out
+}
+
+// DecodeHist reads a histogram EncodeHist wrote.
+func DecodeHist(s string) (*hdrhistogram.Histogram, error) {
+	return hdrhistogram.Decode([]byte(s))
+}
+
+// MergeAt merges the stored parts ids of the store at path and stores the merged run, which it
+// returns with its id set.
+func MergeAt(ctx context.Context, path string, ids []string) (*Document, error) {
+	ls, err := Read(ctx, path, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ls {
+		ls[i].ID = ids[i]
+	}
+	d, err := Merge(ls)
+	if err != nil {
+		return nil, err
+	}
+	s, err := OpenStore(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if err := s.SaveRun(ctx, d, 0); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
