@@ -36,6 +36,21 @@ var columns = map[string][]string{
 	"order_line": {"ol_o_id", "ol_d_id", "ol_w_id", "ol_number", "ol_i_id", "ol_supply_w_id", "ol_delivery_d", "ol_quantity", "ol_amount", "ol_dist_info"},
 }
 
+// kinds gives each column's RowWriter method, in the order of columns: i Int, m Money, f Fixed4,
+// s Str or Text, t Time (any of them may be NULL). Loading a generated file into a target whose bulk
+// format is not the text format (SQLite) replays each value through it.
+var kinds = map[string]string{
+	"item":       "iisms",
+	"warehouse":  "issssssfm",
+	"district":   "iissssssfmi",
+	"stock":      "iiissssssssssiiis",
+	"customer":   "iiissssssssstsmfmmiis",
+	"history":    "iiiiitms",
+	"orders":     "iiiitiii",
+	"new_order":  "iii",
+	"order_line": "iiiiiitims",
+}
+
 // Tables in creation order.
 var tables = []string{"warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"}
 

@@ -89,6 +89,11 @@ type PrepareOptions struct {
 	Rows         *atomic.Int64 // rows loaded so far, for a progress display
 	Phase        func(string)  // called at each step ("schema", "load", "indexes", …)
 	CairnVersion string
+	// From loads the files cairn tpcc gen wrote instead of generating: its warehouses and seed
+	// replace Warehouses and Seed.
+	From *Files
+	// LoadTime is the time in the four timestamp columns; zero: when prepare starts.
+	LoadTime time.Time
 }
 
 // ExpectedRows is the number of rows prepare loads for w warehouses (order lines on average).
@@ -108,6 +113,9 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	procs, err := procedures(d, o.Procedures)
 	if err != nil {
 		return nil, err
+	}
+	if o.From != nil {
+		o.Warehouses, o.Seed = o.From.Warehouses, o.From.Seed
 	}
 	asked := o.Warehouses // 0: whatever is there, else 1
 	if o.Warehouses == 0 {
@@ -259,34 +267,7 @@ func createPartitions(ctx context.Context, s *workload.Schema, c target.Conn, di
 	return nil
 }
 
-// loadJob is one table of one warehouse (or the item table).
-type loadJob struct {
-	table string
-	wid   int
-	gen   func(w target.RowWriter) error
-}
-
 func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessionSQL string) error {
-	g := &Gen{Seed: o.Seed, Load: m.Load, LoadTime: m.PreparedAt.Unix()}
-	var jobs []loadJob
-	jobs = append(jobs, loadJob{"item", 0, g.Items})
-	// Big tables first, so the tail of the load is short jobs spread over all loaders.
-	for w := 1; w <= o.Warehouses; w++ {
-		wid := w
-		jobs = append(jobs,
-			loadJob{"order_line", wid, func(rw target.RowWriter) error { return g.OrderLines(rw, wid) }},
-			loadJob{"stock", wid, func(rw target.RowWriter) error { return g.Stock(rw, wid) }},
-			loadJob{"customer", wid, func(rw target.RowWriter) error { return g.Customers(rw, wid) }})
-	}
-	for w := 1; w <= o.Warehouses; w++ {
-		wid := w
-		jobs = append(jobs,
-			loadJob{"history", wid, func(rw target.RowWriter) error { return g.History(rw, wid) }},
-			loadJob{"orders", wid, func(rw target.RowWriter) error { return g.Orders(rw, wid) }},
-			loadJob{"new_order", wid, func(rw target.RowWriter) error { return g.NewOrders(rw, wid) }},
-			loadJob{"warehouse", wid, func(rw target.RowWriter) error { return g.Warehouse(rw, wid) }},
-			loadJob{"district", wid, func(rw target.RowWriter) error { return g.Districts(rw, wid) }})
-	}
 	loaders := o.Loaders
 	if t.Dialect().SingleWriter {
 		loaders = 1
@@ -300,6 +281,15 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessi
 		}
 		return nil
 	}
+	if o.From != nil {
+		return o.From.load(ctx, t, loaders, setup, o.Rows)
+	}
+	loadTime := m.PreparedAt.Unix()
+	if !o.LoadTime.IsZero() {
+		loadTime = o.LoadTime.Unix()
+	}
+	g := &Gen{Seed: o.Seed, Load: m.Load, LoadTime: loadTime}
+	jobs := genJobs(g, 1, o.Warehouses, true)
 	return workload.Parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
 		_, err := workload.BulkLoad(ctx, t, c, j.table, columns[j.table], o.Rows, j.gen)

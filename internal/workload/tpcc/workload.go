@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,17 @@ type PrepareSpec struct {
 	Seed       uint64 `opt:"seed" help:"seed of the generated data (0: random, printed)"`
 	Partition  bool   `opt:"partition" help:"hash-partition orders and order_line by warehouse (PostgreSQL, MySQL/MariaDB)"`
 	NoProcs    bool   `opt:"no-procs" help:"do not create the server-side transactions (then only --mode sql runs)"`
+	From       string `opt:"from" help:"load the files cairn tpcc gen wrote into this directory (all parts) instead of generating; the warehouses and seed are theirs"`
+}
+
+// GenSpec is gen's options.
+type GenSpec struct {
+	Warehouses int    `opt:"warehouses" short:"w" min:"1" help:"warehouses of the whole data set (all parts)"`
+	Out        string `opt:"out" short:"o" help:"directory for the files (made if missing); copy every part's into one directory for prepare --from"`
+	Parts      int    `opt:"parts" min:"1" help:"split the warehouses into this many parts, generated apart (on several machines)"`
+	Part       int    `opt:"part" min:"1" help:"which part to generate, 1..--parts; part 1 also writes the item table"`
+	Seed       uint64 `opt:"seed" help:"seed of the generated data (0: random, printed; with --parts above 1 give the same one to every part)"`
+	Workers    int    `opt:"workers" min:"1" help:"files written at once"`
 }
 
 // RunSpec is run's and profile's options.
@@ -69,6 +81,16 @@ func (tpcc) CheckOptions() any   { return &CheckSpec{} }
 
 func (tpcc) Prepare(ctx context.Context, t target.Target, opts any, p workload.Preparing) error {
 	o := opts.(*PrepareSpec)
+	var files *Files
+	from := ""
+	if o.From != "" {
+		f, err := filesFor(o)
+		if err != nil {
+			return err
+		}
+		files, from = f, " from "+o.From
+		o.Warehouses, o.Seed = f.Warehouses, f.Seed
+	}
 	if o.Seed == 0 {
 		o.Seed = workload.RandomSeed()
 	}
@@ -77,17 +99,21 @@ func (tpcc) Prepare(ctx context.Context, t target.Target, opts any, p workload.P
 		loaders = 1
 	}
 	w := max(o.Warehouses, 1)
+	total := ExpectedRows(w)
+	if files != nil {
+		total = files.Rows()
+	}
 	var rows atomic.Int64
 	start := time.Now()
 	meta, err := Prepare(ctx, t, PrepareOptions{Warehouses: o.Warehouses, Loaders: o.Loaders, Seed: o.Seed, Partition: o.Partition,
-		Procedures: !o.NoProcs && t.Dialect().Procedures, Rows: &rows,
+		Procedures: !o.NoProcs && t.Dialect().Procedures, Rows: &rows, From: files,
 		Phase: func(ph string) {
 			switch ph {
 			case "schema":
-				p.Say("preparing TPC-C: %s on %s (%s), %s, seed %d", workload.Plural(w, "warehouse"), t.Name(), target.Where(t),
+				p.Say("preparing TPC-C%s: %s on %s (%s), %s, seed %d", from, workload.Plural(w, "warehouse"), t.Name(), target.Where(t),
 					workload.Plural(loaders, "loader"), o.Seed)
 			case "load":
-				p.Load(ExpectedRows(w), &rows)
+				p.Load(total, &rows)
 			case "indexes":
 				p.Loaded()
 				p.Say("loaded %s in %.1f s; building indexes", workload.Plural(int(rows.Load()), "row"), time.Since(start).Seconds())
@@ -106,6 +132,73 @@ func (tpcc) Prepare(ctx context.Context, t target.Target, opts any, p workload.P
 	}
 	p.Say("prepared %s in %.1f s (%d rows, %.0f rows/s overall)",
 		workload.Plural(meta.Warehouses, "warehouse"), meta.LoadSeconds, rows.Load(), float64(rows.Load())/meta.LoadSeconds)
+	return nil
+}
+
+// filesFor opens prepare --from's directory; a --warehouses or --seed that is not the files' is
+// refused.
+func filesFor(o *PrepareSpec) (*Files, error) {
+	f, err := OpenFiles(o.From)
+	if err != nil {
+		return nil, err
+	}
+	if o.Warehouses != 0 && o.Warehouses != f.Warehouses {
+		return nil, options.Errorf("warehouses", strconv.Itoa(o.Warehouses), "the files in %s hold %s: leave --warehouses out with --from", o.From, workload.Plural(f.Warehouses, "warehouse"))
+	}
+	if o.Seed != 0 && o.Seed != f.Seed {
+		return nil, options.Errorf("seed", strconv.FormatUint(o.Seed, 10), "the files in %s were generated with seed %d: leave --seed out with --from", o.From, f.Seed)
+	}
+	return f, nil
+}
+
+// Tools is tpcc gen.
+func (tpcc) Tools() []workload.Tool {
+	return []workload.Tool{{Name: "gen", Short: "Write the TPC-C load files of a part of the warehouses, for prepare --from",
+		Long: `Write the rows prepare would load, as text files (the format COPY and LOAD DATA read), one per table
+and warehouse, for the warehouses of part --part of --parts, then the part's manifest. Parts can be
+generated on several machines at once; copy them into one directory and load it with
+cairn tpcc prepare --from DIR. See docs/tpcc.md and docs/scale.md.`,
+		Options: func() any {
+			return &GenSpec{Warehouses: 1, Out: ".", Parts: 1, Part: 1, Workers: runtime.NumCPU()}
+		},
+		Run: gen}}
+}
+
+func gen(ctx context.Context, opts any, p workload.Preparing) error {
+	o := opts.(*GenSpec)
+	g := GenOptions{Dir: o.Out, Seed: o.Seed, Warehouses: o.Warehouses, Parts: o.Parts, Part: o.Part, Workers: o.Workers}
+	if err := CheckGen(g); err != nil {
+		return err
+	}
+	if g.Seed == 0 {
+		g.Seed = workload.RandomSeed()
+	}
+	first, last := PartWarehouses(g.Warehouses, g.Parts, g.Part)
+	p.Say("generating TPC-C part %d of %d: warehouses %d-%d of %d into %s, %s, seed %d",
+		g.Part, g.Parts, first, last, g.Warehouses, g.Dir, workload.Plural(g.Workers, "worker"), g.Seed)
+	var rows atomic.Int64
+	g.Rows = &rows
+	total := int64(last-first+1) * rowsPerWarehouse
+	if g.Part == 1 {
+		total += numItems
+	}
+	p.Load(total, &rows)
+	t0 := time.Now()
+	m, err := GenFiles(ctx, g)
+	p.Loaded()
+	if err != nil {
+		if ctx.Err() != nil {
+			p.Say("interrupted: part %d has no manifest, so prepare --from refuses it until it is generated again", g.Part)
+		}
+		return err
+	}
+	var bytes int64
+	for _, e := range m.Files {
+		bytes += e.Bytes
+	}
+	el := time.Since(t0).Seconds()
+	p.Say("done: %s, %d rows, %.1f MB in %.1f s (%.0f rows/s); manifest %s",
+		workload.Plural(len(m.Files), "file"), rows.Load(), float64(bytes)/1e6, el, float64(rows.Load())/el, ManifestName(g.Part, g.Parts))
 	return nil
 }
 
