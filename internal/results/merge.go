@@ -60,12 +60,13 @@ func (e *MergeError) BadInput() {}
 
 func mergef(format string, a ...any) error { return &MergeError{Msg: fmt.Sprintf(format, a...)} }
 
-// withoutPart is a part's config with its part number left out: what every part shares.
+// withoutPart is a part's config with its part number left out, and its prepare step (each part
+// draws its own load seed, and at most one prepares): what every part of a run shares.
 func withoutPart(config any) string {
 	m, _ := config.(map[string]any)
 	c := map[string]any{}
 	for k, v := range m {
-		if k != "part" {
+		if k != "part" && k != "prepare" {
 			c[k] = v
 		}
 	}

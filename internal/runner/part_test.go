@@ -1,0 +1,137 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
+	"github.com/cairn-bench/cairn/internal/workload/tpcc"
+)
+
+func runSpec(t *testing.T, ctx context.Context, text string) (*results.Document, error) {
+	t.Helper()
+	s, err := spec.Read([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	se, err := Open(ctx, s, "test", nil)
+	if err != nil {
+		return nil, err
+	}
+	defer se.Close()
+	return se.Run(ctx, Hooks{})
+}
+
+// Three parts of one TPC-C run on one PostgreSQL database, each its own session as a process
+// would be, agree on the window's start through the database, drive disjoint home warehouses,
+// and merge into one run: its NOPM, counted once by the database, is the one a single process
+// with all the VUs measures over a window as long, within the run-to-run spread; its histograms
+// are the merge of the parts'. A missing part, or a part of another run, is refused.
+func TestPartsMergeIntoTheRunOfOneProcess(t *testing.T) {
+	db := testutil.PG(t)
+	ctx := context.Background()
+	const base = "workload: tpcc\ndb: %s\nvu: 6\nrampup: 1s\nduration: 6s\nseed: 11\nobserve: \"off\"\nprogress: 0s\nprepare:\n  warehouses: 6\n"
+	t.Cleanup(func() { workload.Cleanup(context.Background(), db, tpcc.Footprint) })
+	// The single process's runs come before and after the parts' (the first prepares the schema).
+	single := make([]float64, 2)
+	one := func(i int) {
+		d, err := runSpec(t, ctx, fmt.Sprintf(base, db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		single[i] = d.Result.Headline.Value
+		t.Logf("single %d: NOPM %.0f, new_order %.0f/min by the client, window %.3f s", i, single[i], d.Txns["new_order"].PerMinute, d.Window.Seconds)
+	}
+	one(0)
+	run := fmt.Sprintf("test-%d", time.Now().UnixNano())
+	parts := make([]*results.Document, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			parts[i], errs[i] = runSpec(t, ctx, fmt.Sprintf(base, db)+fmt.Sprintf("part: %d/3\npart-run: %s\n", i+1, run))
+		}(i)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	var ls []results.Loaded
+	for i, d := range parts {
+		if d.Part == nil || d.Part.I != i+1 || d.Part.N != 3 || d.Part.Run != run || d.Part.Start == nil || d.VU != 2 {
+			t.Fatalf("part %d: vu %d, part %+v", i+1, d.VU, d.Part)
+		}
+		if !d.Part.StartAt.Equal(parts[0].Part.StartAt) {
+			t.Errorf("part %d starts at %s, part 1 at %s", i+1, d.Part.StartAt, parts[0].Part.StartAt)
+		}
+		if skew := d.Window.Start.Sub(d.Part.StartAt); skew < -50*time.Millisecond || skew > 250*time.Millisecond {
+			t.Errorf("part %d's window started %s from the agreed start", i+1, skew)
+		}
+		ls = append(ls, results.Loaded{ID: fmt.Sprint(i + 1), Run: d})
+	}
+	m, err := results.Merge(ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range m.TxnOrder {
+		want := metrics.NewHist()
+		var count int64
+		for _, d := range parts {
+			h, err := results.DecodeHist(d.Histograms[name])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Merge(h)
+			count += d.Txns[name].Count
+		}
+		got, err := results.DecodeHist(m.Histograms[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equals(want) || m.Txns[name].Count != count || m.Txns[name].LatencyMs != metrics.Summarize(want) {
+			t.Errorf("%s: merged histogram (%d values) or count %d is not the parts' (%d values, %d)", name, got.TotalCount(), m.Txns[name].Count, want.TotalCount(), count)
+		}
+	}
+	if m.VU != 6 || len(m.Part.Parts) != 3 || m.Result.Headline == nil || m.Result.Headline.Source != "server" {
+		t.Fatalf("merged: vu %d, parts %+v, headline %+v", m.VU, m.Part.Parts, m.Result.Headline)
+	}
+	one(1)
+	merged := m.Result.Headline.Value
+	t.Logf("merged: NOPM %.0f, new_order %.0f/min by the clients, window %.3f s", merged, m.Txns["new_order"].PerMinute, m.Window.Seconds)
+	// The database's count over the common window is the clients' count of the parts together.
+	nt := m.Txns["new_order"]
+	if client := float64(nt.Count-nt.Rollbacks) / (m.Window.ClientSeconds / 60); math.Abs(merged-client) > 0.03*client {
+		t.Errorf("merged NOPM %.0f (the database's) against %.0f New-Orders per minute the parts counted", merged, client)
+	}
+	// The machine is shared: two short single runs differ by up to a fifth, so the spread is at
+	// least a quarter of their mean.
+	lo, hi := min(single[0], single[1]), max(single[0], single[1])
+	spread := max(hi-lo, 0.25*(lo+hi)/2)
+	t.Logf("NOPM: merged parts %.0f, single process %.0f and %.0f", merged, single[0], single[1])
+	if math.Abs(merged-(lo+hi)/2) > spread {
+		t.Errorf("merged NOPM %.0f is outside the single runs' %.0f..%.0f by more than their spread %.0f", merged, lo, hi, spread)
+	}
+	var me *results.MergeError
+	if _, err := results.Merge(ls[:2]); !errors.As(err, &me) || !strings.Contains(err.Error(), "part 3/3 is not among the results") {
+		t.Errorf("merge without part 3: %v", err)
+	}
+	other := *parts[2]
+	op := *other.Part
+	op.Run = "another"
+	other.Part = &op
+	if _, err := results.Merge([]results.Loaded{ls[0], ls[1], {ID: "9", Run: &other}}); !errors.As(err, &me) || !strings.Contains(err.Error(), "of run") {
+		t.Errorf("merge with a part of another run: %v", err)
+	}
+}
