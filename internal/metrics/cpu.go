@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // ProcessCPU returns this process's user+system CPU time.
@@ -46,4 +48,17 @@ func HostCPU() (time.Duration, bool) {
 	}
 	// /proc/stat counts in USER_HZ, 100 per second on every Linux this runs on.
 	return time.Duration(busy) * 10 * time.Millisecond, true
+}
+
+// PeakRSS returns this process's peak resident set size in bytes (VmHWM), 0 where it cannot be read.
+func PeakRSS() int64 {
+	p, err := procfs.Self()
+	if err != nil {
+		return 0
+	}
+	st, err := p.NewStatus()
+	if err != nil {
+		return 0
+	}
+	return int64(st.VmHWM)
 }

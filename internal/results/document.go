@@ -48,6 +48,8 @@ type Document struct {
 	Queries     *Queries         `json:"queries,omitempty"`
 	Errors      map[string]int64 `json:"errors"`
 	Client      Client           `json:"client"`
+	// Terminals is set when terminals were served by pooled connections (terminals.go).
+	Terminals *Terminals `json:"terminals,omitempty"`
 	// Server, Waits and Binding are what cairn observed (docs/result-format.md#observations).
 	Server     *Server           `json:"server,omitempty"`
 	Waits      *Waits            `json:"waits,omitempty"`
@@ -329,6 +331,8 @@ type Client struct {
 	ShareOfOthers   *float64 `json:"cpu_share_of_rest_of_host,omitempty"`
 	Reconnects      int64    `json:"reconnects"`
 	Cores           int      `json:"host_cores"`
+	// PeakRSSBytes is the client process's peak resident memory (VmHWM) at the run's end.
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // EncodeHist serializes a histogram in HdrHistogram's compressed V2 format, which the library

@@ -40,13 +40,23 @@ type Config struct {
 	IDs []int
 	// StartAt, when set, is when the measured window starts: the parts of one run agree on it.
 	StartAt time.Time
+	// Terminals, when positive, are the run's terminals: they key, think and submit, and the VUs
+	// (executors, each with its connection) serve them from a queue (pool.go).
+	Terminals int
 }
 
 // ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
 // (a profile's step), with seed, pacing VUs when the workload keys and thinks.
 func ConfigOf(s workload.Engine, vu int, seed uint64, pace bool) Config {
-	return Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: pace,
+	c := Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: pace,
 		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit}
+	if s.Terminals > 0 {
+		c.Terminals, c.VUs = s.Terminals, s.Connections
+		if c.VUs == 0 {
+			c.VUs = s.Terminals
+		}
+	}
+	return c
 }
 
 // Snapshot is one reading of the database's own counters.
@@ -123,6 +133,10 @@ type Outcome struct {
 	// that were in flight then and completed after it (the window's figures leave them out).
 	InFlight InFlight
 	After    *metrics.Set
+	// PeakRSS is the client process's peak resident memory in bytes (0: unknown).
+	PeakRSS int64
+	// Pool is set when terminals were served by pooled connections (Config.Terminals).
+	Pool *PoolStats
 }
 
 // InFlight counts the transactions under way at the window's end.
@@ -298,9 +312,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	if err := CheckCapacity(ctx, e.Target, cfg.VUs); err != nil {
 		return nil, err
 	}
+	var pl *pool
+	if cfg.Terminals > 0 {
+		var err error
+		if pl, err = e.newPool(); err != nil {
+			return nil, err
+		}
+	}
 	e.stop = make(chan struct{})
 	shards := min(cfg.VUs, 64)
-	e.rec = metrics.NewRecorder(len(e.Types), shards, cfg.Rate > 0)
+	// Terminals' latency includes the wait for a connection: the service time is kept apart.
+	e.rec = metrics.NewRecorder(len(e.Types), shards, cfg.Rate > 0 || pl != nil)
 
 	// Connect every VU before the clock starts: a run that cannot connect fails here, not later.
 	vus := make([]*vuState, cfg.VUs)
@@ -387,10 +409,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	// stop flag between transactions instead; one still stuck after the grace period is abandoned.
 	vuCtx := target.WithConcurrency(context.Background(), cfg.VUs)
 	var vwg sync.WaitGroup
+	if pl != nil {
+		pl.start()
+	}
 	for _, v := range vus {
 		vwg.Add(1)
 		go func(v *vuState) {
 			defer vwg.Done()
+			if pl != nil {
+				pl.serve(vuCtx, v)
+				return
+			}
 			e.loop(vuCtx, v)
 		}(v)
 	}
@@ -449,6 +478,11 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.HostCPUOK = e.cpu[0].hostOK && e.cpu[1].hostOK
 	}
 	out.Reconnects = e.reconnects.Load()
+	out.PeakRSS = metrics.PeakRSS()
+	if pl != nil {
+		<-pl.done
+		out.Pool = pl.stats()
+	}
 	return out, nil
 }
 

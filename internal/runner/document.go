@@ -217,6 +217,10 @@ func fromOutcome(o *run.Outcome, types []string, cores int) *results.Document {
 	d.Client.CPUSeconds = o.ClientCPU.Seconds()
 	d.Client.Reconnects = o.Reconnects
 	d.Client.Cores = cores
+	d.Client.PeakRSSBytes = o.PeakRSS
+	if o.Pool != nil {
+		d.Terminals = terminalsOf(o.Pool, types)
+	}
 	if total > 0 && o.ClientCPU > 0 {
 		d.Client.CPUusPerTxn = float64(o.ClientCPU.Microseconds()) / float64(total)
 		if o.HostCPUOK && o.HostCPU > 0 {
@@ -229,4 +233,21 @@ func fromOutcome(o *run.Outcome, types []string, cores int) *results.Document {
 		}
 	}
 	return d
+}
+
+// terminalsOf is the document's section of a run of terminals over pooled connections.
+func terminalsOf(p *run.PoolStats, types []string) *results.Terminals {
+	t := &results.Terminals{Terminals: p.Terminals, Connections: p.Connections, Txns: map[string]*results.TerminalTxn{}}
+	mean := func(ms []run.Mean, i int, unit time.Duration) *float64 {
+		if ms == nil || ms[i].N == 0 {
+			return nil
+		}
+		v := math.Round(float64(ms[i].Value())/float64(unit)*1000) / 1000
+		return &v
+	}
+	for i, name := range types {
+		t.Txns[name] = &results.TerminalTxn{WaitMs: metrics.Summarize(p.Wait[i]), MenuMs: mean(p.Menu, i, time.Millisecond),
+			KeyingS: mean(p.Keying, i, time.Second), ThinkS: mean(p.Think, i, time.Second)}
+	}
+	return t
 }

@@ -188,7 +188,11 @@ func (se *Session) Run(ctx context.Context, h Hooks) (*results.Document, error) 
 		return nil, err
 	}
 	if h.Start != nil {
-		h.Start(se.startLine(def, "running", fmt.Sprint(s.VU[0])+" VU"))
+		vus := fmt.Sprint(s.VU[0]) + " VU"
+		if c := run.ConfigOf(s.Engine, s.VU[0], 0, false); c.Terminals > 0 {
+			vus = fmt.Sprintf("%d terminals over %d connections", c.Terminals, c.VUs)
+		}
+		h.Start(se.startLine(def, "running", vus))
 	}
 	return se.once(ctx, def, s.VU[0], s.Seed, s, h)
 }

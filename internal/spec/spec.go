@@ -139,6 +139,12 @@ func (s *Spec) Check() error {
 	if s.Part != "" && s.Profile {
 		return errf("part", "a profile runs in one process: --part splits a run")
 	}
+	if s.Terminals > 0 && s.Profile {
+		return errf("terminals", "a profile varies the VUs, each with its connection; run terminals over pooled connections with run")
+	}
+	if s.Connections > 0 && s.Terminals == 0 {
+		return errf("connections", "--connections sizes the pool that serves --terminals; give --terminals too (without it, --vu sets the connections)")
+	}
 	if s.w.Info().Uses("duration") && s.Duration <= 0 {
 		return &options.Error{Name: "duration", Msg: "must be positive, like 2m"}
 	}

@@ -112,7 +112,11 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		tw.Flush()
 	}
 	if len(d.TxnOrder) > 0 && d.Txns[d.TxnOrder[0]].ServiceMs != nil {
-		fmt.Fprintln(w, "\nlatency above is from the intended start (open loop); service time from the actual start:")
+		if d.Terminals != nil {
+			fmt.Fprintln(w, "\nlatency above is from the terminal's submission, the wait for a pooled connection included; service time from when it had one:")
+		} else {
+			fmt.Fprintln(w, "\nlatency above is from the intended start (open loop); service time from the actual start:")
+		}
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "transaction\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax ms\t")
 		for _, n := range d.TxnOrder {
@@ -121,6 +125,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		}
 		tw.Flush()
 	}
+	Terminals(w, d)
 	fmt.Fprintln(w)
 	c := d.Client
 	if c.CPUusPerTxn > 0 {
@@ -130,6 +135,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		}
 		fmt.Fprintln(w)
 	}
+	ClientMemory(w, d)
 	Observations(w, d)
 	if d.Window.Seconds > 0 {
 		fmt.Fprintln(w, observe.Diagnosis(d, nil))

@@ -15,6 +15,8 @@ import (
 // declared once where it is read.
 type Engine struct {
 	VU           []int         `opt:"vu" min:"1" max:"100000" help:"virtual users, each a goroutine with its own connection (a profile: the VU count of each step, like 1,2,4,8)"`
+	Terminals    int           `opt:"terminals" min:"0" max:"1000000" help:"terminals (clients that key, think and submit), served by a pool of --connections; 0: one per VU, each with its own connection"`
+	Connections  int           `opt:"connections" min:"0" max:"100000" help:"with --terminals: the pool's connections, one VU (executor) each, in place of --vu (0: one per terminal)"`
 	Rampup       time.Duration `opt:"rampup" help:"time before the measured window, excluded from every figure"`
 	Duration     time.Duration `opt:"duration" min:"1ms" help:"length of the measured window"`
 	Rate         float64       `opt:"rate" min:"0" help:"open loop: R transactions per second in total, latency from the intended start (0: closed loop)"`

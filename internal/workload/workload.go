@@ -27,6 +27,13 @@ type Pacer interface {
 	Think(typ int) time.Duration
 }
 
+// Pooled is implemented by VUs that can serve as terminals over pooled connections (--terminals
+// over --connections): UseConn makes the next Do run on the connection, and the statements
+// prepared on it, that conn (a VU of the same run, bound by Bind) holds. A terminal never Binds.
+type Pooled interface {
+	UseConn(conn VU)
+}
+
 // Statement classes, as sysbench counts queries: reads are SELECTs, writes are INSERT, UPDATE and
 // DELETE, other is everything else (BEGIN, COMMIT).
 const (

@@ -3,6 +3,7 @@ package tpcc
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,7 @@ func (v *VU) bindProcs(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--mode procs is not available for %s: %w", v.dialect.Name, err)
 	}
+	v.q = maps.Clone(v.q) // the shared txnStmts stay as parsed
 	for name, q := range calls {
 		if err := v.c.Prepare(ctx, name, q); err != nil {
 			return err

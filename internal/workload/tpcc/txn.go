@@ -8,10 +8,12 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // Transaction types, in the order of the result tables.
@@ -127,7 +129,7 @@ type VU struct {
 
 // NewVU makes terminal id: home warehouse and district spread evenly over the VUs.
 func NewVU(id int, dialect target.Dialect, opt VUConfig) (*VU, error) {
-	q, err := stmtMap(dialect, "txn.sql")
+	q, err := txnStmts(dialect)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +142,24 @@ func NewVU(id int, dialect target.Dialect, opt VUConfig) (*VU, error) {
 	}
 	return v, nil
 }
+
+// txnStmts are the dialect's transaction statements, parsed once and shared read-only by every
+// VU: 10,000 terminals would otherwise hold 10,000 copies of the SQL text (bindProcs copies the
+// map before it adds the calls).
+func txnStmts(d target.Dialect) (map[string]string, error) {
+	key := strings.Join(d.Chain(), "/")
+	if m, ok := txnStmtCache.Load(key); ok {
+		return m.(map[string]string), nil
+	}
+	m, err := stmtMap(d, "txn.sql")
+	if err != nil {
+		return nil, err
+	}
+	txnStmtCache.Store(key, m)
+	return m, nil
+}
+
+var txnStmtCache sync.Map
 
 // Bind prepares every fixed statement on c; statements with a {{row}} or {{each}}
 // template are prepared on first use.
@@ -698,4 +718,11 @@ func (v *VU) stockLevel(ctx context.Context) error {
 		return err
 	}
 	return v.c.QueryRow(ctx, "sl_count", v.homeW, v.dist, next, next-20, v.homeW, v.threshold).Scan(&count)
+}
+
+// UseConn makes the terminal's next Do run on the connection conn was bound to, with the
+// statements prepared on it (workload.Pooled): terminals over pooled connections never Bind.
+func (v *VU) UseConn(conn workload.VU) {
+	x := conn.(*VU)
+	v.c, v.prepared, v.tc, v.q = x.c, x.prepared, x.tc, x.q
 }

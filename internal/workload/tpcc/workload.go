@@ -215,6 +215,9 @@ func (tpcc) Summary(w io.Writer, d *results.Document, _ *workload.Engine, _ any)
 			fmt.Fprintf(w, "delivery: %.0f districts had no undelivered order and were skipped (whole run)\n", s)
 		}
 	}
+	if x, ok := extraOf(d); ok && x.Spec != nil {
+		x.Spec.print(w)
+	}
 	if h := d.HeadlineFigure(); h != nil && d.Result.TPM != nil {
 		fmt.Fprintf(w, "TEST RESULT : System achieved %.0f %s from %s %s TPM", h.Value, h.Name, d.Result.TPMText(), d.Target.Name)
 		if a := d.Result.TPMApprox; a != nil {
@@ -237,6 +240,9 @@ type Extra struct {
 	DataSeed      uint64    `json:"data_seed"`
 	LoadConstants Constants `json:"load_constants"`
 	RunConstants  Constants `json:"run_constants"`
+	// Spec is set when the terminals keyed and thought: the run against the specification's
+	// ceiling and response-time constraints.
+	Spec *SpecFigures `json:"spec,omitempty"`
 }
 
 func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (*workload.Run, error) {
@@ -293,8 +299,11 @@ func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 				nopm := int64(h.Value) // result.nopm, as documents before format 3 held it
 				d.Result.NOPM = &nopm
 			}
-			d.Extra = map[string]any{"delivery_skipped_districts": skips, "tpcc": Extra{Warehouses: meta.Warehouses,
-				Partitioned: meta.Partitioned, DataSeed: meta.Seed, LoadConstants: meta.Load, RunConstants: rc}}
+			x := Extra{Warehouses: meta.Warehouses, Partitioned: meta.Partitioned, DataSeed: meta.Seed, LoadConstants: meta.Load, RunConstants: rc}
+			if o.KeyingThinking {
+				x.Spec = specFigures(d, meta.Warehouses)
+			}
+			d.Extra = map[string]any{"delivery_skipped_districts": skips, "tpcc": x}
 		}}, nil
 }
 

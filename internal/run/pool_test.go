@@ -1,0 +1,103 @@
+package run
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
+)
+
+// terminal is a sleeper that runs on whichever executor's connection it is given, and keys and
+// thinks for a fixed time.
+type pooledSleeper struct {
+	sleeper
+	keying, think time.Duration
+}
+
+func (s *pooledSleeper) UseConn(c workload.VU)                       { s.c = c.(*pooledSleeper).c }
+func (s *pooledSleeper) Keying(int) time.Duration                    { return s.keying }
+func (s *pooledSleeper) Think(int) time.Duration                     { return s.think }
+func (s *pooledSleeper) Bind(_ context.Context, c target.Conn) error { s.c = c; return nil }
+
+// TestTerminalsOverPooledConnections runs 40 terminals over 3 PostgreSQL connections: the server
+// sees 3 connections of the run's (and the engine's one for the snapshots) while it runs; latency
+// runs from the submission, so it is the wait for a connection plus the service time; paced
+// terminals key and think for as long as they said.
+func TestTerminalsOverPooledConnections(t *testing.T) {
+	url := testutil.PG(t)
+	tg, c := testutil.Open(t, url)
+	ctx := context.Background()
+	var db string
+	if err := c.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		var n int
+		if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", db).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := count() // other engineers' sessions in the same database, if any
+	for _, paced := range []bool{false, true} {
+		cfg := Config{VUs: 3, Terminals: 40, Rampup: 300 * time.Millisecond, Duration: 2 * time.Second, Seed: 1, Pace: paced}
+		e := &Engine{Cfg: cfg, Target: tg, Types: []string{"t"}, Headline: -1,
+			NewVU: func(int) (workload.VU, error) {
+				return &pooledSleeper{sleeper: sleeper{d: 5 * time.Millisecond}, keying: 100 * time.Millisecond, think: 200 * time.Millisecond}, nil
+			}}
+		seen := make(chan int, 1)
+		go func() {
+			time.Sleep(time.Second)
+			seen <- count() - before
+		}()
+		out, err := e.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := <-seen; n > cfg.VUs+1 {
+			t.Errorf("paced %v: %d server connections during the run, want at most %d (the pool) + 1 (snapshots)", paced, n, cfg.VUs)
+		}
+		p := out.Pool
+		if p == nil || p.Terminals != 40 || p.Connections != 3 {
+			t.Fatalf("paced %v: pool %+v, want 40 terminals over 3 connections", paced, p)
+		}
+		lat, svc, wait := metrics.Summarize(out.Window.Lat[0]), metrics.Summarize(out.Window.Svc[0]), metrics.Summarize(p.Wait[0])
+		n := out.Window.Counts[0].Count
+		if !paced {
+			// 3 connections × 2 s / ~5 ms: about 1,200 transactions, each waiting for 37 others.
+			if n < 300 || n > 1300 {
+				t.Errorf("closed loop: %d transactions, want about 1,200 (3 connections busy)", n)
+			}
+			if wait.Mean < 20 || lat.Mean < wait.Mean+svc.Mean*0.8 {
+				t.Errorf("closed loop: latency mean %.1f ms, wait %.1f ms, service %.1f ms: want the wait (~60 ms for 37 terminals ahead) in the latency", lat.Mean, wait.Mean, svc.Mean)
+			}
+			continue
+		}
+		// 40 terminals each cycling in ~305 ms: about 260 transactions, and no wait to speak of.
+		if n < 150 || n > 300 {
+			t.Errorf("paced: %d transactions, want about 260", n)
+		}
+		if k, th := p.Keying[0].Value(), p.Think[0].Value(); k < 100*time.Millisecond || k > 130*time.Millisecond || th < 200*time.Millisecond || th > 230*time.Millisecond {
+			t.Errorf("paced: measured keying %v and think %v, want 100 ms and 200 ms", k, th)
+		}
+		if p.Wait[0].TotalCount() != n || lat.Max < wait.Max {
+			t.Errorf("paced: %d waits recorded for %d transactions, max wait %.1f ms > max latency %.1f ms", p.Wait[0].TotalCount(), n, wait.Max, lat.Max)
+		}
+	}
+}
+
+// TestTerminalsNeedPooledVUs: a workload whose VUs cannot share a connection is refused before
+// anything connects.
+func TestTerminalsNeedPooledVUs(t *testing.T) {
+	e := &Engine{Cfg: Config{VUs: 1, Terminals: 2, Duration: time.Second}, Target: nil, Types: []string{"t"}, Headline: -1,
+		NewVU: func(int) (workload.VU, error) { return &sleeper{}, nil }}
+	if _, err := e.newPool(); err == nil {
+		t.Fatal("terminals of a VU without UseConn accepted")
+	} else if _, ok := err.(*TerminalsError); !ok {
+		t.Fatalf("error %T %v, want a TerminalsError", err, err)
+	}
+}

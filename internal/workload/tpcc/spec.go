@@ -1,0 +1,96 @@
+package tpcc
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// CeilingPerWarehouse is the most tpmC a warehouse can give with its 10 terminals keying and
+// thinking as clause 5.2.5.7 says (the specification's 12.86).
+const CeilingPerWarehouse = 12.86
+
+// TerminalsPerWarehouse is the specification's count (clause 4.2.2).
+const TerminalsPerWarehouse = 10
+
+// rtLimitMs are the 90th-percentile response-time constraints of clause 5.2.5.3, in ms. cairn
+// runs the Delivery whole while the terminal waits, so its bound is the deferred execution's 80 s.
+var rtLimitMs = [5]float64{5000, 5000, 5000, 80000, 20000}
+
+// SpecFigures is a keying and thinking run against the specification (extra.tpcc.spec).
+type SpecFigures struct {
+	TpmC                  float64        `json:"tpmc"`
+	Ceiling               float64        `json:"ceiling_tpmc"` // 12.86 per warehouse
+	EfficiencyPct         float64        `json:"efficiency_pct"`
+	TerminalsPerWarehouse float64        `json:"terminals_per_warehouse"`
+	ResponseTime          []RTConstraint `json:"response_time_constraints"`
+	Met                   bool           `json:"constraints_met"`
+}
+
+// RTConstraint is one type's 90th-percentile response time against its limit.
+type RTConstraint struct {
+	Txn     string  `json:"transaction"`
+	P90Ms   float64 `json:"p90_ms"`
+	LimitMs float64 `json:"limit_ms"`
+	Met     bool    `json:"met"`
+}
+
+func specFigures(d *results.Document, warehouses int) *SpecFigures {
+	f := &SpecFigures{Ceiling: CeilingPerWarehouse * float64(warehouses), Met: true}
+	if h := d.HeadlineFigure(); h != nil {
+		f.TpmC = h.Value
+	}
+	f.EfficiencyPct = 100 * f.TpmC / f.Ceiling
+	terminals := d.VU
+	if d.Terminals != nil {
+		terminals = d.Terminals.Terminals
+	}
+	f.TerminalsPerWarehouse = float64(terminals) / float64(warehouses)
+	for i, name := range TxnNames {
+		t := d.Txns[name]
+		if t == nil {
+			continue
+		}
+		c := RTConstraint{Txn: name, P90Ms: t.LatencyMs.P90, LimitMs: rtLimitMs[i], Met: t.LatencyMs.P90 <= rtLimitMs[i]}
+		f.Met = f.Met && c.Met
+		f.ResponseTime = append(f.ResponseTime, c)
+	}
+	return f
+}
+
+func (f *SpecFigures) print(w io.Writer) {
+	fmt.Fprintf(w, "efficiency: %.0f tpmC of the spec's ceiling of %.0f (12.86 per warehouse): %.1f%%", f.TpmC, f.Ceiling, f.EfficiencyPct)
+	if f.TerminalsPerWarehouse != TerminalsPerWarehouse {
+		fmt.Fprintf(w, " (%.3g terminals per warehouse; the ceiling assumes %d)", f.TerminalsPerWarehouse, TerminalsPerWarehouse)
+	}
+	fmt.Fprintln(w)
+	var parts []string
+	for _, c := range f.ResponseTime {
+		verdict := "met"
+		if !c.Met {
+			verdict = "NOT met"
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f ms ≤ %.0f s %s", c.Txn, c.P90Ms, c.LimitMs/1000, verdict))
+	}
+	fmt.Fprintf(w, "response-time constraints (90th percentile, clause 5.2.5.3): %s\n", strings.Join(parts, ", "))
+}
+
+// extraOf is the document's extra.tpcc, from a run in hand or read back from the store.
+func extraOf(d *results.Document) (Extra, bool) {
+	switch x := d.Extra["tpcc"].(type) {
+	case Extra:
+		return x, true
+	case nil:
+		return Extra{}, false
+	default:
+		var e Extra
+		b, err := json.Marshal(x)
+		if err != nil || json.Unmarshal(b, &e) != nil {
+			return Extra{}, false
+		}
+		return e, true
+	}
+}
