@@ -234,11 +234,12 @@ func newResultsRm(stdout io.Writer) *cobra.Command {
 
 func newResultsMerge(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
-		Use:   "merge ID…",
+		Use:   "merge ID|FILE.json…",
 		Short: "Make one run of the stored parts of a run measured by several load generators (--part I/N), and store it",
 		Long: `Merge every part of one run (docs/scale.md): transactions summed, latency histograms merged,
 the headline counted once by the database over the parts' common window, each part's client CPU kept.
-A run with a part missing is refused.`,
+An argument ending in .json is a part's document written with --json. A run with a part missing
+is refused.`,
 		Args: exactIDs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := results.MergeAt(cmd.Context(), resultsPath(cmd), args)

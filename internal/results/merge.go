@@ -3,8 +3,10 @@ package results
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -299,15 +301,41 @@ func DecodeHist(s string) (*hdrhistogram.Histogram, error) {
 	return hdrhistogram.Decode([]byte(s))
 }
 
-// MergeAt merges the stored parts ids of the store at path and stores the merged run, which it
-// returns with its id set.
-func MergeAt(ctx context.Context, path string, ids []string) (*Document, error) {
-	ls, err := Read(ctx, path, ids)
-	if err != nil {
-		return nil, err
+// MergeAt merges the parts args names — ids of the store at path, or result documents written
+// with --json (an argument ending in .json) — and stores the merged run, which it returns with its
+// id set.
+func MergeAt(ctx context.Context, path string, args []string) (*Document, error) {
+	var ids []string
+	for _, a := range args {
+		if !strings.HasSuffix(a, ".json") {
+			ids = append(ids, a)
+		}
 	}
-	for i := range ls {
-		ls[i].ID = ids[i]
+	var stored []Loaded
+	if len(ids) > 0 {
+		var err error
+		if stored, err = Read(ctx, path, ids); err != nil {
+			return nil, err
+		}
+	}
+	var ls []Loaded
+	for _, a := range args {
+		if !strings.HasSuffix(a, ".json") {
+			l := stored[0]
+			stored = stored[1:]
+			l.ID = a
+			ls = append(ls, l)
+			continue
+		}
+		b, err := os.ReadFile(a)
+		if err != nil {
+			return nil, &MergeError{Msg: fmt.Sprintf("read part %s: %v", a, errors.Unwrap(err))}
+		}
+		d := &Document{}
+		if err := json.Unmarshal(b, d); err != nil {
+			return nil, mergef("%s is not a result document: %v", a, err)
+		}
+		ls = append(ls, Loaded{ID: a, Run: d})
 	}
 	d, err := Merge(ls)
 	if err != nil {
