@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/testutil"
+)
+
+// TestTerminalsOverPooledConnections is issue 31's acceptance run on PostgreSQL, shortened: 100
+// keying and thinking TPC-C terminals over 10 connections. The server never sees more than the
+// pool's 10 connections and the engine's one for the window's snapshots (--observe off: the
+// observers' connections are cairn's own, counted apart in docs/scale.md), and the summary and
+// the document give the efficiency, the response-time constraints and the client's peak RSS.
+func TestTerminalsOverPooledConnections(t *testing.T) {
+	url := testutil.PG(t)
+	prepared(t, url)
+	_, c := testutil.Open(t, url)
+	ctx := context.Background()
+	// The run's sessions carry a name of their own: other tests may use the same database.
+	app := fmt.Sprintf("cairn_terminals_%d", os.Getpid())
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	runURL := url + sep + "application_name=" + app
+	var most atomic.Int64
+	stop := make(chan struct{})
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		for {
+			var n int64
+			if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&n); err == nil && n > most.Load() {
+				most.Store(n)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	out := filepath.Join(t.TempDir(), "t.json")
+	code, stdout, stderr := cairn(t, "tpcc", "run", "--db", runURL, "--terminals", "100", "--connections", "10", "--keying-thinking",
+		"--rampup", "1s", "--duration", "15s", "--progress", "0", "--observe", "off", "--json", out, "--results", filepath.Join(t.TempDir(), "r.db"))
+	close(stop)
+	<-polled
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if n := most.Load(); n == 0 || n > 11 {
+		t.Errorf("at most %d server connections seen during the run, want 10 (the pool) + 1 (the snapshots)", n)
+	}
+	for _, want := range []string{"100 terminals over 10 connections", "100 terminals over 10 pooled connections", "efficiency: ",
+		"of the spec's ceiling of 13 (12.86 per warehouse)", "response-time constraints (90th percentile, clause 5.2.5.3): new_order",
+		"client memory: peak RSS "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	d := readDoc(t, out)
+	if n := field(t, d, "terminals.terminals").(float64); n != 100 {
+		t.Errorf("terminals.terminals %v, want 100", n)
+	}
+	if n := field(t, d, "vu").(float64); n != 10 {
+		t.Errorf("vu %v, want the 10 connections' executors", n)
+	}
+	if rss := field(t, d, "client.peak_rss_bytes").(float64); rss < 1<<20 {
+		t.Errorf("client.peak_rss_bytes %v", rss)
+	}
+	if k := field(t, d, "terminals.transactions.payment.keying_s"); k.(float64) < 3 || k.(float64) > 3.2 {
+		t.Errorf("Payment's measured keying time %v s, want the spec's 3", k)
+	}
+	// The window is too short for many New-Orders (a think, then 18 s of keying): the figures are
+	// there, their size is not tested.
+	field(t, d, "extra.tpcc.spec.efficiency_pct")
+	if c := field(t, d, "extra.tpcc.spec.ceiling_tpmc").(float64); c != 12.86 {
+		t.Errorf("extra.tpcc.spec.ceiling_tpmc %v, want 12.86 for one warehouse", c)
+	}
+	field(t, d, "extra.tpcc.spec.response_time_constraints")
+}
