@@ -145,6 +145,9 @@ func (s *Spec) Check() error {
 	if s.Terminals > 0 && s.Profile {
 		return errf("terminals", "a profile varies the VUs, each with its connection; run terminals over pooled connections with run")
 	}
+	if s.Terminals > 0 && s.Rate > 0 {
+		return errf("rate", "--rate and --terminals exclude each other: terminals submit when they have keyed (or at once, without --keying-thinking), not on a schedule")
+	}
 	if s.Connections > 0 && s.Terminals == 0 {
 		return errf("connections", "--connections sizes the pool that serves --terminals; give --terminals too (without it, --vu sets the connections)")
 	}
