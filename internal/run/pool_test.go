@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -99,5 +100,45 @@ func TestTerminalsNeedPooledVUs(t *testing.T) {
 		t.Fatal("terminals of a VU without UseConn accepted")
 	} else if _, ok := err.(*TerminalsError); !ok {
 		t.Fatalf("error %T %v, want a TerminalsError", err, err)
+	}
+}
+
+// noop is a pooled VU whose transaction does nothing: what the run allocates per transaction is
+// the engine's.
+type noop struct {
+	pooledSleeper
+}
+
+func (n *noop) Do(context.Context) (bool, error) { return false, nil }
+func (n *noop) UseConn(c workload.VU)            { n.c = c.(*noop).c }
+
+// TestPoolAllocatesNothingPerTransaction: a terminal's trip through the queue, an executor, the
+// recording and back (through the heap when it keys and thinks) allocates nothing, so that the
+// garbage collector does not grow with the transaction rate.
+func TestPoolAllocatesNothingPerTransaction(t *testing.T) {
+	tg, err := target.Open(context.Background(), testutil.SQLite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	for _, paced := range []bool{false, true} {
+		e := &Engine{Cfg: Config{VUs: 2, Terminals: 200, Duration: time.Second, Seed: 1, Pace: paced}, Target: tg, Types: []string{"t"}, Headline: -1,
+			NewVU: func(int) (workload.VU, error) {
+				return &noop{pooledSleeper{keying: time.Millisecond, think: time.Millisecond}}, nil
+			}}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		out, err := e.Run(context.Background())
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := out.Window.Counts[0].Count
+		// The setup (200 terminals, histograms) and the monitor's seconds allocate a fixed amount.
+		per := float64(after.Mallocs-before.Mallocs) / float64(n)
+		t.Logf("paced %v: %d transactions, %.4f allocations each", paced, n, per)
+		if n < 10000 || per > 0.2 {
+			t.Errorf("paced %v: %d transactions, %.3f allocations per transaction, want none", paced, n, per)
+		}
 	}
 }
