@@ -78,12 +78,13 @@ func TestTerminalsOverPooledConnections(t *testing.T) {
 			}
 			continue
 		}
-		// 40 terminals each cycling in ~305 ms: about 260 transactions, and no wait to speak of.
-		if n < 150 || n > 300 {
+		// 40 terminals each cycling in ~305 ms: about 260 transactions (fewer on a busy machine,
+		// where timers fire late).
+		if n < 100 || n > 300 {
 			t.Errorf("paced: %d transactions, want about 260", n)
 		}
-		if k, th := p.Keying[0].Value(), p.Think[0].Value(); k < 100*time.Millisecond || k > 130*time.Millisecond || th < 200*time.Millisecond || th > 230*time.Millisecond {
-			t.Errorf("paced: measured keying %v and think %v, want 100 ms and 200 ms", k, th)
+		if k, th := p.Keying[0].Value(), p.Think[0].Value(); k < 100*time.Millisecond || k > 200*time.Millisecond || th < 200*time.Millisecond || th > 300*time.Millisecond {
+			t.Errorf("paced: measured keying %v and think %v, want 100 ms and 200 ms (and the scheduler's delay)", k, th)
 		}
 		if p.Wait[0].TotalCount() != n || lat.Max < wait.Max {
 			t.Errorf("paced: %d waits recorded for %d transactions, max wait %.1f ms > max latency %.1f ms", p.Wait[0].TotalCount(), n, wait.Max, lat.Max)
