@@ -3,7 +3,6 @@ package run
 import (
 	"container/heap"
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -308,8 +307,4 @@ func (p *pool) stats() *PoolStats {
 		st.Menu, st.Keying, st.Think = p.menu, p.keying, p.think
 	}
 	return st
-}
-
-func (st *PoolStats) String() string {
-	return fmt.Sprintf("%d terminals over %d connections", st.Terminals, st.Connections)
 }
