@@ -112,6 +112,30 @@ type TextCaller interface {
 	InTransaction() bool
 }
 
+// Splitter is implemented by connections that can send a statement and read its answer apart,
+// on a blocking socket the caller may poll(2) (blockconn.Poller): one goroutine with statements
+// in flight on several connections sends each and reads whichever answer arrives first, without
+// waking a goroutine per statement. One statement at a time per connection; nothing else may run
+// on it between a send and its Receive.
+type Splitter interface {
+	// Split reports whether the statement prepared under name ("" for text statements) can be
+	// sent apart on this connection now. False (TLS, a socket on Go's poller, the driver's path,
+	// autocommit to restore first) leaves the caller to the connection's ordinary calls.
+	Split(name string) bool
+	// Fd is the socket that becomes readable when the answer arrives.
+	Fd() int
+	// Buffered reports whether part of an answer has been read into the connection's buffer
+	// already, where poll(2) does not see it.
+	Buffered() bool
+	// SendPrepared writes an execution of the statement prepared under name; SendText writes sql
+	// as one text statement.
+	SendPrepared(name string, args []any) error
+	SendText(sql []byte) error
+	// Receive reads the answer of the statement sent, to its end, appending the first column of
+	// its last row as text to dst (a NULL, or no row, leaves dst as it was).
+	Receive(dst []byte) ([]byte, error)
+}
+
 // Capacity is implemented by targets that can say how many more connections they accept, so that
 // a run asking for more VUs than that is refused before it opens any.
 type Capacity interface {

@@ -296,3 +296,32 @@ func (c *Conn) shutdown() {
 		c.release()
 	}
 }
+
+// Fd is the socket's descriptor, for a caller that polls several connections (Poller). It is
+// valid while the connection is open.
+func (c *Conn) Fd() int { return c.fd }
+
+// Poller waits on several blocking sockets at once from one goroutine, as a C client with
+// statements in flight on several connections calls poll(2): no goroutine per socket to wake.
+type Poller struct{ fds []unix.PollFd }
+
+// Wait blocks until at least one of fds is readable (or hung up or failed, which its next read
+// reports); Ready then says which.
+func (p *Poller) Wait(fds []int) error {
+	p.fds = p.fds[:0]
+	for _, fd := range fds {
+		p.fds = append(p.fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+	}
+	for {
+		_, err := unix.Poll(p.fds, -1)
+		if err == nil {
+			return nil
+		}
+		if err != unix.EINTR {
+			return os.NewSyscallError("poll", err)
+		}
+	}
+}
+
+// Ready reports whether the i-th socket of the last Wait is readable.
+func (p *Poller) Ready(i int) bool { return p.fds[i].Revents != 0 }

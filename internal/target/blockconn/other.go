@@ -4,6 +4,7 @@ package blockconn
 
 import (
 	"context"
+	"errors"
 	"net"
 )
 
@@ -18,3 +19,12 @@ func (*Transport) Dial(ctx context.Context, network, addr string) (net.Conn, err
 	var d net.Dialer
 	return d.DialContext(ctx, network, addr)
 }
+
+// Poller is never used off Linux: no connection there has a blocking socket to poll.
+type Poller struct{}
+
+// Wait fails: see Poller.
+func (*Poller) Wait(fds []int) error { return errors.New("blockconn: no poll off Linux") }
+
+// Ready is false: see Poller.
+func (*Poller) Ready(i int) bool { return false }

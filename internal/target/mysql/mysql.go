@@ -419,3 +419,49 @@ func (t *mysqlTarget) RunningSQL() (string, bool) {
 	return `SELECT IF(@@performance_schema, (SELECT COUNT(*) FROM performance_schema.threads
   WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_COMMAND <> 'Sleep' AND PROCESSLIST_ID <> CONNECTION_ID()), (` + status + `))`, false
 }
+
+// Split implements target.Splitter: on the wire, over a blocking socket.
+func (c *conn) Split(name string) bool {
+	w, ok := c.Conn.Wire.(*wire)
+	if !ok || w.broken != nil || c.Fd() < 0 {
+		return false
+	}
+	if name == "" {
+		return !c.Conn.ImplicitTx
+	}
+	_, ok = c.Conn.Wired(name)
+	return ok
+}
+
+// Fd implements target.Splitter; -1 unless the socket is a blocking one.
+func (c *conn) Fd() int {
+	if w, ok := c.Conn.Wire.(*wire); ok {
+		if f, ok := w.nc.(interface{ Fd() int }); ok {
+			return f.Fd()
+		}
+	}
+	return -1
+}
+
+// Buffered implements target.Splitter.
+func (c *conn) Buffered() bool {
+	w, ok := c.Conn.Wire.(*wire)
+	return ok && w.rend > w.rpos
+}
+
+// SendPrepared implements target.Splitter.
+func (c *conn) SendPrepared(name string, args []any) error {
+	id, ok := c.Conn.Wired(name)
+	if !ok {
+		return fmt.Errorf("mysql: statement %q is not on the wire", name)
+	}
+	return c.Conn.Wire.(*wire).sendPrepared(id, args)
+}
+
+// SendText implements target.Splitter.
+func (c *conn) SendText(sql []byte) error { return c.Conn.Wire.(*wire).sendText(sql) }
+
+// Receive implements target.Splitter.
+func (c *conn) Receive(dst []byte) ([]byte, error) { return c.Conn.Wire.(*wire).receive(dst) }
+
+var _ target.Splitter = (*conn)(nil)

@@ -43,6 +43,8 @@ type wire struct {
 	long         []byte // a payload of several packets, joined
 	stmts        []wstmt
 	num          []byte // scratch for an unsigned BIGINT above MaxInt64, as text
+	sent         *wstmt // the statement sent apart (sendPrepared), nil for text
+	tcols        []wcol // a text statement's result columns, reused
 	broken       error
 }
 
@@ -554,7 +556,10 @@ func (w *wire) execute(ctx context.Context, id int, args []any, dst *sqlconn.Row
 	if err != nil {
 		return 0, true, err
 	}
-	n, err := w.result(s, dst, false)
+	var n int64
+	if err = w.send(); err == nil {
+		n, err = w.result(s, dst, false, nil)
+	}
 	return n, true, w.done(ctx, stop, err)
 }
 
@@ -572,18 +577,56 @@ func (w *wire) Text(ctx context.Context, query string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := w.result(nil, nil, true)
+	var n int64
+	if err = w.send(); err == nil {
+		n, err = w.result(nil, nil, true, nil)
+	}
 	return n, w.done(ctx, stop, err)
 }
 
-// result sends the command in wbuf and reads its replies to the end, as the driver's Exec and
-// Query do: every result set (a statement may return several), the first one's rows decoded into
-// dst when dst is set, and the affected rows of the last OK. text: rows are in the text protocol
-// (skipped, never decoded).
-func (w *wire) result(s *wstmt, dst *sqlconn.Rows, text bool) (int64, error) {
-	if err := w.send(); err != nil {
-		return 0, err
+// sendPrepared writes an execution of the statement the wire prepared as id, whose answer
+// receive reads (target.Splitter).
+func (w *wire) sendPrepared(id int, args []any) error {
+	if w.broken != nil {
+		return w.broken
 	}
+	s := &w.stmts[id]
+	if !w.encode(s, args) {
+		return errors.New("mysql: an argument the wire does not encode, sent apart")
+	}
+	w.sent = s
+	return w.send()
+}
+
+// sendText writes q as one text statement, whose answer receive reads.
+func (w *wire) sendText(q []byte) error {
+	if w.broken != nil {
+		return w.broken
+	}
+	if len(q) >= maxPayload-1 {
+		return errors.New("mysql: statement longer than a packet")
+	}
+	w.command(comQuery)
+	w.wbuf = append(w.wbuf, q...)
+	w.sent = nil
+	return w.send()
+}
+
+// receive reads the answer of the statement sent apart, appending the first column of its last
+// row to dst as text.
+func (w *wire) receive(dst []byte) ([]byte, error) {
+	if w.broken != nil {
+		return dst, w.broken
+	}
+	_, err := w.result(w.sent, nil, w.sent == nil, &dst)
+	return dst, err
+}
+
+// result reads the replies of the command sent to the end, as the driver's Exec and Query do:
+// every result set (a statement may return several), the first one's rows decoded into dst when
+// dst is set, and the affected rows of the last OK. text: rows are in the text protocol (never
+// decoded into dst). cell, when set, gets the first column of the first result's last row as text.
+func (w *wire) result(s *wstmt, dst *sqlconn.Rows, text bool, cell *[]byte) (int64, error) {
 	var affected int64
 	var refused error
 	first := true
@@ -619,7 +662,7 @@ func (w *wire) result(s *wstmt, dst *sqlconn.Rows, text bool) (int64, error) {
 				}
 			}
 			if text || n == len(p) || p[n] == 1 { // column definitions follow (MariaDB may skip them)
-				var into []wcol
+				into := w.tcols
 				if s != nil {
 					into = s.exec
 				}
@@ -627,8 +670,11 @@ func (w *wire) result(s *wstmt, dst *sqlconn.Rows, text bool) (int64, error) {
 					return 0, err
 				}
 				if s != nil {
-					s.exec, cols = into, into
+					s.exec = into
+				} else {
+					w.tcols = into
 				}
+				cols = into
 			}
 			decode := first && dst != nil
 			if decode {
@@ -645,7 +691,11 @@ func (w *wire) result(s *wstmt, dst *sqlconn.Rows, text bool) (int64, error) {
 					dst.Start(len(cols))
 				}
 			}
-			if status, err = w.rows(cols, dst, decode, err); err != nil {
+			var into *[]byte
+			if first {
+				into = cell
+			}
+			if status, err = w.rows(cols, dst, decode, err, into, text); err != nil {
 				return 0, err
 			}
 		}
@@ -659,7 +709,11 @@ func (w *wire) result(s *wstmt, dst *sqlconn.Rows, text bool) (int64, error) {
 // rows reads result rows to their end, decoding them into dst when decode is set, and returns the
 // status flags of the packet that ends them; a server error ends them too. failed is returned once
 // the rows are read.
-func (w *wire) rows(cols []wcol, dst *sqlconn.Rows, decode bool, failed error) (uint16, error) {
+func (w *wire) rows(cols []wcol, dst *sqlconn.Rows, decode bool, failed error, cell *[]byte, text bool) (uint16, error) {
+	n0 := 0
+	if cell != nil {
+		n0 = len(*cell)
+	}
 	for {
 		p, err := w.packet()
 		if err != nil {
@@ -676,7 +730,80 @@ func (w *wire) rows(cols []wcol, dst *sqlconn.Rows, decode bool, failed error) (
 				return 0, w.fail(err)
 			}
 		}
+		if cell != nil && len(cols) > 0 {
+			c, err := w.firstCell(p, cols, text, (*cell)[:n0])
+			if err != nil {
+				return 0, w.fail(err)
+			}
+			*cell = c
+		}
 	}
+}
+
+// firstCell appends a row's first column to dst as text (nothing for NULL), from a text row or a
+// binary one as row decodes it.
+func (w *wire) firstCell(p []byte, cols []wcol, text bool, dst []byte) ([]byte, error) {
+	pos := 0
+	if !text {
+		pos = 1 + (len(cols)+7+2)>>3
+		if p[0] != 0 || pos > len(p) {
+			return dst, errMalformed
+		}
+		if p[1]&(1<<2) != 0 || cols[0].typ == typeNull {
+			return dst, nil
+		}
+		b := p[pos:]
+		c := cols[0]
+		need := 0
+		switch c.typ {
+		case typeTiny:
+			need = 1
+		case typeShort, typeYear:
+			need = 2
+		case typeInt24, typeLong:
+			need = 4
+		case typeLongLong, typeDouble:
+			need = 8
+		}
+		if len(b) < need {
+			return dst, errMalformed
+		}
+		switch c.typ {
+		case typeTiny:
+			if c.unsigned {
+				return strconv.AppendInt(dst, int64(b[0]), 10), nil
+			}
+			return strconv.AppendInt(dst, int64(int8(b[0])), 10), nil
+		case typeShort, typeYear:
+			u := binary.LittleEndian.Uint16(b)
+			if c.unsigned {
+				return strconv.AppendInt(dst, int64(u), 10), nil
+			}
+			return strconv.AppendInt(dst, int64(int16(u)), 10), nil
+		case typeInt24, typeLong:
+			u := binary.LittleEndian.Uint32(b)
+			if c.unsigned {
+				return strconv.AppendInt(dst, int64(u), 10), nil
+			}
+			return strconv.AppendInt(dst, int64(int32(u)), 10), nil
+		case typeLongLong:
+			u := binary.LittleEndian.Uint64(b)
+			if c.unsigned {
+				return strconv.AppendUint(dst, u, 10), nil
+			}
+			return strconv.AppendInt(dst, int64(u), 10), nil
+		case typeDouble:
+			return strconv.AppendFloat(dst, math.Float64frombits(binary.LittleEndian.Uint64(b)), 'g', -1, 64), nil
+		}
+	}
+	l, n, null := lenenc(p[pos:])
+	if n == 0 || pos+n+int(l) > len(p) {
+		return dst, errMalformed
+	}
+	if null {
+		return dst, nil
+	}
+	return append(dst, p[pos+n:pos+n+int(l)]...), nil
 }
 
 // row decodes a binary row as the driver's binaryRows.readRow does.

@@ -74,6 +74,16 @@ func (c *Conn) wireStmt(q string) (wireStmt, bool) {
 	return ws, ok
 }
 
+// Wired returns the wire's id of the statement prepared under name, when a call may go to the wire
+// directly: it is prepared there and the session's autocommit needs no statement first.
+func (c *Conn) Wired(name string) (int, bool) {
+	if c.acOff && !c.inTx {
+		return 0, false
+	}
+	ws, ok := c.wireStmt(name)
+	return ws.id, ok
+}
+
 // driverStmt is the driver's statement for a wired one, prepared when an argument first needs it.
 func (c *Conn) driverStmt(ctx context.Context, name string, ws wireStmt) (*fastStmt, error) {
 	if fs := c.fast[name]; fs != nil {

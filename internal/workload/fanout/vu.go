@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/target/blockconn"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -25,10 +26,14 @@ type stmtState struct {
 	err               error
 }
 
-// vu is one virtual user: a connection to each shard it serves, and par senders that send the
-// request's statements while its own goroutine waits. The VU's goroutine sends none itself: its
-// statement would start after it woke the others and be read after them, and that shard would be
-// the short board more often by cairn's doing. Serial (par 1), its goroutine is the one sender.
+// vu is one virtual user: a connection to each shard it serves. When every connection can send a
+// statement and read its answer apart (target.Splitter: MySQL's wire on a blocking socket), the
+// VU's own goroutine sends up to par statements, polls their sockets and reads each answer as it
+// arrives, stamping the statement's end then: no goroutine is woken per statement, and a shard's
+// wait is never charged to the next. Otherwise par senders send the request's statements while
+// its goroutine waits. The VU's goroutine sends none itself then: its statement would start after
+// it woke the others and be read after them, and that shard would be the short board more often
+// by cairn's doing. Serial (par 1), its goroutine is the one sender.
 type vu struct {
 	r      *run
 	id     int
@@ -54,6 +59,12 @@ type vu struct {
 	wake     []chan struct{}
 	done     chan struct{}
 	helpers  sync.Once
+
+	split  []target.Splitter // the connections, when all of them split sends from answers
+	poll   blockconn.Poller
+	flight []int // statements in flight, split
+	fds    []int // their sockets, in the same order
+	cell   []byte
 
 	ends  []time.Duration // scratch: the request's statements' ends, sorted
 	batch batch
@@ -104,6 +115,19 @@ func (v *vu) Bind(ctx context.Context, _ target.Conn) error {
 				return err
 			}
 		}
+	}
+	v.split = v.split[:0]
+	name := ""
+	if v.r.o.Protocol == ProtoPrepared {
+		name = "fanout_select"
+	}
+	for _, c := range v.conns {
+		sp, ok := c.(target.Splitter)
+		if !ok || !sp.Split(name) {
+			v.split = v.split[:0]
+			break
+		}
+		v.split = append(v.split, sp)
 	}
 	v.helpers.Do(func() {
 		for k := range v.wake {
@@ -196,6 +220,124 @@ func (v *vu) exec(i int, sum *int64) error {
 	return c.QueryRow(v.ctx, string(b), v.r.simple(c)...).Scan(sum)
 }
 
+// doSplit sends the request's statements from the VU's goroutine, at most par in flight, and
+// reads each answer when its socket is ready. A statement could be sent when the request started
+// (the first par) or when the statement whose place it takes was read.
+func (v *vu) doSplit() {
+	n := len(v.st)
+	v.flight, v.fds = v.flight[:0], v.fds[:0]
+	sent := 0
+	for ; sent < min(v.r.par, n); sent++ {
+		v.send(sent, v.reqStart)
+	}
+	for len(v.flight) > 0 {
+		m := len(v.flight)
+		polled := false
+		if m > 1 && !v.buffered() {
+			if err := v.poll.Wait(v.fds); err != nil {
+				for _, i := range v.flight {
+					v.st[i].err = err
+					v.finish(&v.st[i])
+				}
+				v.flight = v.flight[:0]
+				break
+			}
+			polled = true
+		}
+		for k := 0; k < m; k++ {
+			if polled && !v.poll.Ready(k) {
+				continue
+			}
+			i := v.flight[k]
+			s := &v.st[i]
+			v.cell, s.err = v.split[i].Receive(v.cell[:0])
+			if s.err == nil {
+				s.sum, s.err = parseSum(v.cell)
+			}
+			v.finish(s)
+			v.flight[k] = -1
+			if sent < n {
+				v.send(sent, s.end)
+				sent++
+			}
+			if !polled {
+				break // one read, then look again
+			}
+		}
+		j := 0
+		for k, i := range v.flight {
+			if i >= 0 {
+				v.flight[j], v.fds[j] = i, v.fds[k]
+				j++
+			}
+		}
+		v.flight, v.fds = v.flight[:j], v.fds[:j]
+	}
+}
+
+// buffered reports whether an answer in flight is already partly read, where poll does not see it.
+func (v *vu) buffered() bool {
+	for _, i := range v.flight {
+		if i >= 0 && v.split[i].Buffered() {
+			return true
+		}
+	}
+	return false
+}
+
+// send writes the request's k-th statement (from the request's first shard on, see work).
+func (v *vu) send(k int, ready time.Duration) {
+	i := k + v.rot
+	if i >= len(v.st) {
+		i -= len(v.st)
+	}
+	s := &v.st[i]
+	s.start = v.now()
+	s.sched = s.start - ready
+	s.sum, s.err = 0, nil
+	c := v.split[i]
+	if v.r.o.Protocol == ProtoPrepared {
+		s.err = c.SendPrepared("fanout_select", v.args)
+	} else {
+		v.bufs[i] = v.r.appendCommented(v.bufs[i][:0], v.ins, v.flag, v.acc, v.emp, v.id, v.seq)
+		s.err = c.SendText(v.bufs[i])
+	}
+	if s.err != nil {
+		v.finish(s)
+		return
+	}
+	v.flight = append(v.flight, i)
+	v.fds = append(v.fds, c.Fd())
+}
+
+// finish stamps a statement's end.
+func (v *vu) finish(s *stmtState) {
+	s.end = v.now()
+	if v.sink != nil {
+		v.sink.Statement(0, s.start, s.end)
+	}
+}
+
+// parseSum reads a SUM as the server writes it in text: an integer (a DECIMAL without a fraction),
+// or nothing for NULL.
+func parseSum(b []byte) (int64, error) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' || n > (1<<63-1)/10-1 {
+			return 0, errors.New("fan-out: the sum is not an integer: " + string(b))
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, nil
+}
+
 // Do sends the request's statements, at most --parallelism at once, and checks the combined sum.
 func (v *vu) Do(ctx context.Context) (bool, error) {
 	v.ctx = ctx
@@ -204,14 +346,18 @@ func (v *vu) Do(ctx context.Context) (bool, error) {
 	}
 	v.next.Store(0)
 	v.reqStart = v.now()
-	for _, w := range v.wake {
-		w <- struct{}{}
-	}
-	if len(v.wake) == 0 {
-		v.work()
-	}
-	for range v.wake {
-		<-v.done
+	if len(v.split) > 0 {
+		v.doSplit()
+	} else {
+		for _, w := range v.wake {
+			w <- struct{}{}
+		}
+		if len(v.wake) == 0 {
+			v.work()
+		}
+		for range v.wake {
+			<-v.done
+		}
 	}
 	end := v.now()
 	var sum int64
