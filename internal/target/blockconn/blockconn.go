@@ -301,8 +301,12 @@ func (c *Conn) shutdown() {
 // valid while the connection is open.
 func (c *Conn) Fd() int { return c.fd }
 
-// Poller waits on several blocking sockets at once from one goroutine, as a C client with
-// statements in flight on several connections calls poll(2): no goroutine per socket to wake.
+// CanPoll says whether Poller works here.
+const CanPoll = true
+
+// Poller waits on several sockets at once from one goroutine, as a C client with statements in
+// flight on several connections calls poll(2): no goroutine per socket to wake. A socket on Go's
+// poller may be among them: poll(2) only looks, and the read that follows finds the data.
 type Poller struct{ fds []unix.PollFd }
 
 // Wait blocks until at least one of fds is readable (or hung up or failed, which its next read

@@ -20,7 +20,10 @@ func (*Transport) Dial(ctx context.Context, network, addr string) (net.Conn, err
 	return d.DialContext(ctx, network, addr)
 }
 
-// Poller is never used off Linux: no connection there has a blocking socket to poll.
+// CanPoll says whether Poller works here.
+const CanPoll = false
+
+// Poller is not implemented off Linux: no connection there offers its socket to poll.
 type Poller struct{}
 
 // Wait fails: see Poller.

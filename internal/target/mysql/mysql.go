@@ -420,10 +420,10 @@ func (t *mysqlTarget) RunningSQL() (string, bool) {
   WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_COMMAND <> 'Sleep' AND PROCESSLIST_ID <> CONNECTION_ID()), (` + status + `))`, false
 }
 
-// Split implements target.Splitter: on the wire, over a blocking socket.
+// Split implements target.Splitter: on the wire (no TLS).
 func (c *conn) Split(name string) bool {
 	w, ok := c.Conn.Wire.(*wire)
-	if !ok || w.broken != nil || c.Fd() < 0 {
+	if !ok || w.broken != nil || w.fd < 0 {
 		return false
 	}
 	if name == "" {
@@ -433,12 +433,10 @@ func (c *conn) Split(name string) bool {
 	return ok
 }
 
-// Fd implements target.Splitter; -1 unless the socket is a blocking one.
+// Fd implements target.Splitter.
 func (c *conn) Fd() int {
 	if w, ok := c.Conn.Wire.(*wire); ok {
-		if f, ok := w.nc.(interface{ Fd() int }); ok {
-			return f.Fd()
-		}
+		return w.fd
 	}
 	return -1
 }

@@ -8,12 +8,21 @@ import (
 	"github.com/cairn-bench/cairn/internal/target/blockconn"
 )
 
-// A connection on a blocking socket sends a statement and reads its answer apart
-// (target.Splitter): one goroutine with a slow statement on one connection and a quick one on
+// A connection sends a statement and reads its answer apart (target.Splitter), on a blocking
+// socket as on one on Go's poller: one goroutine with a slow statement on one connection and a quick one on
 // another learns from poll(2) that the quick one answered first and reads it while the slow one
 // is still running; the first column comes back as text, prepared (binary) or text, integer or
 // DECIMAL, and NULL leaves the destination as it was; a send and its receive allocate nothing.
 func TestSplitReadsWhicheverAnswersFirst(t *testing.T) {
+	for _, sockets := range []string{"blocking", "poller"} {
+		t.Run(sockets, func(t *testing.T) {
+			t.Setenv("CAIRN_SOCKETS", sockets)
+			splitFirst(t)
+		})
+	}
+}
+
+func splitFirst(t *testing.T) {
 	ctx := context.Background()
 	tg, _ := open(t)
 	var sp [2]target.Splitter

@@ -10,10 +10,12 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	my "github.com/go-sql-driver/mysql"
 
+	"github.com/cairn-bench/cairn/internal/target/blockconn"
 	"github.com/cairn-bench/cairn/internal/target/sqlconn"
 )
 
@@ -45,6 +47,7 @@ type wire struct {
 	num          []byte // scratch for an unsigned BIGINT above MaxInt64, as text
 	sent         *wstmt // the statement sent apart (sendPrepared), nil for text
 	tcols        []wcol // a text statement's result columns, reused
+	fd           int    // the socket's descriptor, for poll(2) (target.Splitter); -1 if unknown
 	broken       error
 }
 
@@ -139,7 +142,22 @@ func newWire(t *tapConn, maxPacket int, rto, wto time.Duration) *wire {
 		return nil // TLS: the driver wrapped the socket, whose bytes are no longer the protocol's
 	}
 	return &wire{nc: t.Conn, deprecateEOF: t.caps&clientDeprecateEOF != 0, maxPacket: maxPacket,
-		rto: rto, wto: wto, wbuf: make([]byte, 0, 4096), rbuf: make([]byte, 16384)}
+		rto: rto, wto: wto, wbuf: make([]byte, 0, 4096), rbuf: make([]byte, 16384), fd: sockFd(t.Conn)}
+}
+
+// sockFd is a socket's descriptor, blocking (blockconn) or on Go's poller: poll(2) sees either
+// become readable, and a read through Go's poller then finds the answer without parking.
+func sockFd(c net.Conn) int {
+	if f, ok := c.(interface{ Fd() int }); ok {
+		return f.Fd()
+	}
+	fd := -1
+	if sc, ok := c.(syscall.Conn); ok && blockconn.CanPoll {
+		if rc, err := sc.SyscallConn(); err == nil {
+			rc.Control(func(s uintptr) { fd = int(s) })
+		}
+	}
+	return fd
 }
 
 // lostError is a failure of the connection itself; it matches io.ErrUnexpectedEOF and the driver's
