@@ -1041,26 +1041,8 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			v.shard.Record(&metrics.Sample{Type: typ, Skipped: true, InWindow: intended >= e.ws && intended < e.we})
 			continue
 		}
-		var retries int64
-		var rolledBack bool
-		var err error
-		class := target.ErrFatal
 		v.busy.Store(int64(start) + 1)
-		for {
-			rolledBack, err = v.vu.Do(ctx)
-			if err == nil {
-				break
-			}
-			class = e.Target.Classify(err)
-			if class == target.ErrRollback {
-				rolledBack, err = true, nil
-				break
-			}
-			if class != target.ErrRetryable || retries >= int64(cfg.MaxRetries) || e.stopped() {
-				break
-			}
-			retries++
-		}
+		rolledBack, retries, class, err := e.attempt(ctx, v.vu)
 		end := time.Since(e.t0)
 		v.busy.Store(0)
 		v.held.Store(v.completed(end))
@@ -1092,6 +1074,27 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 				return
 			}
 		}
+	}
+}
+
+// attempt executes the picked transaction, again with the same inputs while it fails with a
+// retryable error and the run allows retries; a rollback the server chose counts as the
+// workload's own. class is the last error's (ErrFatal when none).
+func (e *Engine) attempt(ctx context.Context, vu workload.VU) (rolledBack bool, retries int64, class target.ErrClass, err error) {
+	class = target.ErrFatal
+	for {
+		rolledBack, err = vu.Do(ctx)
+		if err == nil {
+			return rolledBack, retries, class, nil
+		}
+		class = e.Target.Classify(err)
+		if class == target.ErrRollback {
+			return true, retries, class, nil
+		}
+		if class != target.ErrRetryable || retries >= int64(e.Cfg.MaxRetries) || e.stopped() {
+			return rolledBack, retries, class, err
+		}
+		retries++
 	}
 }
 

@@ -241,26 +241,8 @@ func (p *pool) serve(ctx context.Context, v *vuState) {
 		}
 		start := time.Since(e.t0)
 		t.pooled.UseConn(v.vu)
-		var retries int64
-		var rolledBack bool
-		var err error
-		class := target.ErrFatal
 		v.busy.Store(int64(start) + 1)
-		for {
-			rolledBack, err = t.vu.Do(ctx)
-			if err == nil {
-				break
-			}
-			class = e.Target.Classify(err)
-			if class == target.ErrRollback {
-				rolledBack, err = true, nil
-				break
-			}
-			if class != target.ErrRetryable || retries >= int64(cfg.MaxRetries) || e.stopped() {
-				break
-			}
-			retries++
-		}
+		rolledBack, retries, class, err := e.attempt(ctx, t.vu)
 		end := time.Since(e.t0)
 		v.busy.Store(0)
 		v.held.Store(v.completed(end))
