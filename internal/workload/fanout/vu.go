@@ -48,8 +48,7 @@ type vu struct {
 	flag          byte
 	want          int64
 	seq           int64
-	rot           int   // the request's first statement, in order
-	order         []int // the statements in the order they are sent, servers taking turns
+	rot           int // the request's first statement
 	args          []any
 	bufs          [][]byte
 
@@ -66,7 +65,6 @@ type vu struct {
 	flight []int // statements in flight, split
 	fds    []int // their sockets, in the same order
 	cell   []byte
-	cells  [][]byte // per statement, for senders
 
 	ends  []time.Duration // scratch: the request's statements' ends, sorted
 	batch batch
@@ -81,11 +79,9 @@ func (r *run) newVU(id int) (workload.VU, error) {
 	for k := 0; k < r.fan; k++ { // consecutive shards from a place of its own, so that VUs spread over the set
 		v.shards = append(v.shards, (id*r.fan+k)%n)
 	}
-	v.cells = make([][]byte, r.fan)
 	for k := range v.bufs {
 		v.bufs[k] = make([]byte, 0, len(r.prepared)+64)
 	}
-	v.order = sendOrder(r.members, v.shards)
 	if r.par > 1 { // one sender, serial: the VU's own goroutine, no handoff
 		v.wake = make([]chan struct{}, r.par)
 	}
@@ -178,36 +174,6 @@ func (v *vu) Next() int {
 	return 0
 }
 
-// sendOrder lists the statements (indexes into shards) with the servers taking turns: each
-// server's first shard, then each one's second, and so on. Statements sent at once then spread
-// over the servers instead of queueing on one, where the shard sent last of a burst would be the
-// short board by cairn's doing.
-func sendOrder(members []target.Target, shards []int) []int {
-	rank := make([]int, len(shards)) // the shard's place among the VU's shards on its server
-	server := make([]int, len(shards))
-	seen := map[string]int{}
-	servers := map[string]int{}
-	for i, s := range shards {
-		a := members[s].Address()
-		if _, ok := servers[a]; !ok {
-			servers[a] = len(servers)
-		}
-		server[i], rank[i] = servers[a], seen[a]
-		seen[a]++
-	}
-	order := make([]int, len(shards))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		if rank[a] != rank[b] {
-			return rank[a] - rank[b]
-		}
-		return server[a] - server[b]
-	})
-	return order
-}
-
 // helper is one of the VU's senders: woken per request, it takes statements until none is left.
 func (v *vu) helper(k int) {
 	for range v.wake[k] {
@@ -231,7 +197,6 @@ func (v *vu) work() {
 		if i += v.rot; i >= len(v.st) {
 			i -= len(v.st)
 		}
-		i = v.order[i]
 		s := &v.st[i]
 		s.start = v.now()
 		s.sched = s.start - ready
@@ -252,17 +217,6 @@ func (v *vu) exec(i int, sum *int64) error {
 	}
 	b := v.r.appendCommented(v.bufs[i][:0], v.ins, v.flag, v.acc, v.emp, v.id, v.seq)
 	v.bufs[i] = b
-	if sp, ok := c.(target.Splitter); ok && sp.Split("") {
-		// The text on the wire: no string of it, no driver.
-		err := sp.SendText(b)
-		if err == nil {
-			v.cells[i], err = sp.Receive(v.cells[i][:0])
-		}
-		if err == nil {
-			*sum, err = parseSum(v.cells[i])
-		}
-		return err
-	}
 	return c.QueryRow(v.ctx, string(b), v.r.simple(c)...).Scan(sum)
 }
 
@@ -293,7 +247,7 @@ func (v *vu) doSplit() {
 			polled = true
 		}
 		for k := 0; k < m; k++ {
-			if polled && !v.poll.Ready(k) {
+			if polled && !v.poll.Ready(k) || !polled && !v.split[v.flight[k]].Buffered() {
 				continue
 			}
 			i := v.flight[k]
@@ -339,7 +293,6 @@ func (v *vu) send(k int, ready time.Duration) {
 	if i >= len(v.st) {
 		i -= len(v.st)
 	}
-	i = v.order[i]
 	s := &v.st[i]
 	s.start = v.now()
 	s.sched = s.start - ready
