@@ -173,8 +173,9 @@ func TestFanout32Shards(t *testing.T) {
 	d, x, sum := run(t, db, map[string]string{"vu": "3", "rampup": "500ms", "duration": "2s", "options.parallelism": "8"})
 	consistent(t, d, x, 32, 4, 32)
 	// No shard is the short board by cairn's doing: none of the equal shards is the slowest of
-	// a request more than three times its share.
-	for _, g := range x.PerShard {
+	// a request more than three times its share. The first server's eight write every statement
+	// to its slow-log table, so they are slower in fact: only the other servers' are equal.
+	for _, g := range x.PerShard[8:] {
 		if g.Slowest > 3*x.Requests/32+10 {
 			t.Errorf("%s was the slowest in %d of %d requests, unslowed", g.Name, g.Slowest, x.Requests)
 		}

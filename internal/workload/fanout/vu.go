@@ -297,19 +297,15 @@ func (v *vu) send(k int, ready time.Duration) {
 	s.start = v.now()
 	s.sched = s.start - ready
 	s.sum, s.err = 0, nil
-	c := v.split[i]
-	if v.r.o.Protocol == ProtoPrepared {
-		s.err = c.SendPrepared("fanout_select", v.args)
-	} else {
-		v.bufs[i] = v.r.appendCommented(v.bufs[i][:0], v.ins, v.flag, v.acc, v.emp, v.id, v.seq)
-		s.err = c.SendText(v.bufs[i])
-	}
+	// Only prepared statements are split (see Do): commented text, at the rate a split
+	// sender reaches, makes a server that logs every statement the short board itself.
+	s.err = v.split[i].SendPrepared("fanout_select", v.args)
 	if s.err != nil {
 		v.finish(s)
 		return
 	}
 	v.flight = append(v.flight, i)
-	v.fds = append(v.fds, c.Fd())
+	v.fds = append(v.fds, v.split[i].Fd())
 }
 
 // finish stamps a statement's end.
