@@ -484,7 +484,7 @@ func TestUIStudyInBrowser(t *testing.T) {
 	}
 	until[bool](t, ctx, "the spec form", 15*time.Second, `!!document.querySelector("#spec")`)
 	study := "name: ui-live-study\nworkload: tpcb\ndb: " + db + "\noptions: {script: tpcb-like}\nprepare: {scale: 1}\n" +
-		"vu: [2]\nrampup: 1s\nduration: 6s\npause: 0s\nrepeat: 1\nsettings:\n  synchronous_commit: [\"on\"]\n" +
+		"vu: [2]\nrampup: 1s\nduration: 6s\npause: 0s\nrepeat: 1\nsettings:\n  synchronous_commit: [\"local\"]\n" +
 		"schedule:\n  - {at: 50%, set: {synchronous_commit: \"off\"}}\n"
 	b, _ := json.Marshal(study)
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(function () {
@@ -528,7 +528,7 @@ func TestUIStudyInBrowser(t *testing.T) {
 		t.Errorf("the study's step reads %q (shown %v), want run 1 of 1 at 2 VUs", v.Step, v.Shown)
 	}
 	want := [][]string{
-		{"synchronous_commit", "on", "on", "before the run"},
+		{"synchronous_commit", "local", "local", "before the run"},
 		{"synchronous_commit", "off", "off", "live, in the window"},
 	}
 	for _, w := range want {
