@@ -191,12 +191,12 @@ func (o *stacks) Window(start bool) {
 		return
 	}
 	o.dir, o.pids = dir, serverPIDs(o.servers)
-	ids := make([]string, len(o.pids))
-	for i, p := range o.pids {
-		ids[i] = strconv.Itoa(p)
-	}
+	// Every CPU, not the server's tasks (-p): a per-task event is switched in and out with its
+	// task, which on a server that switches at every statement cost 13-18% of PostgreSQL's point
+	// selects (bench/observe.sh); a per-CPU event costs the same whoever runs, and the server's
+	// samples are picked out by process when they are folded.
 	o.cmd = exec.Command(o.perf, "record", "-q", "-e", "cpu-clock", "-F", strconv.Itoa(stacksHz), "-g",
-		"-p", strings.Join(ids, ","), "-o", filepath.Join(dir, "perf.data"))
+		"-a", "-o", filepath.Join(dir, "perf.data"))
 	o.cmd.Stdout, o.cmd.Stderr = &o.out, &o.out
 	if err := o.cmd.Start(); err != nil {
 		o.note, o.cmd = "perf did not start: "+err.Error(), nil
@@ -256,7 +256,13 @@ func (o *stacks) Close(ctx context.Context) error {
 		o.sec.Note = "perf script did not start: " + err.Error()
 		return nil
 	}
-	folded, perr := FoldPerfScript(out)
+	// The server's processes: those of the window's start, and children started since (a
+	// backend for a reconnected VU).
+	keep := map[int]bool{}
+	for _, p := range append(o.pids, serverPIDs(o.servers)...) {
+		keep[p] = true
+	}
+	folded, perr := FoldPerfScript(out, func(pid int) bool { return keep[pid] })
 	if err := sc.Wait(); err != nil || perr != nil {
 		o.sec.Note = "perf script failed: " + firstLine(errb.String(), errors.Join(err, perr))
 		return nil
@@ -294,7 +300,9 @@ func firstLine(out string, err error) string {
 // FoldPerfScript folds perf script's samples (comm, pid/tid header, then one frame a line,
 // leaf first, a blank line after each) into counts per stack, root first. A frame is its
 // symbol, or its object in brackets where perf has no symbol for it.
-func FoldPerfScript(r io.Reader) (map[string]int64, error) {
+//
+// keep, when not nil, picks the samples to fold by the process they hit.
+func FoldPerfScript(r io.Reader, keep func(pid int) bool) (map[string]int64, error) {
 	out := map[string]int64{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
@@ -317,13 +325,27 @@ func FoldPerfScript(r io.Reader) (map[string]int64, error) {
 			inSample = false
 		case line[0] != ' ' && line[0] != '\t':
 			flush()
-			inSample = true
+			inSample = keep == nil || keep(headerPID(line))
 		case inSample:
 			frames = append(frames, frameName(strings.TrimSpace(line)))
 		}
 	}
 	flush()
 	return out, sc.Err()
+}
+
+// headerPID is the process of a sample's header line, "comm pid/tid" (comm may hold spaces);
+// -1 when the line has none.
+func headerPID(line string) int {
+	f := strings.Fields(line)
+	for i := len(f) - 1; i >= 0; i-- {
+		if pid, _, ok := strings.Cut(f[i], "/"); ok {
+			if n, err := strconv.Atoi(pid); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
 }
 
 // frameName is "sym" of "addr sym (dso)", or "[dso's base name]" when perf has no symbol.

@@ -29,7 +29,7 @@ mariadbd 21583/5982
 	          829ab1 [unknown] (/usr/sbin/mariadbd)
 	           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)
 `
-	got, err := FoldPerfScript(strings.NewReader(in))
+	got, err := FoldPerfScript(strings.NewReader(in), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,5 +58,21 @@ mariadbd 21583/5982
 	}
 	if s.Functions[0].Name != "my_md5" {
 		t.Errorf("functions rank by self share first: %+v", s.Functions)
+	}
+}
+
+// perf records every CPU: only the server's processes' samples are folded, whatever their
+// command's name holds.
+func TestFoldPerfScriptKeepsTheServers(t *testing.T) {
+	in := "postgres 700/700  \n\t  1 PostgresMain (/usr/lib/postgresql/15/bin/postgres)\n\n" +
+		"cairn 900/901  \n\t  2 runtime.futex (/tmp/cairn)\n\n" +
+		"pg worker x 701/701  \n\t  3 ExecScan (/usr/lib/postgresql/15/bin/postgres)\n\n"
+	got, err := FoldPerfScript(strings.NewReader(in), func(pid int) bool { return pid == 700 || pid == 701 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"PostgresMain": 1, "ExecScan": 1}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("folded %v, want %v", got, want)
 	}
 }
