@@ -103,6 +103,22 @@ const (
 	typeGeometry   = 0xff
 )
 
+// fixedSize is the width of a binary-protocol value of fixed size (the integers and DOUBLE the
+// wire decodes); 0 for a length-encoded one.
+func fixedSize(typ byte) int {
+	switch typ {
+	case typeTiny:
+		return 1
+	case typeShort, typeYear:
+		return 2
+	case typeInt24, typeLong:
+		return 4
+	case typeLongLong, typeDouble:
+		return 8
+	}
+	return 0
+}
+
 // decodable reports whether the wire decodes a result column of type t as the driver does: the
 // integers (int64), DOUBLE (float64), and what the driver returns as bytes. The rest (DATE,
 // DATETIME, TIMESTAMP, TIME, FLOAT) stay with the driver.
@@ -772,17 +788,7 @@ func (w *wire) firstCell(p []byte, cols []wcol, text bool, dst []byte) ([]byte, 
 		}
 		b := p[pos:]
 		c := cols[0]
-		need := 0
-		switch c.typ {
-		case typeTiny:
-			need = 1
-		case typeShort, typeYear:
-			need = 2
-		case typeInt24, typeLong:
-			need = 4
-		case typeLongLong, typeDouble:
-			need = 8
-		}
+		need := fixedSize(c.typ)
 		if len(b) < need {
 			return dst, errMalformed
 		}
@@ -836,17 +842,7 @@ func (w *wire) row(p []byte, cols []wcol, dst *sqlconn.Rows) error {
 			dst.Null()
 			continue
 		}
-		var size int
-		switch c.typ {
-		case typeTiny:
-			size = 1
-		case typeShort, typeYear:
-			size = 2
-		case typeInt24, typeLong:
-			size = 4
-		case typeLongLong, typeDouble:
-			size = 8
-		}
+		size := fixedSize(c.typ)
 		if size > 0 && pos+size > len(p) {
 			return errMalformed
 		}
