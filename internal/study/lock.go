@@ -14,40 +14,30 @@ import (
 	"github.com/cairn-bench/cairn/internal/undo"
 )
 
-// LockError is a study refused because another holds the server's study lock.
-type LockError struct{ Where, HeldBy string }
-
-func (e *LockError) Error() string {
-	return fmt.Sprintf("another study is running on %s (%s): wait for it to end; meanwhile its settings would be read here as the server's own", e.Where, e.HeldBy)
-}
-
-// BadInput marks the error as the user's to fix (exit 2).
-func (e *LockError) BadInput() {}
-
 // Lock takes the server's study lock for a study that changes the server (its settings or the
-// CPUs it runs on), on a connection of its own that holds it until closed. The lock lives on the
-// server, so a study started from another state directory, or another host, sees it; the undo
-// journal, which is per state directory, cannot. nil, nil when the study changes nothing on the
-// server or the server keeps no such lock (SQLite).
-func Lock(ctx context.Context, t target.Target, st *Study) (target.Conn, error) {
+// CPUs it runs on), on a session of its own that holds it until the lock is closed. The lock
+// lives on the server, so a study started from another state directory, another host or on
+// another database of the server sees it; the undo journal, which is per state directory,
+// cannot. Another study holding it is a *target.LockedError; note is told how the lock falls
+// short of the server, when it does. nil, nil when the study changes nothing on the server or
+// the server keeps no such lock (SQLite).
+func Lock(ctx context.Context, t target.Target, st *Study, note func(string)) (*target.StudyLock, error) {
 	l, ok := t.(target.StudyLocker)
 	if !ok || !st.changesServer() {
 		return nil, nil
 	}
-	c, err := t.Conn(ctx)
+	host, _ := os.Hostname()
+	lock, heldBy, err := l.LockStudies(ctx, fmt.Sprintf("cairn study %s, pid %d on %s", st.Name, os.Getpid(), host))
 	if err != nil {
 		return nil, err
 	}
-	host, _ := os.Hostname()
-	heldBy, err := l.LockStudies(ctx, c, fmt.Sprintf("cairn study %s, pid %d on %s", st.Name, os.Getpid(), host))
-	if err != nil || heldBy != "" {
-		c.Close()
-		if err != nil {
-			return nil, err
-		}
-		return nil, &LockError{Where: t.Address(), HeldBy: heldBy}
+	if heldBy != "" {
+		return nil, &target.LockedError{Where: t.Address(), HeldBy: heldBy}
 	}
-	return c, nil
+	if lock.Note != "" && note != nil {
+		note(lock.Note)
+	}
+	return lock, nil
 }
 
 // changesServer says whether the study changes its server: a setting, or the CPUs it runs on.

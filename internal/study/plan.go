@@ -26,6 +26,8 @@ type Plan struct {
 	// SeedDrawn: the study gives no seed and its order is random, so the order printed is that
 	// of a seed drawn for the plan, which the run follows only when given it.
 	SeedDrawn bool
+	// LockNote says how the study lock falls short of the server, when it does.
+	LockNote string
 }
 
 // Setting returns what the server said of a setting the study names.
@@ -165,6 +167,9 @@ func (p *Plan) Print(w io.Writer) {
 	st := p.Study
 	s := st.Spec
 	fmt.Fprintf(w, "study %s: %s on %s\n", st.Name, s.Workload, p.Target)
+	if p.LockNote != "" {
+		fmt.Fprintln(w, "note: "+p.LockNote)
+	}
 	if len(p.Settings) > 0 {
 		fmt.Fprintln(w, "settings (as found → as studied):")
 		width := 0

@@ -19,18 +19,17 @@ func Preview(ctx context.Context, st *Study) (*Plan, error) {
 		return nil, err
 	}
 	defer t.Close()
-	lock, err := Lock(ctx, t, st)
+	note := ""
+	lock, err := Lock(ctx, t, st, func(l string) { note = l })
 	if err != nil {
 		return nil, err
 	}
-	if lock != nil {
-		defer lock.Close()
-	}
+	defer lock.Close()
 	drawn := st.Order == "random" && st.DrawSeed()
 	p, err := Check(ctx, t, st)
 	if err != nil {
 		return nil, err
 	}
-	p.SeedDrawn = drawn
+	p.SeedDrawn, p.LockNote = drawn, note
 	return p, nil
 }

@@ -56,7 +56,7 @@ type runState struct {
 	entries []*undo.Entry
 	doc     *results.Study
 	h       Hooks
-	lock    target.Conn // holds the server's study lock; nil when the study changes nothing there
+	lock    *target.StudyLock // the server's study lock; nil when the study changes nothing there
 }
 
 // Run runs the study: it checks it (Check), writes the settings as found to the undo journal
@@ -73,16 +73,12 @@ func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Stud
 	defer t.Close()
 	// Before the settings are read as found: another study's changes would be read as the
 	// server's own, and restored to at the end.
-	lock, err := Lock(ctx, t, st)
+	lock, err := Lock(ctx, t, st, h.Note)
 	if err != nil {
 		return nil, err
 	}
 	r := &runState{t: t, current: map[string]string{}, h: h, lock: lock}
-	defer func() {
-		if r.lock != nil {
-			r.lock.Close()
-		}
-	}()
+	defer func() { r.lock.Close() }()
 	plan, err := Check(ctx, t, st)
 	if err != nil {
 		return nil, err
@@ -505,7 +501,7 @@ func (r *runState) relock(ctx context.Context, st *Study) error {
 	}
 	r.lock.Close()
 	var err error
-	r.lock, err = Lock(ctx, r.t, st)
+	r.lock, err = Lock(ctx, r.t, st, nil)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -49,13 +50,64 @@ type Configurer interface {
 
 // StudyLocker is a server that keeps the lock a study holds over it for its whole life: held by a
 // session on the server itself, so every cairn that asks that server sees it, whatever its state
-// directory or host (docs/studies.md names the lock).
+// directory or host, and whatever database of the server it names: settings are the server's
+// (docs/studies.md names the lock).
 type StudyLocker interface {
-	// LockStudies takes the lock on c, held until c closes; who tells other sessions what holds
-	// it. When another session holds it, it returns that session described ("cairn study x, pid
-	// 123 on h; backend pid 456 from 127.0.0.1 since 12:00:01") and takes nothing.
-	LockStudies(ctx context.Context, c Conn, who string) (heldBy string, err error)
+	// LockStudies takes the lock on a session of its own, held until the lock is closed; who
+	// tells other sessions what holds it. When another session holds it, it returns that session
+	// described ("cairn study x, pid 123 on h; backend pid 456 from 127.0.0.1 since 12:00:01")
+	// and takes nothing.
+	LockStudies(ctx context.Context, who string) (lock *StudyLock, heldBy string, err error)
 }
+
+// StudyLock is a study lock held: the sessions that hold it (one per server).
+type StudyLock struct {
+	// Note, when not "", says how the lock falls short of its server (on PostgreSQL, held in the
+	// study's own database only); the study shows it before it starts.
+	Note  string
+	conns []Conn
+}
+
+// HeldBy is a lock held by the session c.
+func HeldBy(c Conn, note string) *StudyLock { return &StudyLock{Note: note, conns: []Conn{c}} }
+
+// Join adds the sessions and notes of another lock (a shard set's next server's).
+func (l *StudyLock) Join(o *StudyLock, where string) {
+	l.conns = append(l.conns, o.conns...)
+	if o.Note != "" {
+		l.Note = strings.TrimPrefix(l.Note+"; "+where+": "+o.Note, "; ")
+	}
+}
+
+// Close ends the lock's sessions, which releases it; it is safe to call again.
+func (l *StudyLock) Close() error {
+	if l == nil {
+		return nil
+	}
+	var errs []error
+	for _, c := range l.conns {
+		errs = append(errs, c.Close())
+	}
+	l.conns = nil
+	return errors.Join(errs...)
+}
+
+// LockedError is a study, or a restore of one's settings, refused because another study holds
+// the server's study lock.
+type LockedError struct {
+	Where, HeldBy string
+	Restore       bool // a restore: it would change the settings of the study that runs
+}
+
+func (e *LockedError) Error() string {
+	if e.Restore {
+		return fmt.Sprintf("another study is running on %s (%s): wait for it to end, then restore; now its settings would be changed under it", e.Where, e.HeldBy)
+	}
+	return fmt.Sprintf("another study is running on %s (%s): wait for it to end; meanwhile its settings would be read here as the server's own", e.Where, e.HeldBy)
+}
+
+// BadInput marks the error as the user's to fix (exit 2).
+func (e *LockedError) BadInput() {}
 
 // UnknownSettingError is a setting the server does not have.
 type UnknownSettingError struct {
@@ -191,6 +243,18 @@ func init() {
 		defer t.Close()
 		if w := t.Address(); w != d.Where {
 			return fmt.Errorf("--db is %s, but the settings were changed on %s", w, d.Where)
+		}
+		// A study that runs on the server now (on any of its databases, from any host) would have
+		// its settings changed under it.
+		if l, ok := t.(StudyLocker); ok {
+			lock, heldBy, err := l.LockStudies(ctx, fmt.Sprintf("cairn restore, pid %d", os.Getpid()))
+			if err != nil {
+				return err
+			}
+			if heldBy != "" {
+				return &LockedError{Where: d.Where, HeldBy: heldBy, Restore: true}
+			}
+			defer lock.Close()
 		}
 		return RestoreSettings(ctx, t, d.Settings)
 	})

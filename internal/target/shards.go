@@ -178,10 +178,9 @@ type Shards struct {
 	members []Target
 	servers []Server
 
-	mu    sync.Mutex
-	snap  []Conn // one connection per member for the window's readings, opened on first use
-	srv   []Conn // one connection per server for its settings, opened on first use
-	locks []Conn // the study locks of the servers after the first, held until Close
+	mu   sync.Mutex
+	snap []Conn // one connection per member for the window's readings, opened on first use
+	srv  []Conn // one connection per server for its settings, opened on first use
 }
 
 // Server is one database server of a shard set and the members it holds.
@@ -333,12 +332,12 @@ func (s *Shards) Snapshot(ctx context.Context, _ Conn, headlineSQL string) (Read
 // Close closes every member.
 func (s *Shards) Close() error {
 	s.mu.Lock()
-	for _, c := range append(append(s.snap, s.srv...), s.locks...) {
+	for _, c := range append(s.snap, s.srv...) {
 		if c != nil {
 			c.Close()
 		}
 	}
-	s.snap, s.srv, s.locks = nil, nil, nil
+	s.snap, s.srv = nil, nil
 	s.mu.Unlock()
 	var errs []error
 	for _, m := range s.members {
@@ -371,7 +370,7 @@ func (d DBList) Set(v string) error {
 
 func (d DBList) Type() string { return "string" }
 
-// serverConn is a connection to server j's first member, kept for the set's settings and locks.
+// serverConn is a connection to server j's first member, kept for the set's settings.
 func (s *Shards) serverConn(ctx context.Context, j int) (Target, Conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -459,31 +458,23 @@ func (s *Shards) eachServerAt(ctx context.Context, j int, f func(cf Configurer, 
 	return nil
 }
 
-// LockStudies takes the study lock of every server of the set: the first on c, the others on
-// connections the set holds until it closes.
-func (s *Shards) LockStudies(ctx context.Context, c Conn, who string) (string, error) {
+// LockStudies takes the study lock of every server of the set, each on a session of its own.
+func (s *Shards) LockStudies(ctx context.Context, who string) (*StudyLock, string, error) {
+	all := &StudyLock{}
 	for j := range s.servers {
-		m, lc := s.members[s.servers[j].Members[0]], c
-		l, ok := m.(StudyLocker)
+		l, ok := s.members[s.servers[j].Members[0]].(StudyLocker)
 		if !ok {
 			continue
 		}
-		if j > 0 {
-			var err error
-			if lc, err = m.Conn(ctx); err != nil {
-				return "", fmt.Errorf("server %s: %w", s.servers[j].Address, err)
-			}
-			s.mu.Lock()
-			s.locks = append(s.locks, lc)
-			s.mu.Unlock()
-		}
-		heldBy, err := l.LockStudies(ctx, lc, who)
+		lock, heldBy, err := l.LockStudies(ctx, who)
 		if err != nil || heldBy != "" {
-			if heldBy != "" {
-				heldBy += " on " + s.servers[j].Address
+			all.Close()
+			if err != nil {
+				return nil, "", fmt.Errorf("server %s: %w", s.servers[j].Address, err)
 			}
-			return heldBy, err
+			return nil, heldBy + " on " + s.servers[j].Address, nil
 		}
+		all.Join(lock, "server "+s.servers[j].Address)
 	}
-	return "", nil
+	return all, "", nil
 }

@@ -164,21 +164,28 @@ func typed(s target.Setting, value string) (any, error) {
 const StudyLockName = "cairn.study"
 
 // LockStudies implements target.StudyLocker with GET_LOCK, which the session holds until it
-// closes. MySQL has no name a session can give itself for others to read (who is unused), so the
-// holder is described by its connection: its id and its client's address.
-func (t *mysqlTarget) LockStudies(ctx context.Context, c target.Conn, who string) (string, error) {
+// closes; a user lock's name is the server's, not one database's. MySQL has no name a session can
+// give itself for others to read (who is unused), so the holder is described by its connection:
+// its id and its client's address.
+func (t *mysqlTarget) LockStudies(ctx context.Context, _ string) (*target.StudyLock, string, error) {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, "", err
+	}
 	var got sql.NullInt64
 	if err := c.QueryRow(ctx, "SELECT GET_LOCK(?, 0)", StudyLockName).Scan(&got); err != nil {
-		return "", fmt.Errorf("taking the study lock: %w", err)
+		c.Close()
+		return nil, "", fmt.Errorf("taking the study lock: %w", err)
 	}
 	if got.Valid && got.Int64 == 1 {
-		return "", nil
+		return target.HeldBy(c, ""), "", nil
 	}
+	defer c.Close()
 	var id int64
 	var host string
-	err := c.QueryRow(ctx, `SELECT ID, HOST FROM information_schema.PROCESSLIST WHERE ID = IS_USED_LOCK(?)`, StudyLockName).Scan(&id, &host)
+	err = c.QueryRow(ctx, `SELECT ID, HOST FROM information_schema.PROCESSLIST WHERE ID = IS_USED_LOCK(?)`, StudyLockName).Scan(&id, &host)
 	if err != nil {
-		return "a session that has just ended: try again", nil
+		return nil, "a session that has just ended: try again", nil
 	}
-	return fmt.Sprintf("a cairn study's session: connection %d from %s", id, host), nil
+	return nil, fmt.Sprintf("a cairn study's session: connection %d from %s", id, host), nil
 }

@@ -170,9 +170,48 @@ func (t *pg) reload(ctx context.Context, c target.Conn, s target.Setting) (strin
 // server for its whole life: the bytes of "cairnstd".
 const StudyLockKey int64 = 0x636169726e737464
 
-// LockStudies implements target.StudyLocker with a session-level advisory lock; the session's
-// application_name says who holds it, for pg_stat_activity and the next study to read.
-func (t *pg) LockStudies(ctx context.Context, c target.Conn, who string) (string, error) {
+// StudyLockDatabase is the database the study lock is taken in, whatever database the study
+// names: an advisory lock is one database's, the settings a study changes are the server's, and
+// every server has this database (initdb makes it) that every cairn can agree on.
+const StudyLockDatabase = "postgres"
+
+// LockStudies implements target.StudyLocker with a session-level advisory lock in database
+// postgres; the session's application_name says who holds it, for pg_stat_activity and the next
+// study to read. Where cairn cannot connect to postgres (dropped, or CONNECT not granted), the
+// lock is taken in the study's own database, and the lock's note says what that leaves out.
+func (t *pg) LockStudies(ctx context.Context, who string) (*target.StudyLock, string, error) {
+	var c target.Conn
+	note := ""
+	if t.db != StudyLockDatabase {
+		cfg := t.cfg.Copy()
+		cfg.Database = StudyLockDatabase
+		lt := &pg{cfg: cfg, addr: t.addr, db: StudyLockDatabase, sslmode: t.sslmode}
+		var err error
+		if c, err = lt.Conn(ctx); err != nil {
+			why := err.Error()
+			var ce *target.ConnectError
+			if errors.As(err, &ce) {
+				why = ce.Msg
+			}
+			note = fmt.Sprintf("the study lock is held in database %s alone, so a study of another database of %s is not kept out (cairn cannot connect to database %s: %s)",
+				t.db, t.addr, StudyLockDatabase, why)
+		}
+	}
+	if c == nil {
+		var err error
+		if c, err = t.Conn(ctx); err != nil {
+			return nil, "", err
+		}
+	}
+	heldBy, err := lockStudies(ctx, c, who)
+	if err != nil || heldBy != "" {
+		c.Close()
+		return nil, heldBy, err
+	}
+	return target.HeldBy(c, note), "", nil
+}
+
+func lockStudies(ctx context.Context, c target.Conn, who string) (string, error) {
 	if _, err := c.Exec(ctx, "SELECT set_config('application_name', $1, false)", who); err != nil {
 		return "", err
 	}
@@ -189,7 +228,8 @@ func (t *pg) LockStudies(ctx context.Context, c target.Conn, who string) (string
 	var since time.Time
 	err := c.QueryRow(ctx, `SELECT a.pid, a.application_name, COALESCE(host(a.client_addr), 'a local socket'), a.backend_start
 		FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.classid = ($1::bigint)::oid AND l.objid = ($2::bigint)::oid`,
+		WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1 AND l.classid = ($1::bigint)::oid AND l.objid = ($2::bigint)::oid
+		AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
 		StudyLockKey>>32, StudyLockKey&0xffffffff).Scan(&pid, &app, &from, &since)
 	if err != nil {
 		return "a session that has just ended: try again", nil
