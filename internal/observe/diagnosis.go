@@ -140,21 +140,38 @@ func diagSynch(d *results.Document) string {
 	return fmt.Sprintf("top synch wait %s %.0f%%", name, 100*top.Share)
 }
 
-// diagFunction names the server function with the largest self share of the on-CPU samples.
+// diagFunction names the server's own function with the largest self share of the on-CPU
+// samples, by SelfShares' rule (no kernel function), and the kernel's share where the profile
+// marks kernel frames.
 func diagFunction(d *results.Document) string {
 	st := StacksOf(d)
 	if st == nil {
 		return "top function not measured (--observe stacks)"
 	}
-	if st.Note != "" || st.Samples == 0 {
+	shares, ok := SelfShares([]*results.Document{d})
+	if !ok {
 		return "top function not measured"
 	}
-	for _, f := range st.Functions {
-		if f.Named() && f.Self > 0 {
-			return fmt.Sprintf("top function %s %.0f%%", f.Name, f.Self)
+	top, share := "", 0.0
+	for name, v := range shares {
+		if (StackFunction{Name: name}).Named() && (v > share || v == share && v > 0 && name < top) {
+			top, share = name, v
 		}
 	}
-	return "no top function named (no symbols: docs/host.md)"
+	kernel := ""
+	if st.Kernel != nil {
+		kernel = fmt.Sprintf("kernel %.0f%%", *st.Kernel)
+	}
+	if top == "" {
+		if kernel != "" {
+			kernel = "; " + kernel
+		}
+		return "no top function named (no symbols: docs/host.md" + kernel + ")"
+	}
+	if kernel != "" {
+		kernel = " (" + kernel + ")"
+	}
+	return fmt.Sprintf("top function %s %.0f%%%s", top, share, kernel)
 }
 
 func diagRunning(d *results.Document) string {

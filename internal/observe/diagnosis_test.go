@@ -95,6 +95,20 @@ func TestDiagnosisRules(t *testing.T) {
 		{"no named function", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Functions: []StackFunction{
 			{Name: "[mariadbd]", Self: 100, Total: 100}}})), nil,
 			[]string{"no top function named (no symbols: docs/host.md)"}, nil},
+		// The kernel's functions are never the server's top function, however large their share:
+		// its share is said apart. Folded stacks beyond the ranked functions count too.
+		{"kernel apart", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Kernel: ptr(41.0), Functions: []StackFunction{
+			{Name: "finish_task_switch" + KernelMark, Self: 19, Total: 19}, {Name: "_raw_spin_unlock_irqrestore" + KernelMark, Self: 12, Total: 12},
+			{Name: "[postgres]", Self: 15, Total: 80}, {Name: "hash_search_with_hash_value", Self: 6, Total: 6}},
+			Folded: []FoldedStack{{Stack: "main;PostgresMain;AllocSetAlloc", Count: 7}, {Stack: "main;finish_task_switch" + KernelMark, Count: 19}}})), nil,
+			[]string{"top function AllocSetAlloc 7% (kernel 41%)"}, []string{"finish_task_switch"}},
+		{"only the kernel named", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Kernel: ptr(60.0), Functions: []StackFunction{
+			{Name: "finish_task_switch" + KernelMark, Self: 60, Total: 60}, {Name: "[mariadbd]", Self: 40, Total: 100}}})), nil,
+			[]string{"no top function named (no symbols: docs/host.md; kernel 60%)"}, nil},
+		// A profile stored before kernel frames were marked: its functions as they are, no kernel share.
+		{"unmarked profile", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Functions: []StackFunction{
+			{Name: "finish_task_switch", Self: 19, Total: 19}, {Name: "ut_delay", Self: 10, Total: 10}}})), nil,
+			[]string{"top function finish_task_switch 19%"}, []string{"kernel"}},
 		{"perf failed", with(doc(0, busy(10)), withStacks(&Stacks{Note: "perf record failed: x"})), nil,
 			[]string{"top function not measured,"}, []string{"--observe stacks"}},
 
@@ -132,3 +146,5 @@ func TestDiagnosisReadsStoredSections(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

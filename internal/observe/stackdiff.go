@@ -17,10 +17,21 @@ type FunctionShift struct {
 // Change is the shift in percentage points.
 func (f FunctionShift) Change() float64 { return f.Other - f.Base }
 
+// KernelName is the kernel's entry among the server's functions: every sample taken in the
+// kernel, whichever kernel function it was in.
+const KernelName = "[kernel]"
+
 // SelfShares are the server functions' self shares (percent of the samples) over the runs that
 // recorded an on-CPU profile, each run weighing alike; ok is false when none did. A function's
 // share is its stored figure where the profile ranks it, else the samples of the kept stacks it
 // ends (a stack left out to bound the document counts for none).
+//
+// It is the one rule of which functions the diagnosis line, results compare and the report's
+// tables name: the server's own functions (its binary's and its libraries'), and the kernel as
+// one entry, KernelName, whose share is the profile's kernel figure. Samples in the kernel land
+// on the instruction that re-enables interrupts (finish_task_switch after a context switch, in a
+// virtual machine without hardware counters), so no kernel function is named as the server's.
+// A profile stored before kernel frames were marked has its kernel functions among the rest.
 func SelfShares(runs []*results.Document) (shares map[string]float64, ok bool) {
 	shares = map[string]float64{}
 	n := 0
@@ -38,7 +49,12 @@ func SelfShares(runs []*results.Document) (shares map[string]float64, ok bool) {
 			self[f.Name] = f.Self
 		}
 		for name, v := range self {
-			shares[name] += v
+			if !KernelFrame(name) {
+				shares[name] += v
+			}
+		}
+		if st.Kernel != nil {
+			shares[KernelName] += *st.Kernel
 		}
 	}
 	if n == 0 {

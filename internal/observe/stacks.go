@@ -30,6 +30,9 @@ type Stacks struct {
 	PIDs    []int   `json:"pids"`
 	Seconds float64 `json:"seconds"`
 	Samples int64   `json:"samples"`
+	// Kernel is the share of the samples (percent) taken in the kernel: their leaf frame is a
+	// kernel function (KernelMark). nil in profiles stored before kernel frames were marked.
+	Kernel *float64 `json:"kernel,omitempty"`
 	// Functions are the top functions by self share, then any of the top by inclusive share.
 	Functions []StackFunction `json:"functions"`
 	// Folded are the commonest stacks, root first; CutStacks stacks of CutSamples samples were
@@ -57,6 +60,13 @@ type FoldedStack struct {
 // Named reports whether perf found the function's name: an unnamed frame is its object in
 // brackets ("[libc.so.6]", "[unknown]").
 func (f StackFunction) Named() bool { return !strings.HasPrefix(f.Name, "[") }
+
+// KernelMark ends the name of a kernel function's frame in the folded stacks, as flame graph
+// tools mark them (stackcollapse-perf.pl --kernel): "finish_task_switch_[k]".
+const KernelMark = "_[k]"
+
+// KernelFrame reports whether a folded frame is the kernel's.
+func KernelFrame(name string) bool { return strings.HasSuffix(name, KernelMark) }
 
 // Bounds of the stored profile, and perf's rate: 99 Hz, off the kernel's own timer ticks.
 const (
@@ -348,22 +358,42 @@ func headerPID(line string) int {
 	return -1
 }
 
-// frameName is "sym" of "addr sym (dso)", or "[dso's base name]" when perf has no symbol.
+// frameName is "sym" of "addr sym (dso)", or "[dso's base name]" when perf has no symbol; a
+// kernel frame's name ends in KernelMark.
 func frameName(l string) string {
-	_, rest, _ := strings.Cut(l, " ")
+	addr, rest, _ := strings.Cut(l, " ")
 	rest = strings.TrimSpace(rest)
 	sym, dso := rest, ""
 	if i := strings.LastIndex(rest, " ("); i >= 0 && strings.HasSuffix(rest, ")") {
 		sym, dso = rest[:i], rest[i+2:len(rest)-1]
 	}
+	mark := ""
+	if kernelFrame(addr, dso) {
+		mark = KernelMark
+	}
 	if sym == "" || sym == "[unknown]" {
 		if dso == "" || dso == "[unknown]" {
 			return "[unknown]"
 		}
-		return "[" + filepath.Base(dso) + "]"
+		return "[" + strings.Trim(filepath.Base(dso), "[]") + "]" + mark
 	}
 	// ";" separates frames in a folded stack; C++ names do not use it.
-	return strings.ReplaceAll(sym, ";", ":")
+	return strings.ReplaceAll(sym, ";", ":") + mark
+}
+
+// kernelFrame reports whether perf's frame at addr in dso is the kernel's: perf's object for the
+// kernel's image is [kernel.kallsyms] (a guest's, [guest.kernel.kallsyms]); a module's code is
+// its object ("[xfs]", "xfs.ko") at an address in the kernel's half of the address space
+// (x86-64 and arm64 alike), where only [vsyscall] is user code.
+func kernelFrame(addr, dso string) bool {
+	switch {
+	case dso == "[kernel.kallsyms]" || strings.HasPrefix(dso, "[guest.kernel.kallsyms"):
+		return true
+	case dso == "" || dso == "[unknown]" || dso == "[vsyscall]":
+		return false
+	}
+	a, err := strconv.ParseUint(addr, 16, 64)
+	return err == nil && a >= 0xffff800000000000
 }
 
 // fillStacks ranks the folded stacks into the section: its top functions and its commonest
@@ -371,11 +401,16 @@ func frameName(l string) string {
 func fillStacks(s *Stacks, folded map[string]int64) {
 	self, total := map[string]int64{}, map[string]int64{}
 	all := make([]FoldedStack, 0, len(folded))
+	var kernel int64
 	for st, n := range folded {
 		s.Samples += n
 		all = append(all, FoldedStack{Stack: st, Count: n})
 		frames := strings.Split(st, ";")
-		self[frames[len(frames)-1]] += n
+		leaf := frames[len(frames)-1]
+		self[leaf] += n
+		if KernelFrame(leaf) {
+			kernel += n
+		}
 		seen := map[string]bool{}
 		for _, f := range frames {
 			if !seen[f] {
@@ -387,6 +422,8 @@ func fillStacks(s *Stacks, folded map[string]int64) {
 	if s.Samples == 0 {
 		return
 	}
+	k := roundTo(100*float64(kernel)/float64(s.Samples), 2)
+	s.Kernel = &k
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].Count != all[j].Count {
 			return all[i].Count > all[j].Count

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cairn-bench/cairn/internal/results"
 )
 
 // perf script's samples fold root first; a frame without a symbol is its object; self and
@@ -58,6 +60,62 @@ mariadbd 21583/5982
 	}
 	if s.Functions[0].Name != "my_md5" {
 		t.Errorf("functions rank by self share first: %+v", s.Functions)
+	}
+}
+
+// Kernel frames are marked (KernelMark) by perf's object for them, the kernel's image or a
+// module's code in the kernel's half of the address space; the kernel's share is of the samples
+// whose leaf is in the kernel, and SelfShares gives it as one entry, KernelName.
+func TestFoldPerfScriptMarksTheKernel(t *testing.T) {
+	in := `postgres 700/700  
+	ffffffff8a2c1d5e finish_task_switch.isra.0 ([kernel.kallsyms])
+	ffffffff8a9d1b2f schedule ([kernel.kallsyms])
+	    7f3a12345678 __libc_recv (/usr/lib/x86_64-linux-gnu/libc.so.6)
+	          5f1234 PostgresMain (/usr/lib/postgresql/15/bin/postgres)
+
+postgres 700/700  
+	ffffffffc0a01234 xfs_file_read_iter ([xfs])
+	ffffffff8a000123 [unknown] ([kernel.kallsyms])
+	          5f1234 PostgresMain (/usr/lib/postgresql/15/bin/postgres)
+
+postgres 700/700  
+	ffffffffff600000 [unknown] ([vsyscall])
+	ffffffffffffffff [unknown] ([unknown])
+	          5f1234 PostgresMain (/usr/lib/postgresql/15/bin/postgres)
+
+postgres 700/700  
+	          5f0000 AllocSetAlloc (/usr/lib/postgresql/15/bin/postgres)
+	          5f1234 PostgresMain (/usr/lib/postgresql/15/bin/postgres)
+`
+	got, err := FoldPerfScript(strings.NewReader(in), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{
+		"PostgresMain;__libc_recv;schedule_[k];finish_task_switch.isra.0_[k]": 1,
+		"PostgresMain;[kernel.kallsyms]_[k];xfs_file_read_iter_[k]":           1,
+		"PostgresMain;[unknown];[vsyscall]":                                   1,
+		"PostgresMain;AllocSetAlloc":                                          1,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("folded %v, want %v", got, want)
+	}
+	s := &Stacks{}
+	fillStacks(s, got)
+	if s.Kernel == nil || *s.Kernel != 50 {
+		t.Fatalf("kernel share %v, want 50%%", s.Kernel)
+	}
+	d := &results.Document{}
+	SetSection(d, "stacks", s)
+	shares, ok := SelfShares([]*results.Document{d})
+	for n, v := range shares {
+		if v == 0 {
+			delete(shares, n) // the functions ranked by inclusive share only
+		}
+	}
+	want2 := map[string]float64{KernelName: 50, "[vsyscall]": 25, "AllocSetAlloc": 25}
+	if !ok || !reflect.DeepEqual(shares, want2) {
+		t.Errorf("self shares %v, want %v", shares, want2)
 	}
 }
 

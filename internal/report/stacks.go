@@ -192,14 +192,18 @@ func layoutFlame(folded map[string]int64, samples int64) *Flame {
 }
 
 // warm is a frame's colour in the flame graph's usual reds and yellows, the same for a name in
-// every graph; frames perf could not name ("[mariadbd]") are grey.
+// every graph; the kernel's frames (observe.KernelFrame) are blues, frames perf could not name
+// ("[mariadbd]") grey.
 func warm(name string) string {
-	if strings.HasPrefix(name, "[") {
-		return "#c8c8c8"
-	}
 	h := fnv.New32a()
 	h.Write([]byte(name))
 	v := h.Sum32()
+	switch {
+	case observe.KernelFrame(name):
+		return fmt.Sprintf("#%02x%02x%02x", 110+int(v%40), 160+int((v>>8)%40), 215+int((v>>16)%35))
+	case strings.HasPrefix(name, "["):
+		return "#c8c8c8"
+	}
 	r := 205 + int(v%50)
 	g := 90 + int((v>>8)%140)
 	b := int((v >> 16) % 55)
@@ -283,7 +287,7 @@ func topFunctions(caption string, cols []string, ps []*cpuProfile) *funcTable {
 	if len(names) > 0 {
 		top = best[names[0]]
 	}
-	t := &funcTable{Caption: caption, Cols: cols}
+	t := &funcTable{Caption: caption + kernelCaption(names), Cols: cols}
 	for _, n := range names {
 		r := funcRow{Name: n}
 		for _, p := range ps {
@@ -297,6 +301,16 @@ func topFunctions(caption string, cols []string, ps []*cpuProfile) *funcTable {
 		t.Rows = append(t.Rows, r)
 	}
 	return t
+}
+
+// kernelCaption says what the kernel's row is, for a table that has one.
+func kernelCaption(names []string) string {
+	for _, n := range names {
+		if n == observe.KernelName {
+			return " · " + observe.KernelName + ": every sample taken in the kernel, whichever kernel function (the flame graph names them)"
+		}
+	}
+	return ""
 }
 
 // shade is a cell's background opacity, in proportion to the table's largest share.
@@ -339,6 +353,11 @@ func shareDiff(a, b *cpuProfile) *diffTable {
 	gained, lost := observe.FunctionShifts(a.self, b.self, diffShown)
 	t := &diffTable{A: a.label, B: b.label,
 		Caption: fmt.Sprintf("Server functions whose self share changed most, from %s to %s (percentage points of each one's on-CPU samples)", a.label, b.label)}
+	var names []string
+	for _, f := range append(gained, lost...) {
+		names = append(names, f.Name)
+	}
+	t.Caption += kernelCaption(names)
 	for _, f := range append(gained, lost...) {
 		t.Rows = append(t.Rows, diffRow{Name: f.Name, A: pct(f.Base), B: pct(f.Other),
 			Delta: fmt.Sprintf("%+.2f", f.Change()), Gain: f.Change() > 0})
