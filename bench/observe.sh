@@ -12,13 +12,16 @@
 #            performance_schema read at the window's edges and each progress line) and the
 #            running-threads sampler; wants tps >= 0.99, CPU per transaction <= 1.01
 #   stacks   --observe stacks against --observe on: perf sampling the server's on-CPU stacks
-#            (cpu-clock, 99 Hz, call graphs) and perf script after the window; wants tps >= 0.98
+#            (cpu-clock, 99 Hz, call graphs, every CPU; started disabled before the run and
+#            enabled over the window) and perf script after the window; wants tps >= 0.98
 #   running  --observe on against --observe on --running-sample 0s: the running threads of the
 #            server and the host's run queue, one read each every 20 ms; wants tps >= 0.99
 #
 # Progress lines every 5 s in every run. Each figure is cairn's own: TPS from the result
-# document, and client CPU per transaction as user+system CPU of the whole process and its
-# children (GNU time; perf is a child of cairn) over its transactions. Ratios are with/without.
+# document; client CPU per transaction as user+system CPU of the whole process and its children
+# (GNU time; perf and perf script are children of cairn) over its transactions; and, from the
+# document, cairn's own CPU per transaction in the window (client.cpu_us_per_txn: perf apart) and
+# the server's (server.cpu_us_per_txn). Ratios are with/without.
 #
 # Usage: bench/observe.sh    Needs .ci/servers.sh to have run (and linux-perf for stacks).
 set -euo pipefail
@@ -58,12 +61,15 @@ measure() {
   # shellcheck disable=SC2086 # flags are words
   /usr/bin/time -f "cpu %U %S" -o "$out/$name.time" "$C" oltp run --db "$url" --workload point-select --vu "$CLIENTS" \
     --rampup 0s --duration "${T}s" --progress 5s $flags --no-store --json "$out/$name.json" > "$out/$name.txt" 2>&1
-  local tps txns
+  local tps txns own srv
   tps=$(python3 -c "import json;print(json.load(open('$out/$name.json'))['result']['tps'])")
   txns=$(python3 -c "import json;d=json.load(open('$out/$name.json'));print(sum(t['count'] for t in d['transactions'].values()))")
-  echo "$kind|$pair|$side|$tps|$(cpu_per_txn "$out/$name.time" "$txns")" >> "$FIG"
+  own=$(python3 -c "import json;print(round(json.load(open('$out/$name.json'))['client']['cpu_us_per_txn'],2))")
+  srv=$(python3 -c "import json;print(round((json.load(open('$out/$name.json')).get('server') or {}).get('cpu_us_per_txn',0),2))")
+  echo "$kind|$pair|$side|$tps|$(cpu_per_txn "$out/$name.time" "$txns")|$own|$srv" >> "$FIG"
 }
-# field KIND PAIR SIDE ROUND COLUMN: a recorded figure (column 4 tps, 5 cpu per transaction).
+# field KIND PAIR SIDE ROUND COLUMN: a recorded figure (column 4 tps, 5 cpu per transaction with
+# children, 6 cairn's own in the window, 7 the server's).
 field() { grep "^$1|$2|$3|" "$FIG" | sed -n "$4p" | cut -d'|' -f"$5"; }
 for r in $(seq "$ROUNDS"); do
   for kind in $KINDS; do
@@ -71,9 +77,12 @@ for r in $(seq "$ROUNDS"); do
     for pair in $PAIRS; do
       if [ $((r % 2)) -eq 1 ]; then measure "$kind" "$url" "$pair" without; measure "$kind" "$url" "$pair" with
       else measure "$kind" "$url" "$pair" with; measure "$kind" "$url" "$pair" without; fi
-      printf "round %d %-9s %-8s with/without: tps ×%s  cpu/txn ×%s\n" "$r" "$kind" "$pair" \
+      printf "round %d %-9s %-8s with/without: tps ×%s (%s/%s)  cpu/txn ×%s  own cpu/txn ×%s  server cpu/txn ×%s\n" "$r" "$kind" "$pair" \
         "$(ratio "$(field "$kind" "$pair" with "$r" 4)" "$(field "$kind" "$pair" without "$r" 4)" 3)" \
-        "$(ratio "$(field "$kind" "$pair" with "$r" 5)" "$(field "$kind" "$pair" without "$r" 5)" 3)"
+        "$(field "$kind" "$pair" with "$r" 4 | cut -d. -f1)" "$(field "$kind" "$pair" without "$r" 4 | cut -d. -f1)" \
+        "$(ratio "$(field "$kind" "$pair" with "$r" 5)" "$(field "$kind" "$pair" without "$r" 5)" 3)" \
+        "$(ratio "$(field "$kind" "$pair" with "$r" 6)" "$(field "$kind" "$pair" without "$r" 6)" 3)" \
+        "$(ratio "$(field "$kind" "$pair" with "$r" 7)" "$(field "$kind" "$pair" without "$r" 7)" 3)"
     done
   done
 done
@@ -82,14 +91,16 @@ echo "== with / without at $CLIENTS VUs, medians over $ROUNDS rounds [lowest–h
 for pair in $PAIRS; do
   echo "$pair: ${WITH[$pair]} against ${WITHOUT[$pair]} (wants ${WANT[$pair]})"
   for kind in $KINDS; do
-    tp=() cp=()
+    tp=() cp=() op=() sp=()
     for r in $(seq "$ROUNDS"); do
       tp+=("$(ratio_or_empty "$(field "$kind" "$pair" with "$r" 4)" "$(field "$kind" "$pair" without "$r" 4)" 3)")
       cp+=("$(ratio_or_empty "$(field "$kind" "$pair" with "$r" 5)" "$(field "$kind" "$pair" without "$r" 5)" 3)")
+      op+=("$(ratio_or_empty "$(field "$kind" "$pair" with "$r" 6)" "$(field "$kind" "$pair" without "$r" 6)" 3)")
+      sp+=("$(ratio_or_empty "$(field "$kind" "$pair" with "$r" 7)" "$(field "$kind" "$pair" without "$r" 7)" 3)")
     done
-    printf "  %-9s tps ×%s [%s–%s]  cpu/txn ×%s [%s–%s]\n" "$kind" \
-      "$(printf '%s\n' "${tp[@]}" | median 3)" "$(printf '%s\n' "${tp[@]}" | sort -g | head -1)" "$(printf '%s\n' "${tp[@]}" | sort -g | tail -1)" \
-      "$(printf '%s\n' "${cp[@]}" | median 3)" "$(printf '%s\n' "${cp[@]}" | sort -g | head -1)" "$(printf '%s\n' "${cp[@]}" | sort -g | tail -1)"
+    span() { printf '%s [%s–%s]' "$(printf '%s\n' "$@" | median 3)" "$(printf '%s\n' "$@" | sort -g | head -1)" "$(printf '%s\n' "$@" | sort -g | tail -1)"; }
+    printf "  %-9s tps ×%s  cpu/txn ×%s  own cpu/txn ×%s  server cpu/txn ×%s\n" "$kind" \
+      "$(span "${tp[@]}")" "$(span "${cp[@]}")" "$(span "${op[@]}")" "$(span "${sp[@]}")"
   done
 done
-echo "every figure: $FIG (kind|pair|side|tps|client CPU µs per transaction)"
+echo "every figure: $FIG (kind|pair|side|tps|client CPU µs per transaction, with children|cairn's own in the window|the server's)"

@@ -98,12 +98,20 @@ func StacksOf(d *results.Document) *Stacks {
 
 // stacks samples the server's on-CPU stacks with perf record over the window; the stored
 // section is perf script's output folded (Close).
+//
+// perf starts before the run, with its events disabled, and the window's edges enable and
+// disable them: perf's start (with -a it describes every process on the host) and its end
+// (writing its file) fall outside the window.
 type stacks struct {
 	Base
 	perf    string
 	servers []*Server
 	dir     string
 	cmd     *exec.Cmd
+	exited  chan struct{} // closed when perf has exited, waitErr then its status
+	waitErr error
+	ctl     *os.File // perf's control commands ("enable", "disable")
+	ack     *os.File // perf's "ack" of each
 	out     bytes.Buffer
 	pids    []int
 	started time.Time
@@ -145,7 +153,11 @@ func startStacks(_ context.Context, env *Env) (Observer, error) {
 		env.note(no + why)
 		return nil, nil
 	}
-	return &stacks{perf: perf, servers: local}, nil
+	o := &stacks{perf: perf, servers: local}
+	if o.start(); o.note != "" {
+		env.note("--observe stacks: " + o.note)
+	}
+	return o, nil
 }
 
 // perfDenied says why perf may not sample the servers' processes, or "".
@@ -190,67 +202,164 @@ func serverPIDs(servers []*Server) []int {
 	return out
 }
 
-func (o *stacks) Window(start bool) {
-	if !start {
-		o.stop()
-		return
-	}
+// perfReady bounds how long perf may take to start (it describes every process on the host) and
+// to answer a command.
+const perfReady = 10 * time.Second
+
+// start starts perf record with its events disabled, and waits until it answers on its control
+// pipe: by then it has described the host's processes and opened its events.
+func (o *stacks) start() {
 	dir, err := os.MkdirTemp("", "cairn-stacks-")
 	if err != nil {
 		o.note = "no temporary directory for perf: " + err.Error()
 		return
 	}
-	o.dir, o.pids = dir, serverPIDs(o.servers)
+	o.dir = dir
+	ctlR, ctlW, err := os.Pipe()
+	if err != nil {
+		o.note = "no pipe to control perf: " + err.Error()
+		return
+	}
+	ackR, ackW, err := os.Pipe()
+	if err != nil {
+		ctlR.Close()
+		ctlW.Close()
+		o.note = "no pipe to control perf: " + err.Error()
+		return
+	}
+	o.ctl, o.ack = ctlW, ackR
 	// Every CPU, not the server's tasks (-p): a per-task event is switched in and out with its
 	// task, which on a server that switches at every statement cost 13-18% of PostgreSQL's point
 	// selects (bench/observe.sh); a per-CPU event costs the same whoever runs, and the server's
-	// samples are picked out by process when they are folded.
+	// samples are picked out by process when they are folded. -B: no build ids, so that perf
+	// neither reads its whole file again as it ends nor copies the binaries it saw into
+	// ~/.debug; perf script runs on this host, on the same binaries, right after.
 	o.cmd = exec.Command(o.perf, "record", "-q", "-e", "cpu-clock", "-F", strconv.Itoa(stacksHz), "-g",
-		"-a", "-o", filepath.Join(dir, "perf.data"))
+		"-a", "-B", "-N", "--delay=-1", "--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
 	o.cmd.Stdout, o.cmd.Stderr = &o.out, &o.out
-	if err := o.cmd.Start(); err != nil {
+	o.cmd.ExtraFiles = []*os.File{ctlR, ackW} // fds 3 and 4
+	err = o.cmd.Start()
+	ctlR.Close()
+	ackW.Close()
+	if err != nil {
 		o.note, o.cmd = "perf did not start: "+err.Error(), nil
 		return
 	}
-	o.started = time.Now()
+	o.exited = make(chan struct{})
+	go func() { o.waitErr = o.cmd.Wait(); close(o.exited) }()
+	if err := o.command("ping"); err != nil {
+		o.note = "perf did not start: " + err.Error()
+		o.kill()
+	}
+}
+
+// command sends perf a control command and waits for its ack.
+func (o *stacks) command(c string) error {
+	if err := o.ack.SetReadDeadline(time.Now().Add(perfReady)); err != nil {
+		return err
+	}
+	if _, err := o.ctl.WriteString(c + "\n"); err != nil {
+		return o.ended(err)
+	}
+	var b [16]byte
+	n, err := o.ack.Read(b[:])
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("perf did not answer %q within %s", c, perfReady)
+	case err != nil:
+		return o.ended(err)
+	case !strings.HasPrefix(string(b[:n]), "ack"):
+		return fmt.Errorf("perf answered %q with %q", c, b[:n])
+	}
+	return nil
+}
+
+// ended is why perf stopped answering: its own words when it has exited.
+func (o *stacks) ended(err error) error {
+	select {
+	case <-o.exited:
+		return errors.New(firstLine(o.out.String(), errors.Join(err, o.waitErr)))
+	case <-time.After(time.Second):
+		return err
+	}
+}
+
+func (o *stacks) Window(start bool) {
+	if o.cmd == nil || o.note != "" {
+		return
+	}
+	if start {
+		o.pids = serverPIDs(o.servers)
+		if err := o.command("enable"); err != nil {
+			o.note = "perf did not start sampling: " + err.Error()
+			return
+		}
+		o.started = time.Now()
+		return
+	}
+	if o.started.IsZero() || o.seconds > 0 {
+		return
+	}
+	o.seconds = time.Since(o.started).Seconds()
+	if err := o.command("disable"); err != nil {
+		o.note = "perf did not stop sampling: " + err.Error()
+	}
 }
 
 // stop ends perf record as Ctrl-C would, so that it writes its file; a perf that does not end
 // within 10 seconds is killed.
 func (o *stacks) stop() {
-	if o.cmd == nil || o.cmd.Process == nil || o.seconds > 0 || o.note != "" {
-		return
-	}
-	o.seconds = time.Since(o.started).Seconds()
-	done := make(chan error, 1)
 	_ = o.cmd.Process.Signal(os.Interrupt)
-	go func() { done <- o.cmd.Wait() }()
 	select {
-	case err := <-done:
+	case <-o.exited:
+		err := o.waitErr
 		var ee *exec.ExitError
 		// perf ends on SIGINT with status 0, or as killed by it; anything else is its own failure.
-		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == -1) {
+		if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == -1) && o.note == "" {
 			o.note = "perf record failed: " + firstLine(o.out.String(), err)
 		}
-	case <-time.After(10 * time.Second):
-		_ = o.cmd.Process.Kill()
-		<-done
-		o.note = "perf record did not stop within 10 s and was killed"
+	case <-time.After(perfReady):
+		o.kill()
+		if o.note == "" {
+			o.note = "perf record did not stop within 10 s and was killed"
+		}
 	}
 }
 
-// Close stops perf if the window never ended, folds its samples and removes its files.
+// kill ends perf at once and waits for it.
+func (o *stacks) kill() {
+	_ = o.cmd.Process.Kill()
+	<-o.exited
+}
+
+// Close stops perf, folds the window's samples and removes perf's files. A run whose window
+// never started has no section.
 func (o *stacks) Close(ctx context.Context) error {
+	if o.ctl != nil {
+		defer o.ctl.Close()
+		defer o.ack.Close()
+	}
+	if o.dir != "" {
+		defer os.RemoveAll(o.dir)
+	}
 	if o.cmd == nil {
-		if o.dir != "" {
-			return os.RemoveAll(o.dir)
+		if o.note != "" {
+			o.sec = &Stacks{Event: "cpu-clock", Hz: stacksHz, Note: o.note}
 		}
 		return nil
 	}
-	if o.seconds == 0 && o.note == "" {
+	switch {
+	case o.started.IsZero() && o.note == "":
+		o.kill()
+		return nil
+	case o.started.IsZero():
+		o.kill()
+	default:
+		if o.seconds == 0 {
+			o.Window(false)
+		}
 		o.stop()
 	}
-	defer os.RemoveAll(o.dir)
 	o.sec = &Stacks{Event: "cpu-clock", Hz: stacksHz, PIDs: o.pids, Seconds: roundTo(o.seconds, 2), Note: o.note}
 	if o.note != "" {
 		return nil

@@ -129,3 +129,39 @@ func TestStacksWithoutPerf(t *testing.T) {
 		t.Errorf("the rest of the observation is gone: server %+v", d.Server)
 	}
 }
+
+// TestStacksPerfFails: a perf that cannot start says why in one line before the run, in the
+// document's notes and in the section's note, and the run goes on.
+func TestStacksPerfFails(t *testing.T) {
+	url := testutil.MySQL(t)
+	if os.Geteuid() != 0 {
+		t.Skip("perf sampling another user's server needs root")
+	}
+	dir := t.TempDir()
+	fake := "#!/bin/sh\necho 'perf: failed to mmap with 1 (Operation not permitted)' >&2\nexit 1\n"
+	if err := os.WriteFile(dir+"/perf", []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
+	d, notes := stacksRun(t, url, "2")
+	var said []string
+	for _, n := range notes {
+		if strings.Contains(n, "--observe stacks") {
+			said = append(said, n)
+		}
+	}
+	const why = "perf did not start: perf: failed to mmap with 1 (Operation not permitted)"
+	if len(said) != 1 || !strings.Contains(said[0], why) {
+		t.Errorf("notes %q: want one line saying %q", notes, why)
+	}
+	st := observe.StacksOf(d)
+	if st == nil || st.Note != why || st.Samples != 0 {
+		t.Errorf("stacks section %+v: want the note %q", st, why)
+	}
+	if !strings.Contains(strings.Join(d.Notes, "\n"), why) {
+		t.Errorf("document notes %q lack %q", d.Notes, why)
+	}
+	if d.Server == nil || d.Server.CPUSeconds <= 0 {
+		t.Errorf("the rest of the observation is gone: server %+v", d.Server)
+	}
+}
