@@ -202,6 +202,9 @@ func serverPIDs(servers []*Server) []int {
 	return out
 }
 
+// perfScript bounds perf script's folding of the window's samples.
+const perfScript = 2 * time.Minute
+
 // perfReady bounds how long perf may take to start (it describes every process on the host) and
 // to answer a command.
 const perfReady = 10 * time.Second
@@ -238,6 +241,10 @@ func (o *stacks) start() {
 		"-a", "-B", "-N", "--delay=-1", "--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
 	o.cmd.Stdout, o.cmd.Stderr = &o.out, &o.out
 	o.cmd.ExtraFiles = []*os.File{ctlR, ackW} // fds 3 and 4
+	// perf runs in a process group of its own, so that a terminal's Ctrl-C reaches cairn alone,
+	// which then ends the window and stops perf itself (perf would end before its last "disable",
+	// and the profile of the window so far be lost); it ends with cairn if cairn is killed.
+	o.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	err = o.cmd.Start()
 	ctlR.Close()
 	ackW.Close()
@@ -278,7 +285,10 @@ func (o *stacks) command(c string) error {
 func (o *stacks) ended(err error) error {
 	select {
 	case <-o.exited:
-		return errors.New(firstLine(o.out.String(), errors.Join(err, o.waitErr)))
+		if o.waitErr != nil {
+			err = fmt.Errorf("%v (%v)", err, o.waitErr)
+		}
+		return errors.New(firstLine(o.out.String(), err))
 	case <-time.After(time.Second):
 		return err
 	}
@@ -364,7 +374,11 @@ func (o *stacks) Close(ctx context.Context) error {
 	if o.note != "" {
 		return nil
 	}
-	sc := exec.CommandContext(ctx, o.perf, "script", "-i", filepath.Join(o.dir, "perf.data"), "-F", "comm,pid,tid,ip,sym,dso")
+	// An interrupted run keeps its profile of the window so far: perf script is not cut by the
+	// run's cancellation, only bounded.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), perfScript)
+	defer cancel()
+	sc := exec.CommandContext(sctx, o.perf, "script", "-i", filepath.Join(o.dir, "perf.data"), "-F", "comm,pid,tid,ip,sym,dso")
 	var errb bytes.Buffer
 	sc.Stderr = &errb
 	out, err := sc.StdoutPipe()

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
@@ -18,8 +19,11 @@ import (
 // stacksRun runs oltp read-only with --observe stacks against url, and returns the document and
 // the lines shown before the run.
 func stacksRun(t *testing.T, url string, vu string) (*results.Document, []string) {
+	return stacksRunCtx(context.Background(), t, url, vu)
+}
+
+func stacksRunCtx(ctx context.Context, t *testing.T, url string, vu string) (*results.Document, []string) {
 	t.Helper()
-	ctx := context.Background()
 	s, err := spec.New("oltp", false)
 	if err != nil {
 		t.Fatal(err)
@@ -163,5 +167,21 @@ func TestStacksPerfFails(t *testing.T) {
 	}
 	if d.Server == nil || d.Server.CPUSeconds <= 0 {
 		t.Errorf("the rest of the observation is gone: server %+v", d.Server)
+	}
+}
+
+// TestStacksInterrupted: a run interrupted in its window (Ctrl-C) keeps the profile of the window
+// so far, and perf is gone.
+func TestStacksInterrupted(t *testing.T) {
+	url := testutil.MySQL(t)
+	if _, err := exec.LookPath("perf"); err != nil || os.Geteuid() != 0 {
+		t.Skip("perf sampling another user's server needs perf installed and root")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // the window is 3 s
+	defer cancel()
+	d, _ := stacksRunCtx(ctx, t, url, "4")
+	st := observe.StacksOf(d)
+	if !d.Interrupted || st == nil || st.Note != "" || st.Samples == 0 || st.Seconds <= 0 || st.Seconds >= 3 {
+		t.Fatalf("interrupted %v, stacks section %+v: want the profile of the window so far", d.Interrupted, st)
 	}
 }
