@@ -175,6 +175,9 @@ const StudyLockKey int64 = 0x636169726e737464
 // every server has this database (initdb makes it) that every cairn can agree on.
 const StudyLockDatabase = "postgres"
 
+// lockDatabase is StudyLockDatabase; a test names one cairn cannot connect to.
+var lockDatabase = StudyLockDatabase
+
 // LockStudies implements target.StudyLocker with a session-level advisory lock in database
 // postgres; the session's application_name says who holds it, for pg_stat_activity and the next
 // study to read. Where cairn cannot connect to postgres (dropped, or CONNECT not granted), the
@@ -182,10 +185,10 @@ const StudyLockDatabase = "postgres"
 func (t *pg) LockStudies(ctx context.Context, who string) (*target.StudyLock, string, error) {
 	var c target.Conn
 	note := ""
-	if t.db != StudyLockDatabase {
+	if t.db != lockDatabase {
 		cfg := t.cfg.Copy()
-		cfg.Database = StudyLockDatabase
-		lt := &pg{cfg: cfg, addr: t.addr, db: StudyLockDatabase, sslmode: t.sslmode}
+		cfg.Database = lockDatabase
+		lt := &pg{cfg: cfg, addr: t.addr, db: lockDatabase, sslmode: t.sslmode}
 		var err error
 		if c, err = lt.Conn(ctx); err != nil {
 			why := err.Error()
@@ -194,7 +197,7 @@ func (t *pg) LockStudies(ctx context.Context, who string) (*target.StudyLock, st
 				why = ce.Msg
 			}
 			note = fmt.Sprintf("the study lock is held in database %s alone, so a study of another database of %s is not kept out (cairn cannot connect to database %s: %s)",
-				t.db, t.addr, StudyLockDatabase, why)
+				t.db, t.addr, lockDatabase, why)
 		}
 	}
 	if c == nil {
