@@ -77,6 +77,11 @@ type pool struct {
 	e     *Engine
 	terms []terminal
 	ready chan *terminal // submitted terminals; room for all, so handing one on never blocks
+	// lends and monLends are requests for an executor's connection (Lender): the observers' and
+	// the monitor's; executors waiting at a window's edge serve the monitor's. gone is closed
+	// once the executors have stopped.
+	lends, monLends chan *lendReq
+	gone            chan struct{}
 
 	mu   sync.Mutex
 	due  termHeap // terminals keying or thinking
@@ -92,6 +97,7 @@ type pool struct {
 func (e *Engine) newPool() (*pool, error) {
 	n := e.Cfg.Terminals
 	p := &pool{e: e, terms: make([]terminal, n), ready: make(chan *terminal, n), wake: make(chan struct{}, 1),
+		lends: make(chan *lendReq), monLends: make(chan *lendReq), gone: make(chan struct{}),
 		done: make(chan struct{}), menu: make([]Mean, len(e.Types)), keying: make([]Mean, len(e.Types)), think: make([]Mean, len(e.Types))}
 	for i := range p.terms {
 		v, err := e.NewVU(i)
@@ -230,12 +236,32 @@ func (p *pool) serve(ctx context.Context, v *vuState) {
 		if v.conn == nil && !e.reconnect(ctx, v) {
 			return
 		}
+		// cairn's own statements go before the terminals waiting: a window's edge, the monitor's
+		// readings, the observers' samples.
+		select {
+		case <-v.poke:
+			e.meet(ctx, v)
+			continue
+		case r := <-p.monLends:
+			p.lend(v, r)
+			continue
+		case r := <-p.lends:
+			p.lend(v, r)
+			continue
+		default:
+		}
 		var t *terminal
 		select {
 		case <-e.stop:
 			return
 		case <-v.poke:
 			e.meet(ctx, v)
+			continue
+		case r := <-p.monLends:
+			p.lend(v, r)
+			continue
+		case r := <-p.lends:
+			p.lend(v, r)
 			continue
 		case t = <-p.ready:
 		}
