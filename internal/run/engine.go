@@ -43,6 +43,10 @@ type Config struct {
 	// Terminals, when positive, are the run's terminals: they key, think and submit, and the VUs
 	// (executors, each with its connection) serve them from a queue (pool.go).
 	Terminals int
+	// TerminalIDs, when set, are the terminals' ids (one per terminal): a part's share of a larger
+	// run's terminals, as IDs are of its VUs; AllTerminals is then the run's count.
+	TerminalIDs  []int
+	AllTerminals int
 }
 
 // ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
@@ -198,6 +202,14 @@ type Engine struct {
 
 	afterMu sync.Mutex
 	after   *metrics.Set
+}
+
+// terminalID is the id of the run's i-th terminal.
+func (c Config) terminalID(i int) int {
+	if c.TerminalIDs != nil {
+		return c.TerminalIDs[i]
+	}
+	return i
 }
 
 // vuID is the id of the run's i-th VU.

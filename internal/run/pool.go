@@ -49,6 +49,8 @@ func (h *termHeap) Pop() any {
 // PoolStats is what a run of terminals over pooled connections measured besides the window's set.
 type PoolStats struct {
 	Terminals, Connections int
+	// AllTerminals, in a part of a run, is the run's terminals in all (Config.AllTerminals).
+	AllTerminals int
 	// Wait, per type, is the time submitted transactions waited for a connection (in the window).
 	Wait []*hdrhistogram.Histogram
 	// Menu, Keying and Think, per type, are the time terminals spent drawing the transaction,
@@ -100,7 +102,7 @@ func (e *Engine) newPool() (*pool, error) {
 		lends: make(chan *lendReq), monLends: make(chan *lendReq), gone: make(chan struct{}),
 		done: make(chan struct{}), menu: make([]Mean, len(e.Types)), keying: make([]Mean, len(e.Types)), think: make([]Mean, len(e.Types))}
 	for i := range p.terms {
-		v, err := e.NewVU(i)
+		v, err := e.NewVU(e.Cfg.terminalID(i))
 		if err != nil {
 			return nil, err
 		}
@@ -305,7 +307,7 @@ func (p *pool) serve(ctx context.Context, v *vuState) {
 
 // stats is what the pool measured; call it once the scheduler has returned.
 func (p *pool) stats() *PoolStats {
-	st := &PoolStats{Terminals: len(p.terms), Connections: p.e.Cfg.VUs, Wait: p.wait[0]}
+	st := &PoolStats{Terminals: len(p.terms), Connections: p.e.Cfg.VUs, AllTerminals: p.e.Cfg.AllTerminals, Wait: p.wait[0]}
 	for _, w := range p.wait[1:] {
 		for i, h := range w {
 			st.Wait[i].Merge(h)

@@ -47,6 +47,9 @@ func specFigures(d *results.Document, warehouses int) *SpecFigures {
 	terminals := d.VU
 	if d.Terminals != nil {
 		terminals = d.Terminals.Terminals
+		if d.Terminals.Of > 0 {
+			terminals = d.Terminals.Of // a part's: tpmC is the whole run's, counted by the database
+		}
 	}
 	f.TerminalsPerWarehouse = float64(terminals) / float64(warehouses)
 	for i, name := range TxnNames {
@@ -76,6 +79,29 @@ func (f *SpecFigures) print(w io.Writer) {
 		parts = append(parts, fmt.Sprintf("%s %.0f ms ≤ %.0f s %s", c.Txn, c.P90Ms, c.LimitMs/1000, verdict))
 	}
 	fmt.Fprintf(w, "response-time constraints (90th percentile, clause 5.2.5.3): %s\n", strings.Join(parts, ", "))
+}
+
+// merged adds TPC-C's own figures to a run merged from its parts: the schema's and the run's
+// constants (every part's are the same), the deliveries skipped in all, and the run against the
+// specification again, from the merged headline and latencies.
+func merged(m *results.Document, parts []*results.Document) {
+	x, ok := extraOf(parts[0])
+	if !ok {
+		return
+	}
+	var skips int64
+	for _, d := range parts {
+		switch s := d.Extra["delivery_skipped_districts"].(type) {
+		case int64:
+			skips += s
+		case float64:
+			skips += int64(s)
+		}
+	}
+	if x.Spec != nil {
+		x.Spec = specFigures(m, x.Warehouses)
+	}
+	m.Extra = map[string]any{"delivery_skipped_districts": skips, "tpcc": x}
 }
 
 // extraOf is the document's extra.tpcc, from a run in hand or read back from the store.

@@ -17,7 +17,10 @@ import (
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
-func init() { workload.Register(tpcc{}) }
+func init() {
+	workload.Register(tpcc{})
+	results.OnMerge("tpcc", merged)
+}
 
 type tpcc struct{}
 
