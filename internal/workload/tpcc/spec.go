@@ -21,22 +21,10 @@ const TerminalsPerWarehouse = 10
 var rtLimitMs = [5]float64{5000, 5000, 5000, 80000, 20000}
 
 // SpecFigures is a keying and thinking run against the specification (extra.tpcc.spec).
-type SpecFigures struct {
-	TpmC                  float64        `json:"tpmc"`
-	Ceiling               float64        `json:"ceiling_tpmc"` // 12.86 per warehouse
-	EfficiencyPct         float64        `json:"efficiency_pct"`
-	TerminalsPerWarehouse float64        `json:"terminals_per_warehouse"`
-	ResponseTime          []RTConstraint `json:"response_time_constraints"`
-	Met                   bool           `json:"constraints_met"`
-}
+type SpecFigures = results.SpecFigures
 
 // RTConstraint is one type's 90th-percentile response time against its limit.
-type RTConstraint struct {
-	Txn     string  `json:"transaction"`
-	P90Ms   float64 `json:"p90_ms"`
-	LimitMs float64 `json:"limit_ms"`
-	Met     bool    `json:"met"`
-}
+type RTConstraint = results.RTConstraint
 
 func specFigures(d *results.Document, warehouses int) *SpecFigures {
 	f := &SpecFigures{Ceiling: CeilingPerWarehouse * float64(warehouses), Met: true}
@@ -64,7 +52,7 @@ func specFigures(d *results.Document, warehouses int) *SpecFigures {
 	return f
 }
 
-func (f *SpecFigures) print(w io.Writer) {
+func printSpec(w io.Writer, f *SpecFigures) {
 	fmt.Fprintf(w, "efficiency: %.0f tpmC of the spec's ceiling of %.0f (12.86 per warehouse): %.1f%%", f.TpmC, f.Ceiling, f.EfficiencyPct)
 	if f.TerminalsPerWarehouse != TerminalsPerWarehouse {
 		fmt.Fprintf(w, " (%.3g terminals per warehouse; the ceiling assumes %d)", f.TerminalsPerWarehouse, TerminalsPerWarehouse)
