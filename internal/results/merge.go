@@ -51,6 +51,8 @@ type PartClient struct {
 	CPUSeconds  float64 `json:"cpu_seconds"`
 	CPUusPerTxn float64 `json:"cpu_us_per_txn"`
 	Hostname    string  `json:"hostname,omitempty"`
+	// PeakRSSBytes is the part's client process's peak memory.
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // MergeError is a set of documents that are not the parts of one run.
@@ -199,7 +201,11 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 		}
 		cpu += d.Client.CPUSeconds
 		m.Client.Reconnects += d.Client.Reconnects
-		pc := PartClient{I: d.Part.I, ID: ids[d], VU: d.VU, CPUSeconds: d.Client.CPUSeconds, CPUusPerTxn: d.Client.CPUusPerTxn}
+		// The parts' processes together: each held its peak at some moment, so the sum bounds
+		// what they held at any one.
+		m.Client.PeakRSSBytes += d.Client.PeakRSSBytes
+		pc := PartClient{I: d.Part.I, ID: ids[d], VU: d.VU, CPUSeconds: d.Client.CPUSeconds, CPUusPerTxn: d.Client.CPUusPerTxn,
+			PeakRSSBytes: d.Client.PeakRSSBytes}
 		if d.Host != nil {
 			pc.Hostname = d.Host.Hostname
 		}
