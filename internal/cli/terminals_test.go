@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,42 +19,16 @@ import (
 func TestTerminalsOverPooledConnections(t *testing.T) {
 	url := testutil.PG(t)
 	prepared(t, url)
-	_, c := testutil.Open(t, url)
-	ctx := context.Background()
-	// The run's sessions carry a name of their own: other tests may use the same database.
-	app := fmt.Sprintf("cairn_terminals_%d", os.Getpid())
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	runURL := url + sep + "application_name=" + app
-	var most atomic.Int64
-	stop := make(chan struct{})
-	polled := make(chan struct{})
-	go func() {
-		defer close(polled)
-		for {
-			var n int64
-			if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&n); err == nil && n > most.Load() {
-				most.Store(n)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
+	runURL, peak := testutil.PeakSessions(t, url, 100*time.Millisecond)
 	out := filepath.Join(t.TempDir(), "t.json")
 	code, stdout, stderr := cairn(t, "tpcc", "run", "--db", runURL, "--terminals", "100", "--connections", "10", "--keying-thinking",
 		"--rampup", "1s", "--duration", "15s", "--progress", "5s", "--json", out, "--results", filepath.Join(t.TempDir(), "r.db"))
-	close(stop)
-	<-polled
+	most := peak()
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	t.Logf("at most %d server connections of the run's", most.Load())
-	if n := most.Load(); n == 0 || n > 10 {
+	t.Logf("at most %d server connections of the run's", most)
+	if n := most; n == 0 || n > 10 {
 		t.Errorf("at most %d server connections seen during the run, want the pool's 10 and no more", n)
 	}
 	d := readDoc(t, out)

@@ -238,19 +238,10 @@ func (p *pool) serve(ctx context.Context, v *vuState) {
 		if v.conn == nil && !e.reconnect(ctx, v) {
 			return
 		}
-		// cairn's own statements go before the terminals waiting: a window's edge, the monitor's
-		// readings, the observers' samples.
-		select {
-		case <-v.poke:
-			e.meet(ctx, v)
+		// cairn's own statements (the monitor's readings, the observers' samples) go before the
+		// terminals waiting: the select below picks at random among what is ready.
+		if p.lendFirst(v) {
 			continue
-		case r := <-p.monLends:
-			p.lend(v, r)
-			continue
-		case r := <-p.lends:
-			p.lend(v, r)
-			continue
-		default:
 		}
 		var t *terminal
 		select {
@@ -303,6 +294,19 @@ func (p *pool) serve(ctx context.Context, v *vuState) {
 			}
 		}
 	}
+}
+
+// lendFirst lends v's connection if a request is waiting, and reports whether it did.
+func (p *pool) lendFirst(v *vuState) bool {
+	var r *lendReq
+	select {
+	case r = <-p.monLends:
+	case r = <-p.lends:
+	default:
+		return false
+	}
+	p.lend(v, r)
+	return true
 }
 
 // stats is what the pool measured; call it once the scheduler has returned.

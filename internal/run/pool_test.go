@@ -2,9 +2,6 @@ package run
 
 import (
 	"context"
-	"fmt"
-	"net/url"
-	"os"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -159,44 +156,14 @@ func (b *pooledBumper) UseConn(c workload.VU) { b.c = c.(*pooledBumper).c }
 // the server's count of the window, less them, is exactly the committed updates; and every
 // observer statement issued in the run got a connection within a transaction's time.
 func TestLenderKeepsToThePool(t *testing.T) {
-	tg := edgeTable(t)
+	edgeTable(t)
 	ctx := context.Background()
-	app := fmt.Sprintf("cairn_lender_%d", os.Getpid())
-	u, err := url.Parse(testutil.PG(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("application_name", app)
-	u.RawQuery = q.Encode()
-	tg, err = target.Open(ctx, u.String())
+	named, peak := testutil.PeakSessions(t, testutil.PG(t), 20*time.Millisecond)
+	tg, err := target.Open(ctx, named)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	// The sessions are counted from another database, whose statements the run's counter leaves
-	// out, under another name.
-	u.Path = "/postgres"
-	q.Del("application_name")
-	u.RawQuery = q.Encode()
-	_, watcher := testutil.Open(t, u.String())
-	var most atomic.Int64
-	stop := make(chan struct{})
-	polled := make(chan struct{})
-	go func() {
-		defer close(polled)
-		for {
-			var n int64
-			if err := watcher.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&n); err == nil && n > most.Load() {
-				most.Store(n)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}()
 	l := NewLender(tg)
 	defer l.Close()
 	obs := l.Conn()
@@ -207,7 +174,7 @@ func TestLenderKeepsToThePool(t *testing.T) {
 	e.NewVU = func(int) (workload.VU, error) { return &pooledBumper{}, nil }
 	e.Lender = l
 	var sampled, slowest atomic.Int64
-	obsDone := make(chan struct{})
+	stop, obsDone := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(obsDone)
 		for {
@@ -227,13 +194,13 @@ func TestLenderKeepsToThePool(t *testing.T) {
 		}
 	}()
 	out, err := e.Run(ctx)
+	most := peak()
 	close(stop)
-	<-polled
 	<-obsDone
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := most.Load(); n == 0 || n > 3 {
+	if n := most; n == 0 || n > 3 {
 		t.Errorf("at most %d sessions of the run, want its 3 connections", n)
 	}
 	committed := out.End.Headline - out.Start.Headline
