@@ -399,16 +399,18 @@ func mergeTerminals(ds []*Document, ids map[*Document]string, m *Document) (*Ter
 
 // mergeSeries puts the parts' seconds on one clock, that of the earliest part's start (start):
 // a part's second that ended T seconds after its own start, which was s seconds after start, is
-// the merged second nearest to T + s, a whole number of seconds. A merged second sums its parts'
-// transactions, headline transactions and errors, is in the window when one of theirs is, and has
-// the highest of their 95th percentiles, an upper bound of its own (no more than 5% of every
-// part's transactions that second were slower). The hosts' CPU of each second is each part's.
+// the merged second ⌊T + s + 0.1⌋, the whole second it was due at (ticks come at whole seconds of
+// each part's clock, late on a loaded host but never early; the tenth of a second allows for the
+// parts' clocks starting milliseconds apart). A merged second sums its parts' transactions,
+// headline transactions and errors, is in the window when one of theirs is, and has the highest
+// of their 95th percentiles, an upper bound of its own (no more than 5% of every part's
+// transactions that second were slower). The hosts' CPU of each second is each part's.
 func mergeSeries(ds []*Document, start time.Time) []metrics.Second {
 	at := map[int]*metrics.Second{}
 	for _, d := range ds {
 		off := d.StartedAt.Sub(start).Seconds()
 		for _, p := range d.Series {
-			k := int(math.Round(p.T + off))
+			k := int(math.Floor(p.T + off + 0.1))
 			s := at[k]
 			if s == nil {
 				s = &metrics.Second{T: float64(k)}
