@@ -331,7 +331,7 @@ type CapacityError struct {
 
 func (e *CapacityError) Error() string {
 	if e.Pooled {
-		return fmt.Sprintf("%d connections: %s has room for %d (%s): --connections %d or fewer fit",
+		return fmt.Sprintf("%d connections: %s has room for %d (%s): %d or fewer fit",
 			e.VUs, e.Where, e.Free, e.Desc, e.Fit())
 	}
 	return fmt.Sprintf("%d VUs: %s accepts %d more connections (%s), and cairn needs one per VU and one for the snapshots: %d VUs or fewer fit",
