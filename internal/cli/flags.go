@@ -61,6 +61,9 @@ func flagged(err error) error {
 			why += ": use --client-cpus"
 		}
 		return reword(err, re, fmt.Sprintf("--server-cpus: the server at %s is not a process cairn can bind (%s): cairn binds only a server on this host", re.Where, why))
+	case errors.As(err, &ce) && ce.Pooled:
+		return reword(err, ce, fmt.Sprintf("--connections %d: %s has room for %d (%s): use --connections %d or fewer",
+			ce.VUs, ce.Where, ce.Free, ce.Desc, ce.Fit()))
 	case errors.As(err, &ce):
 		return reword(err, ce, fmt.Sprintf("--vu %d: %s accepts %d more connections (%s), and cairn needs one per VU and one for the snapshots: use --vu %d or fewer",
 			ce.VUs, ce.Where, ce.Free, ce.Desc, ce.Fit()))

@@ -74,6 +74,8 @@ func TestLowerLayersLeaveFlagsToTheCLI(t *testing.T) {
 	}{
 		{fmt.Errorf("study run 1 (A, 5 VUs): %w", ce),
 			"study run 1 (A, 5 VUs): --vu 5: 127.0.0.1:5432 accepts 3 more connections (max_connections 3), and cairn needs one per VU and one for the snapshots: use --vu 2 or fewer", true},
+		{&run.CapacityError{VUs: 40, Where: "127.0.0.1:5432", Free: 12, Desc: "max_connections 30, 19 in use", Pooled: true},
+			"--connections 40: 127.0.0.1:5432 has room for 12 (max_connections 30, 19 in use): use --connections 12 or fewer", true},
 		{we, "write --json: no space left on device", false},
 		{&observe.RemoteError{Where: "/x/cairn.db", Why: "SQLite runs inside cairn", Inside: true},
 			"--server-cpus: the server at /x/cairn.db is not a process cairn can bind (SQLite runs inside cairn: use --client-cpus): cairn binds only a server on this host", true},

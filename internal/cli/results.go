@@ -236,8 +236,9 @@ func newResultsMerge(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "merge ID|FILE.json…",
 		Short: "Make one run of the stored parts of a run measured by several load generators (--part I/N), and store it",
-		Long: `Merge every part of one run (docs/scale.md): transactions summed, latency histograms merged,
-the headline counted once by the database over the parts' common window, each part's client CPU kept.
+		Long: `Merge every part of one run (docs/scale.md): transactions summed, latency, service-time and
+connection-wait histograms merged, the time series summed on one clock, the headline counted once by
+the database over the parts' common window, each part's client CPU and memory kept.
 An argument ending in .json is a part's document written with --json. A run with a part missing
 is refused.`,
 		Args: exactIDs(0),

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,49 +11,35 @@ import (
 )
 
 // TestTerminalsOverPooledConnections is issue 31's acceptance run on PostgreSQL, shortened: 100
-// keying and thinking TPC-C terminals over 10 connections. The server never sees more than the
-// pool's 10 connections and the engine's one for the window's snapshots (--observe off: the
-// observers' connections are cairn's own, counted apart in docs/scale.md), and the summary and
-// the document give the efficiency, the response-time constraints and the client's peak RSS.
+// keying and thinking TPC-C terminals over 10 connections, with the default observers. The server
+// never sees more than the pool's 10 connections: the window's snapshots and the observers'
+// samples ride them (run.Lender), and the observers' sections are there to show they sampled. The
+// summary and the document give the efficiency, the response-time constraints and the client's
+// peak RSS.
 func TestTerminalsOverPooledConnections(t *testing.T) {
 	url := testutil.PG(t)
 	prepared(t, url)
-	_, c := testutil.Open(t, url)
-	ctx := context.Background()
-	// The run's sessions carry a name of their own: other tests may use the same database.
-	app := fmt.Sprintf("cairn_terminals_%d", os.Getpid())
-	sep := "?"
-	if strings.Contains(url, "?") {
-		sep = "&"
-	}
-	runURL := url + sep + "application_name=" + app
-	var most atomic.Int64
-	stop := make(chan struct{})
-	polled := make(chan struct{})
-	go func() {
-		defer close(polled)
-		for {
-			var n int64
-			if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&n); err == nil && n > most.Load() {
-				most.Store(n)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
+	runURL, peak := testutil.PeakSessions(t, url, 100*time.Millisecond)
 	out := filepath.Join(t.TempDir(), "t.json")
 	code, stdout, stderr := cairn(t, "tpcc", "run", "--db", runURL, "--terminals", "100", "--connections", "10", "--keying-thinking",
-		"--rampup", "1s", "--duration", "15s", "--progress", "0", "--observe", "off", "--json", out, "--results", filepath.Join(t.TempDir(), "r.db"))
-	close(stop)
-	<-polled
+		"--rampup", "1s", "--duration", "15s", "--progress", "5s", "--json", out, "--results", filepath.Join(t.TempDir(), "r.db"))
+	most := peak()
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if n := most.Load(); n == 0 || n > 11 {
-		t.Errorf("at most %d server connections seen during the run, want 10 (the pool) + 1 (the snapshots)", n)
+	t.Logf("at most %d server connections of the run's", most)
+	if n := most; n == 0 || n > 10 {
+		t.Errorf("at most %d server connections seen during the run, want the pool's 10 and no more", n)
+	}
+	d := readDoc(t, out)
+	// The observers sampled over the pool: the running threads at their cadence, the waits
+	// without a failed read.
+	rt := field(t, d, "extra.observations.running-threads").(map[string]any)
+	if n := rt["samples"].(float64); n < 15*1000/20/2 {
+		t.Errorf("running-threads samples %v in a 15 s window at 20 ms, want at least half of 750", n)
+	}
+	if notes := fmt.Sprint(field(t, d, "waits").(map[string]any)["notes"], rt["notes"]); strings.Contains(notes, "failed") {
+		t.Errorf("an observer's read failed over the pool: %s", notes)
 	}
 	for _, want := range []string{"100 terminals over 10 connections", "100 terminals over 10 pooled connections", "efficiency: ",
 		"of the spec's ceiling of 13 (12.86 per warehouse)", "response-time constraints (90th percentile, clause 5.2.5.3): new_order",
@@ -65,7 +48,6 @@ func TestTerminalsOverPooledConnections(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
 	}
-	d := readDoc(t, out)
 	if n := field(t, d, "terminals.terminals").(float64); n != 100 {
 		t.Errorf("terminals.terminals %v, want 100", n)
 	}

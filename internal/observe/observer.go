@@ -54,6 +54,9 @@ type Env struct {
 	Binding
 	// Note shows a line before the run (the host's warnings); nil: nowhere.
 	Note func(line string)
+	// Conn, when set, gives the observers' statements on Target their connection: a run of
+	// terminals lends them its pooled connections (run.Lender). nil: a connection of their own.
+	Conn func(ctx context.Context) (target.Conn, error)
 
 	server *Server
 }
@@ -64,6 +67,15 @@ func (e *Env) Server() *Server {
 		e.server = FindServer(e.Target)
 	}
 	return e.server
+}
+
+// conn is a connection to t, Target or one of its members, for an observer's statements: a
+// composite target's members keep connections of their own.
+func (e *Env) conn(ctx context.Context, t target.Target) (target.Conn, error) {
+	if _, composite := e.Target.(target.Composite); e.Conn != nil && !composite {
+		return e.Conn(ctx)
+	}
+	return t.Conn(ctx)
 }
 
 func (e *Env) note(line string) {

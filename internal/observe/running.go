@@ -197,7 +197,7 @@ func startRunning(ctx context.Context, env *Env) (Observer, error) {
 			continue
 		}
 		seen[key] = true
-		c, err := m.Conn(ctx)
+		c, err := env.conn(ctx, m)
 		if err != nil {
 			o.closeConns()
 			return nil, fmt.Errorf("running threads: %w", err)

@@ -262,7 +262,7 @@ func startWaits(ctx context.Context, env *Env) (Observer, error) {
 	if env.Off() || !ok {
 		return nil, nil
 	}
-	c, err := t.Conn(ctx)
+	c, err := env.conn(ctx, t)
 	if err != nil {
 		return nil, err
 	}

@@ -80,13 +80,16 @@ type layout struct {
 	FirstChart float64  `json:"firstChart"` // the first chart's top, from the top of the page
 	Squeezed   []string `json:"squeezed"`   // key-value rows whose value column is too narrow to read
 	Overlaps   []string `json:"overlaps"`   // change labels drawn over one another
+	Overflows  []string `json:"overflows"`  // data tables wider than their box (outside a scrolled one)
+	// TermRows are the rows of the terminals' tables, shown (with a height), the header's left out.
+	TermRows int `json:"termRows"`
 }
 
 // inspectLayout measures the page as drawn: the first chart's top; then, with every collapsed
 // block opened, each key-value table's value cells, which must keep a readable share of their
 // table; and the labels of the marked changes, whose drawn boxes must not intersect.
 const inspectLayout = `(function () {
-  var out = { viewport: window.innerHeight, firstChart: -1, squeezed: [], overlaps: [] };
+  var out = { viewport: window.innerHeight, firstChart: -1, squeezed: [], overlaps: [], overflows: [], termRows: 0 };
   var first = document.querySelector(".chart");
   if (first) { out.firstChart = first.getBoundingClientRect().top + window.scrollY; }
   document.querySelectorAll("details").forEach(function (d) { d.open = true; });
@@ -98,6 +101,16 @@ const inspectLayout = `(function () {
         out.squeezed.push(tr.textContent.slice(0, 60) + " (value " + Math.round(td.getBoundingClientRect().width) + " of " + Math.round(tw) + " px)");
       }
     });
+  });
+  document.querySelectorAll("table.data").forEach(function (t) {
+    if (t.closest(".wide")) { return; }
+    var box = t.closest(".item") || document.querySelector("main");
+    if (t.getBoundingClientRect().right > box.getBoundingClientRect().right + 1) {
+      out.overflows.push(t.querySelector("caption").textContent.slice(0, 60));
+    }
+  });
+  document.querySelectorAll("table.terminals tr").forEach(function (tr, i) {
+    if (i >= 2 && tr.getBoundingClientRect().height > 0) { out.termRows++; }
   });
   document.querySelectorAll("details").forEach(function (d) { d.open = false; });
   document.querySelectorAll(".chart").forEach(function (el) {
@@ -288,6 +301,18 @@ func TestHTMLInBrowser(t *testing.T) {
 			}
 			for _, s := range lay.Overlaps {
 				t.Errorf("change labels overlap: %s", s)
+			}
+			for _, s := range lay.Overflows {
+				t.Errorf("a table is wider than its box: %s", s)
+			}
+			termRows := 0
+			for _, it := range tc.items {
+				if it.Run != nil && it.Run.Terminals != nil {
+					termRows += len(it.Run.Terminals.Txns)
+				}
+			}
+			if lay.TermRows != termRows {
+				t.Errorf("%d rows shown in the terminals' tables, want %d", lay.TermRows, termRows)
 			}
 			if len(charts) != len(tc.ids) {
 				t.Fatalf("%d charts on the page, want %d", len(charts), len(tc.ids))

@@ -102,14 +102,18 @@ type pageView struct {
 
 // itemView is one item's summary, already formatted: the template only lays it out.
 type itemView struct {
-	Label       string
-	Facts       []kv // id, kind, workload, started, target …
-	Figures     []kv // headline figures
-	Settings    []kv
-	Host        []kv
-	Config      string
-	TxnCaption  string
-	Txns        []txnRow
+	Label      string
+	Facts      []kv // id, kind, workload, started, target …
+	Figures    []kv // headline figures
+	Settings   []kv
+	Host       []kv
+	Config     string
+	TxnCaption string
+	Txns       []txnRow
+	// Terminals is a run of terminals over pooled connections: per type, its response time
+	// against the specification's constraint, its wait for a connection, its measured times.
+	TermCaption string
+	Terms       []termRow
 	Steps       []stepRow
 	StepHead    string
 	Segments    []segmentRow // a study's VU counts × live values
@@ -122,6 +126,11 @@ type kv struct{ K, V string }
 
 type txnRow struct {
 	Name, Count, Mix, Errors, P50, P95, P99, Max string
+}
+
+type termRow struct {
+	Name, P90, Limit, Verdict, WaitMean, WaitP95, Menu, Keying, Think string
+	Missed                                                            bool
 }
 
 // segmentRow is one segment of a live study's case at one VU count, over the step's runs.
@@ -189,10 +198,12 @@ func summarizeRun(d *results.Document, label string) itemView {
 			v.Figures = append(v.Figures, kv{f.Name, num(x)})
 		}
 	}
+	v.Figures = append(v.Figures, terminals(d)...)
 	v.Figures = append(v.Figures, kv{"errors", strconv.FormatInt(d.TotalErrors(), 10)})
 	if d.Client.CPUusPerTxn > 0 {
 		v.Figures = append(v.Figures, kv{"client CPU per transaction", num(d.Client.CPUusPerTxn) + " µs"})
 	}
+	v.Figures = append(v.Figures, client(d)...)
 	v.Figures = append(v.Figures, observed(d)...)
 	v.Figures = append(v.Figures, kv{"diagnosis", strings.TrimPrefix(observe.Diagnosis(d, nil), "diagnosis: ")})
 	v.Settings = settings(d.Target.Settings)
@@ -200,6 +211,7 @@ func summarizeRun(d *results.Document, label string) itemView {
 	v.Config = config(d.Config)
 	v.TxnCaption = "Transactions in the measured window (latency in ms)"
 	v.Txns = txnRows(d)
+	v.TermCaption, v.Terms = termRows(d)
 	return v
 }
 
@@ -404,6 +416,97 @@ func host(h *results.Host) []kv {
 		add(f.Tier+": "+f.Code, f.Message)
 	}
 	return out
+}
+
+// client is what the client process cost: its peak memory and its CPU over the window.
+func client(d *results.Document) []kv {
+	var out []kv
+	if b := d.Client.PeakRSSBytes; b > 0 {
+		out = append(out, kv{"client peak RSS", fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))})
+	}
+	if w := d.Window.ClientSeconds; w > 0 && d.Client.CPUSeconds > 0 {
+		out = append(out, kv{"client CPU over the window", num(100*d.Client.CPUSeconds/w) + "% of one core"})
+	}
+	return out
+}
+
+// terminals are a run of terminals' figures beside the run's: how many over how many
+// connections, and with keying and thinking, the run against its specification.
+func terminals(d *results.Document) []kv {
+	t := d.Terminals
+	if t == nil {
+		return nil
+	}
+	what := fmt.Sprintf("%s over %s pooled connections", thousands(float64(t.Terminals)), thousands(float64(t.Connections)))
+	if t.Of > 0 {
+		what += fmt.Sprintf(" (this part's; %s in the run)", thousands(float64(t.Of)))
+	}
+	out := []kv{{"terminals", what}}
+	sp := results.SpecOf(d)
+	if sp == nil {
+		return out
+	}
+	eff := fmt.Sprintf("%.1f%%: %s tpmC of the specification's ceiling of %s (12.86 per warehouse)", sp.EfficiencyPct, thousands(sp.TpmC), thousands(sp.Ceiling))
+	if sp.TerminalsPerWarehouse != 10 {
+		eff += fmt.Sprintf("; %s terminals per warehouse, where the ceiling assumes 10", num(sp.TerminalsPerWarehouse))
+	}
+	out = append(out, kv{"efficiency", eff})
+	verdict := "all met"
+	if !sp.Met {
+		var missed []string
+		for _, c := range sp.ResponseTime {
+			if !c.Met {
+				missed = append(missed, fmt.Sprintf("%s %s ms > %s s", c.Txn, num(c.P90Ms), num(c.LimitMs/1000)))
+			}
+		}
+		verdict = "NOT met: " + strings.Join(missed, ", ")
+	}
+	return append(out, kv{"response-time constraints (90th percentile, clause 5.2.5.3)", verdict})
+}
+
+// termRows is the terminals' table: per type, the response time against its constraint when the
+// terminals keyed and thought, the wait for a connection, and the measured menu, keying and think
+// times.
+func termRows(d *results.Document) (string, []termRow) {
+	t := d.Terminals
+	if t == nil {
+		return "", nil
+	}
+	limits := map[string]results.RTConstraint{}
+	sp := results.SpecOf(d)
+	if sp != nil {
+		for _, c := range sp.ResponseTime {
+			limits[c.Txn] = c
+		}
+	}
+	opt := func(v *float64) string {
+		if v == nil {
+			return "–"
+		}
+		return num(*v)
+	}
+	var rows []termRow
+	for _, name := range txnNames(d) {
+		tt := t.Txns[name]
+		if tt == nil {
+			continue
+		}
+		r := termRow{Name: name, P90: "–", Limit: "–", WaitMean: num(tt.WaitMs.Mean), WaitP95: num(tt.WaitMs.P95),
+			Menu: opt(tt.MenuMs), Keying: opt(tt.KeyingS), Think: opt(tt.ThinkS)}
+		if c, ok := limits[name]; ok {
+			r.P90, r.Limit, r.Verdict, r.Missed = num(c.P90Ms), num(c.LimitMs/1000), "met", !c.Met
+			if !c.Met {
+				r.Verdict = "NOT met"
+			}
+		}
+		rows = append(rows, r)
+	}
+	caption := fmt.Sprintf("Terminals (%s over %s connections): response time from submission, the wait for a connection included",
+		thousands(float64(t.Terminals)), thousands(float64(t.Connections)))
+	if sp == nil {
+		caption += "; without keying and thinking, no constraint applies"
+	}
+	return caption, rows
 }
 
 // observed are the observations of a run beside its figures: the server's CPU, the host's, the

@@ -63,6 +63,8 @@ func chartCases(t *testing.T) []struct {
 		{"mix", []Item{{Profile: p1}, {Run: r1}, {Profile: p2}, {Run: r2}}, cat(profilesIDs, runsIDs,
 			[]string{"run-cpu-1", "run-cpu-2", "run-waits", "profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
 		{"one-of-each", []Item{{Run: r1}, {Profile: p1}}, cat(profileIDs, runIDs, []string{"run-cpu-1", "run-waits", "profile-waits-1", "profile-cpu-1"})},
+		// A run of terminals draws a run's charts; its section is in the details (terminals_test.go).
+		{"terminals", []Item{{Run: terminalsRun(t)}}, cat(runIDs, []string{"run-cpu-1", "run-waits"})},
 		// A run with synch waits and running threads adds their charts, the running threads next
 		// to the throughput they explain.
 		{"observed", []Item{{Run: observedRun(t)}}, []string{"run-throughput", "run-running-1", "run-p95", "run-distribution",

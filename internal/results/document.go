@@ -57,6 +57,9 @@ type Document struct {
 	Config     any               `json:"config"`
 	Series     []metrics.Second  `json:"timeseries"`
 	Histograms map[string]string `json:"histograms"`
+	// ServiceHistograms are the service times' (Txn.ServiceMs), when latency runs from an
+	// intended start or a submission: open loop, terminals.
+	ServiceHistograms map[string]string `json:"service_histograms,omitempty"`
 	// Timings are individually timed executions, for workloads that time each query of a stream
 	// (TPC-H's power and throughput tests).
 	Timings []Timing `json:"timings,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -50,6 +51,8 @@ type PartClient struct {
 	CPUSeconds  float64 `json:"cpu_seconds"`
 	CPUusPerTxn float64 `json:"cpu_us_per_txn"`
 	Hostname    string  `json:"hostname,omitempty"`
+	// PeakRSSBytes is the part's client process's peak memory.
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // MergeError is a set of documents that are not the parts of one run.
@@ -140,7 +143,14 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 		}
 		m.Config = cc
 	}
-	hists := map[string]*hdrhistogram.Histogram{}
+	hists, err := mergeHists(ds, ids, "latency", func(d *Document) map[string]string { return d.Histograms })
+	if err != nil {
+		return nil, err
+	}
+	svc, err := mergeHists(ds, ids, "service-time", func(d *Document) map[string]string { return d.ServiceHistograms })
+	if err != nil {
+		return nil, err
+	}
 	var cpu float64
 	var start, end *Edge
 	serverOK := true
@@ -167,16 +177,6 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 			mt.Late += t.Late
 			mt.Skipped += t.Skipped
 		}
-		for name, enc := range d.Histograms {
-			h, err := DecodeHist(enc)
-			if err != nil {
-				return nil, fmt.Errorf("result %s: %s's histogram: %w", ids[d], name, err)
-			}
-			if hists[name] == nil {
-				hists[name] = metrics.NewHist()
-			}
-			hists[name].Merge(h)
-		}
 		for k, v := range d.Errors {
 			m.Errors[k] += v
 		}
@@ -201,7 +201,11 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 		}
 		cpu += d.Client.CPUSeconds
 		m.Client.Reconnects += d.Client.Reconnects
-		pc := PartClient{I: d.Part.I, ID: ids[d], VU: d.VU, CPUSeconds: d.Client.CPUSeconds, CPUusPerTxn: d.Client.CPUusPerTxn}
+		// The parts' processes together: each held its peak at some moment, so the sum bounds
+		// what they held at any one.
+		m.Client.PeakRSSBytes += d.Client.PeakRSSBytes
+		pc := PartClient{I: d.Part.I, ID: ids[d], VU: d.VU, CPUSeconds: d.Client.CPUSeconds, CPUusPerTxn: d.Client.CPUusPerTxn,
+			PeakRSSBytes: d.Client.PeakRSSBytes}
 		if d.Host != nil {
 			pc.Hostname = d.Host.Hostname
 		}
@@ -226,6 +230,14 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 			t.LatencyMs = metrics.Summarize(h)
 			m.Histograms[name] = EncodeHist(h)
 		}
+		if h := svc[name]; h != nil {
+			l := metrics.Summarize(h)
+			t.ServiceMs = &l
+			if m.ServiceHistograms == nil {
+				m.ServiceHistograms = map[string]string{}
+			}
+			m.ServiceHistograms[name] = EncodeHist(h)
+		}
 		if m.Window.ClientSeconds > 0 {
 			t.PerMinute = float64(t.Count) / (m.Window.ClientSeconds / 60)
 		}
@@ -243,7 +255,11 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 		m.Queries.PerSec = float64(m.Queries.Total) / m.Window.ClientSeconds
 		m.Result.QPS = &m.Queries.PerSec
 	}
-	m.Notes = append(m.Notes, fmt.Sprintf("merged from %d parts (results %s): transactions summed, latency histograms merged; per-statement latencies, the time series, the server's observations and the workload's own figures are each part's",
+	if m.Terminals, err = mergeTerminals(ds, ids, m); err != nil {
+		return nil, err
+	}
+	m.Series = mergeSeries(ds, m.StartedAt)
+	m.Notes = append(m.Notes, fmt.Sprintf("merged from %d parts (results %s): transactions summed, latency histograms merged, the time series summed on one clock; per-statement latencies, the server's observations and the hosts' CPU are each part's",
 		len(ds), strings.Join(partIDs(m.Part.Parts), ", ")))
 	fh := first.HeadlineFigure()
 	switch {
@@ -285,7 +301,138 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 	if m.Window.Start.IsZero() {
 		m.Window.Start = first.Part.StartAt
 	}
+	mergersMu.Lock()
+	f := mergers[m.Workload]
+	mergersMu.Unlock()
+	if f != nil {
+		f(m, ds)
+	}
 	return m, nil
+}
+
+var (
+	mergersMu sync.Mutex
+	mergers   = map[string]func(m *Document, parts []*Document){}
+)
+
+// OnMerge registers what a workload adds to a merged run of its parts (its own figures, extra):
+// f gets the merged document, complete but for that, and the parts' documents.
+func OnMerge(workload string, f func(m *Document, parts []*Document)) {
+	mergersMu.Lock()
+	mergers[workload] = f
+	mergersMu.Unlock()
+}
+
+// mergeHists merges the parts' histograms of each transaction type that get returns of each;
+// nil when a part has none (a document of an older cairn, or a run that kept none).
+func mergeHists(ds []*Document, ids map[*Document]string, what string, get func(*Document) map[string]string) (map[string]*hdrhistogram.Histogram, error) {
+	out := map[string]*hdrhistogram.Histogram{}
+	for _, d := range ds {
+		hs := get(d)
+		if len(hs) == 0 {
+			return nil, nil
+		}
+		for name, enc := range hs {
+			h, err := DecodeHist(enc)
+			if err != nil {
+				return nil, fmt.Errorf("result %s: %s's %s histogram: %w", ids[d], name, what, err)
+			}
+			if out[name] == nil {
+				out[name] = metrics.NewHist()
+			}
+			out[name].Merge(h)
+		}
+	}
+	return out, nil
+}
+
+// mergeTerminals is the terminals of the parts together: counted, their waits for a connection
+// merged from the histograms, their measured menu, keying and think times averaged, weighted by
+// each part's transactions of the type. nil unless every part ran terminals.
+func mergeTerminals(ds []*Document, ids map[*Document]string, m *Document) (*Terminals, error) {
+	for _, d := range ds {
+		if d.Terminals == nil {
+			return nil, nil
+		}
+	}
+	waits, err := mergeHists(ds, ids, "connection-wait", func(d *Document) map[string]string { return d.Terminals.Histograms })
+	if err != nil {
+		return nil, err
+	}
+	t := &Terminals{Txns: map[string]*TerminalTxn{}}
+	for _, d := range ds {
+		t.Terminals += d.Terminals.Terminals
+		t.Connections += d.Terminals.Connections
+	}
+	mean := func(name string, get func(*TerminalTxn) *float64) *float64 {
+		var sum, weight float64
+		for _, d := range ds {
+			tt := d.Terminals.Txns[name]
+			if tt == nil || get(tt) == nil || d.Txns[name] == nil {
+				continue
+			}
+			w := float64(d.Txns[name].Count)
+			sum += *get(tt) * w
+			weight += w
+		}
+		if weight == 0 {
+			return nil
+		}
+		v := math.Round(sum/weight*1000) / 1000
+		return &v
+	}
+	for _, name := range m.TxnOrder {
+		tt := &TerminalTxn{MenuMs: mean(name, func(x *TerminalTxn) *float64 { return x.MenuMs }),
+			KeyingS: mean(name, func(x *TerminalTxn) *float64 { return x.KeyingS }),
+			ThinkS:  mean(name, func(x *TerminalTxn) *float64 { return x.ThinkS })}
+		if h := waits[name]; h != nil {
+			tt.WaitMs = metrics.Summarize(h)
+			if t.Histograms == nil {
+				t.Histograms = map[string]string{}
+			}
+			t.Histograms[name] = EncodeHist(h)
+		}
+		t.Txns[name] = tt
+	}
+	return t, nil
+}
+
+// mergeSeries puts the parts' seconds on one clock, that of the earliest part's start (start):
+// a part's second that ended T seconds after its own start, which was s seconds after start, is
+// the merged second ⌊T + s + 0.1⌋, the whole second it was due at (ticks come at whole seconds of
+// each part's clock, late on a loaded host but never early; the tenth of a second allows for the
+// parts' clocks starting milliseconds apart). A merged second sums its parts' transactions,
+// headline transactions and errors, is in the window when one of theirs is, and has the highest
+// of their 95th percentiles, an upper bound of its own (no more than 5% of every part's
+// transactions that second were slower). The hosts' CPU of each second is each part's.
+func mergeSeries(ds []*Document, start time.Time) []metrics.Second {
+	at := map[int]*metrics.Second{}
+	for _, d := range ds {
+		off := d.StartedAt.Sub(start).Seconds()
+		for _, p := range d.Series {
+			k := int(math.Floor(p.T + off + 0.1))
+			s := at[k]
+			if s == nil {
+				s = &metrics.Second{T: float64(k)}
+				at[k] = s
+			}
+			s.Txns += p.Txns
+			s.Headline += p.Headline
+			s.Errors += p.Errors
+			s.Window = s.Window || p.Window
+			s.P95ms = max(s.P95ms, p.P95ms)
+		}
+	}
+	keys := make([]int, 0, len(at))
+	for k := range at {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]metrics.Second, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, *at[k])
+	}
+	return out
 }
 
 func partIDs(ps []PartClient) []string {

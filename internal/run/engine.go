@@ -43,6 +43,10 @@ type Config struct {
 	// Terminals, when positive, are the run's terminals: they key, think and submit, and the VUs
 	// (executors, each with its connection) serve them from a queue (pool.go).
 	Terminals int
+	// TerminalIDs, when set, are the terminals' ids (one per terminal): a part's share of a larger
+	// run's terminals, as IDs are of its VUs; AllTerminals is then the run's count.
+	TerminalIDs  []int
+	AllTerminals int
 }
 
 // ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
@@ -164,6 +168,9 @@ type Engine struct {
 	Observe Observer
 	// Statements are the statement types VUs that implement workload.StatementTimer report.
 	Statements []workload.Statement
+	// Lender, in a run of terminals (Config.Terminals), gives the monitor's statements, and the
+	// observers' that use it, the executors' connections instead of connections of their own.
+	Lender *Lender
 
 	ticks    []func(Tick)
 	progress []func(workload.Progress)
@@ -187,9 +194,22 @@ type Engine struct {
 	monStmts int64 // statements the monitor has sent (the monitor goroutine's own)
 	ownBase  int64 // monStmts at the start edge's reading
 	ownEnd   int64 // Outcome.OwnTxns
+	// pool serves the terminals, when there are; lentTxns counts the observers' statements run
+	// on its executors' connections (Lender), lentBase their count at the start edge's reading.
+	pool     *pool
+	lentTxns atomic.Int64
+	lentBase int64
 
 	afterMu sync.Mutex
 	after   *metrics.Set
+}
+
+// terminalID is the id of the run's i-th terminal.
+func (c Config) terminalID(i int) int {
+	if c.TerminalIDs != nil {
+		return c.TerminalIDs[i]
+	}
+	return i
 }
 
 // vuID is the id of the run's i-th VU.
@@ -269,21 +289,34 @@ func readCPU() cpuReading {
 // CheckCapacity refuses, before any connection is opened, a run of vus virtual users that the
 // database cannot take: each VU holds a connection, and the engine one more for the snapshots.
 func CheckCapacity(ctx context.Context, t target.Target, vus int) error {
+	return checkCapacity(ctx, t, nil, vus, vus+1, false)
+}
+
+// checkCapacity refuses a run of vus VUs that needs need more connections than the database
+// accepts; held, when set, is a connection already open that the run will use (Lender), and
+// pooled says cairn's own statements ride the VUs' connections.
+func checkCapacity(ctx context.Context, t target.Target, held target.Conn, vus, need int, pooled bool) error {
 	cp, ok := t.(target.Capacity)
 	if !ok {
 		return nil
 	}
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return err
+	c := held
+	if c == nil {
+		var err error
+		if c, err = t.Conn(ctx); err != nil {
+			return err
+		}
+		defer c.Close()
 	}
-	defer c.Close()
 	free, desc, err := cp.FreeConnections(ctx, c)
 	if err != nil {
 		return nil // a limit that cannot be read is the server's to enforce
 	}
-	if need := vus + 1; need > free {
-		return &CapacityError{VUs: vus, Where: target.Where(t), Free: free, Desc: desc}
+	if need > free {
+		if held != nil {
+			free++ // the run's already
+		}
+		return &CapacityError{VUs: vus, Where: target.Where(t), Free: free, Desc: desc, Pooled: pooled}
 	}
 	return nil
 }
@@ -292,15 +325,26 @@ func CheckCapacity(ctx context.Context, t target.Target, vus int) error {
 type CapacityError struct {
 	VUs, Free   int
 	Where, Desc string
+	// Pooled: the VUs are a pool's connections, which cairn's own statements share.
+	Pooled bool
 }
 
 func (e *CapacityError) Error() string {
+	if e.Pooled {
+		return fmt.Sprintf("%d connections: %s has room for %d (%s): %d or fewer fit",
+			e.VUs, e.Where, e.Free, e.Desc, e.Fit())
+	}
 	return fmt.Sprintf("%d VUs: %s accepts %d more connections (%s), and cairn needs one per VU and one for the snapshots: %d VUs or fewer fit",
 		e.VUs, e.Where, e.Free, e.Desc, e.Fit())
 }
 
 // Fit is the most VUs the database has connections for.
-func (e *CapacityError) Fit() int { return max(e.Free-1, 0) }
+func (e *CapacityError) Fit() int {
+	if e.Pooled {
+		return max(e.Free, 0)
+	}
+	return max(e.Free-1, 0)
+}
 
 // BadInput marks the error as the user's to fix (exit 2).
 func (e *CapacityError) BadInput() {}
@@ -309,15 +353,38 @@ func (e *CapacityError) BadInput() {}
 // was measured either way.
 func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	cfg := e.Cfg
-	if err := CheckCapacity(ctx, e.Target, cfg.VUs); err != nil {
-		return nil, err
-	}
 	var pl *pool
+	lend := false // cairn's own statements ride the executors' connections
+	// handed is the Lender's own connection, which becomes the first executor's: the run holds
+	// cfg.VUs connections from the start to the end, one of them opened before it.
+	var handed *lease
 	if cfg.Terminals > 0 {
 		var err error
 		if pl, err = e.newPool(); err != nil {
 			return nil, err
 		}
+		e.pool = pl
+		if e.Lender != nil {
+			lend = true
+			handed = e.Lender.attach(pl)
+			defer func() {
+				if handed != nil {
+					handed.c.Close() // not taken by an executor
+				}
+				e.Lender.detach(pl, nil)
+			}()
+		}
+	}
+	need := cfg.VUs + 1 // and the monitor's
+	var held target.Conn
+	if lend {
+		need = cfg.VUs
+		if handed != nil {
+			held, need = handed.c, need-1
+		}
+	}
+	if err := checkCapacity(ctx, e.Target, held, cfg.VUs, need, lend); err != nil {
+		return nil, err
 	}
 	e.stop = make(chan struct{})
 	shards := min(cfg.VUs, 64)
@@ -345,8 +412,11 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				errs[i] = err
 				return
 			}
-			c, err := e.Target.Conn(cctx)
-			if err != nil {
+			var c target.Conn
+			var prepared map[string]bool
+			if i == 0 && handed != nil {
+				c, prepared, handed = handed.c, handed.prepared, nil
+			} else if c, err = e.Target.Conn(cctx); err != nil {
 				errs[i] = err
 				return
 			}
@@ -355,7 +425,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				errs[i] = fmt.Errorf("prepare statements: %w", err)
 				return
 			}
-			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i), poke: make(chan struct{}, 1),
+			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i), poke: make(chan struct{}, 1), prepared: prepared,
 				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.vuID(i))+0x9e3779b9))}
 			if st, ok := v.(workload.StatementTimer); ok && len(e.Statements) > 0 {
 				vus[i].stmts = &stmtSink{e: e, set: metrics.NewStmtSet(len(e.Statements))}
@@ -372,14 +442,18 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}
 		return nil, firstErr(errs)
 	}
-	mon, err := e.Target.Conn(ctx)
+	mon, err := e.monConn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	e.vus = vus
 	e.after = metrics.NewSet(len(e.Types), cfg.Rate > 0)
 	if lc, ok := e.Target.(target.LaggingCounter); ok && e.HeadlineSQL != "" && e.Target.TxnCounterSQL() != "" {
-		if stmt, hold, err := lc.CounterFlush(ctx, mon); err == nil {
+		asked := mon
+		if lend {
+			asked = vus[0].conn // the executors do not serve yet: ask on one of their connections
+		}
+		if stmt, hold, err := lc.CounterFlush(ctx, asked); err == nil {
 			e.flushSQL, e.lag = stmt, hold
 		} else {
 			e.lag = time.Second // cannot tell: the readings are bounded as if it could not flush
@@ -450,10 +524,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}
 	}
 	if !abandoned {
-		for _, v := range vus {
-			if v.conn != nil {
-				v.conn.Close()
+		for i, v := range vus {
+			if v.conn == nil {
+				continue
 			}
+			if i == 0 && lend {
+				// The first executor's connection goes back to the Lender, for the observers'
+				// last statements: no connection is opened while the others close.
+				e.Lender.detach(pl, &lease{c: v.conn, prepared: v.prepared})
+				continue
+			}
+			v.conn.Close()
 		}
 	}
 	if mon != nil {
@@ -495,12 +576,20 @@ func firstErr(errs []error) error {
 	return nil
 }
 
+// monConn is the monitor's connection: its own, or the executors' through the Lender.
+func (e *Engine) monConn(ctx context.Context) (target.Conn, error) {
+	if e.Lender != nil && e.pool != nil {
+		return &lentConn{l: e.Lender, mon: true}, nil
+	}
+	return e.Target.Conn(ctx)
+}
+
 // snapshot reads the headline scalar, the server's transaction counter and its start time as the
 // target reads them (target.Snapshot), so they describe the same instant.
 func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
 	for attempt := 0; ; attempt++ {
 		if *mon == nil {
-			c, err := e.Target.Conn(ctx)
+			c, err := e.monConn(ctx)
 			if err == nil {
 				*mon = c
 			}
@@ -524,15 +613,6 @@ func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-}
-
-// simple returns the arguments that send a statement of c as one simple-protocol message, so that
-// it costs one transaction on the server, never a separate describe (see target.Cells).
-func simple(c target.Conn) []any {
-	if cl, ok := c.(target.Cells); ok {
-		return cl.SimpleArgs()
-	}
-	return nil
 }
 
 // edgeSnapshot reads the snapshot at a window edge. Where the server's counter lags
@@ -602,16 +682,19 @@ wait:
 	ed.mu.Unlock()
 	if *mon != nil {
 		e.monStmts++
-		if _, err := (*mon).Exec(ctx, e.flushSQL, simple(*mon)...); err != nil {
+		if _, err := (*mon).Exec(ctx, e.flushSQL, target.SimpleArgs(*mon)...); err != nil {
 			unflushed += 2 // the monitor's readings since its last publication
 		}
 	}
 	if start {
 		e.ownBase = e.monStmts
+		e.lentBase = e.lentTxns.Load()
 	} else {
 		// The VUs' publications at this edge are counted in this reading, and the monitor's
-		// statements since the start edge's publication; the start edge's were before it.
-		e.ownEnd = e.monStmts - e.ownBase + int64(sent)
+		// statements since the start edge's publication; the start edge's were before it. The
+		// observers' statements on executors' connections ran before those executors published
+		// at the edges (executors waiting at an edge serve only the monitor).
+		e.ownEnd = e.monStmts - e.ownBase + int64(sent) + e.lentTxns.Load() - e.lentBase
 	}
 	s := e.snapshot(ctx, mon)
 	close(ed.release)
@@ -653,7 +736,7 @@ func (e *Engine) meet(ctx context.Context, v *vuState) {
 	var err error
 	sent := v.conn != nil // a VU without a connection has no session holding counts
 	if sent {
-		_, err = v.conn.Exec(ctx, e.flushSQL, simple(v.conn)...)
+		_, err = v.conn.Exec(ctx, e.flushSQL, target.SimpleArgs(v.conn)...)
 	}
 	ed.mu.Lock()
 	if sent {
@@ -671,9 +754,20 @@ func (e *Engine) meet(ctx context.Context, v *vuState) {
 	}
 	ed.mu.Unlock()
 	ed.flushing.Done()
-	select {
-	case <-ed.release:
-	case <-e.stop:
+	// A pool's executors waiting here lend their connections to the monitor's reading.
+	var monLends chan *lendReq
+	if e.pool != nil && v.conn != nil {
+		monLends = e.pool.monLends
+	}
+	for {
+		select {
+		case <-ed.release:
+			return
+		case <-e.stop:
+			return
+		case r := <-monLends:
+			e.pool.lend(v, r)
+		}
 	}
 }
 
@@ -914,6 +1008,8 @@ type vuState struct {
 	rng   *rand.Rand
 	stmts *stmtSink
 	poke  chan struct{} // an edge asks the VU to meet it (Engine.meet)
+	// prepared are the Lender's statements prepared on conn, when the VU lends it.
+	prepared map[string]bool
 	// busy is the start of the transaction under way (ns since t0) plus one, 0 between
 	// transactions. held is how many transactions the VU completed in the 1 to 2 s up to its last
 	// completion: a session publishes its counts at the end of a transaction once its last
@@ -1129,7 +1225,7 @@ func (e *Engine) reconnect(ctx context.Context, v *vuState) bool {
 		c, err := e.Target.Conn(ctx)
 		if err == nil {
 			if err = v.vu.Bind(ctx, c); err == nil {
-				v.conn = c
+				v.conn, v.prepared = c, nil
 				e.reconnects.Add(1)
 				return true
 			}

@@ -49,6 +49,8 @@ func (h *termHeap) Pop() any {
 // PoolStats is what a run of terminals over pooled connections measured besides the window's set.
 type PoolStats struct {
 	Terminals, Connections int
+	// AllTerminals, in a part of a run, is the run's terminals in all (Config.AllTerminals).
+	AllTerminals int
 	// Wait, per type, is the time submitted transactions waited for a connection (in the window).
 	Wait []*hdrhistogram.Histogram
 	// Menu, Keying and Think, per type, are the time terminals spent drawing the transaction,
@@ -77,6 +79,11 @@ type pool struct {
 	e     *Engine
 	terms []terminal
 	ready chan *terminal // submitted terminals; room for all, so handing one on never blocks
+	// lends and monLends are requests for an executor's connection (Lender): the observers' and
+	// the monitor's; executors waiting at a window's edge serve the monitor's. gone is closed
+	// once the executors have stopped.
+	lends, monLends chan *lendReq
+	gone            chan struct{}
 
 	mu   sync.Mutex
 	due  termHeap // terminals keying or thinking
@@ -92,9 +99,10 @@ type pool struct {
 func (e *Engine) newPool() (*pool, error) {
 	n := e.Cfg.Terminals
 	p := &pool{e: e, terms: make([]terminal, n), ready: make(chan *terminal, n), wake: make(chan struct{}, 1),
+		lends: make(chan *lendReq), monLends: make(chan *lendReq), gone: make(chan struct{}),
 		done: make(chan struct{}), menu: make([]Mean, len(e.Types)), keying: make([]Mean, len(e.Types)), think: make([]Mean, len(e.Types))}
 	for i := range p.terms {
-		v, err := e.NewVU(i)
+		v, err := e.NewVU(e.Cfg.terminalID(i))
 		if err != nil {
 			return nil, err
 		}
@@ -230,12 +238,23 @@ func (p *pool) serve(ctx context.Context, v *vuState) {
 		if v.conn == nil && !e.reconnect(ctx, v) {
 			return
 		}
+		// cairn's own statements (the monitor's readings, the observers' samples) go before the
+		// terminals waiting: the select below picks at random among what is ready.
+		if p.lendFirst(v) {
+			continue
+		}
 		var t *terminal
 		select {
 		case <-e.stop:
 			return
 		case <-v.poke:
 			e.meet(ctx, v)
+			continue
+		case r := <-p.monLends:
+			p.lend(v, r)
+			continue
+		case r := <-p.lends:
+			p.lend(v, r)
 			continue
 		case t = <-p.ready:
 		}
@@ -277,9 +296,22 @@ func (p *pool) serve(ctx context.Context, v *vuState) {
 	}
 }
 
+// lendFirst lends v's connection if a request is waiting, and reports whether it did.
+func (p *pool) lendFirst(v *vuState) bool {
+	var r *lendReq
+	select {
+	case r = <-p.monLends:
+	case r = <-p.lends:
+	default:
+		return false
+	}
+	p.lend(v, r)
+	return true
+}
+
 // stats is what the pool measured; call it once the scheduler has returned.
 func (p *pool) stats() *PoolStats {
-	st := &PoolStats{Terminals: len(p.terms), Connections: p.e.Cfg.VUs, Wait: p.wait[0]}
+	st := &PoolStats{Terminals: len(p.terms), Connections: p.e.Cfg.VUs, AllTerminals: p.e.Cfg.AllTerminals, Wait: p.wait[0]}
 	for _, w := range p.wait[1:] {
 		for i, h := range w {
 			st.Wait[i].Merge(h)

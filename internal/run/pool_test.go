@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -142,4 +143,73 @@ func TestPoolAllocatesNothingPerTransaction(t *testing.T) {
 			t.Errorf("paced %v: %d transactions, %.3f allocations per transaction, want none", paced, n, per)
 		}
 	}
+}
+
+// pooledBumper is a bumper that runs on whichever executor's connection it is given.
+type pooledBumper struct{ bumper }
+
+func (b *pooledBumper) UseConn(c workload.VU) { b.c = c.(*pooledBumper).c }
+
+// TestLenderKeepsToThePool: with a Lender, the monitor's readings and an observer's statements
+// (here one every 5 ms) ride the executors' connections, so the server sees no more sessions of
+// the run than its 3 connections; the observer's statements are counted as cairn's own, so that
+// the server's count of the window, less them, is exactly the committed updates; and every
+// observer statement issued in the run got a connection within a transaction's time.
+func TestLenderKeepsToThePool(t *testing.T) {
+	edgeTable(t)
+	ctx := context.Background()
+	named, peak := testutil.PeakSessions(t, testutil.PG(t), 20*time.Millisecond)
+	tg, err := target.Open(ctx, named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	l := NewLender(tg)
+	defer l.Close()
+	obs := l.Conn()
+	if err := obs.Prepare(ctx, "cairn_lender_test", "SELECT count(*) FROM cairn_edge_test"); err != nil {
+		t.Fatal(err)
+	}
+	e := edgeEngine(tg, Config{VUs: 3, Terminals: 30, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Seed: 1})
+	e.NewVU = func(int) (workload.VU, error) { return &pooledBumper{}, nil }
+	e.Lender = l
+	var sampled, slowest atomic.Int64
+	stop, obsDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(obsDone)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			t0 := time.Now()
+			var n int64
+			if err := obs.QueryRow(ctx, "cairn_lender_test").Scan(&n); err != nil {
+				t.Error(err)
+				return
+			}
+			sampled.Add(1)
+			slowest.Store(max(slowest.Load(), int64(time.Since(t0))))
+		}
+	}()
+	out, err := e.Run(ctx)
+	most := peak()
+	close(stop)
+	<-obsDone
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := most; n == 0 || n > 3 {
+		t.Errorf("at most %d sessions of the run, want its 3 connections", n)
+	}
+	committed := out.End.Headline - out.Start.Headline
+	counted := out.End.Counter - out.Start.Counter - out.OwnTxns
+	if committed < 100 || counted != committed {
+		t.Errorf("the server counted %d transactions in the window (less %d of cairn's own), %d were committed", counted, out.OwnTxns, committed)
+	}
+	if n := sampled.Load(); n < 100 {
+		t.Errorf("the observer ran %d statements over the pool in about 3 s at one per 5 ms, want 100 or more", n)
+	}
+	t.Logf("%d observer statements, the slowest %v; %d transactions committed, %d own", sampled.Load(), time.Duration(slowest.Load()), committed, out.OwnTxns)
 }

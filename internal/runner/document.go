@@ -195,6 +195,10 @@ func fromOutcome(o *run.Outcome, types []string, cores int) *results.Document {
 		if w.Svc != nil {
 			s := metrics.Summarize(w.Svc[i])
 			t.ServiceMs = &s
+			if d.ServiceHistograms == nil {
+				d.ServiceHistograms = map[string]string{}
+			}
+			d.ServiceHistograms[name] = results.EncodeHist(w.Svc[i])
 		}
 		if d.Window.ClientSeconds > 0 {
 			t.PerMinute = float64(c.Count) / (d.Window.ClientSeconds / 60)
@@ -237,7 +241,7 @@ func fromOutcome(o *run.Outcome, types []string, cores int) *results.Document {
 
 // terminalsOf is the document's section of a run of terminals over pooled connections.
 func terminalsOf(p *run.PoolStats, types []string) *results.Terminals {
-	t := &results.Terminals{Terminals: p.Terminals, Connections: p.Connections, Txns: map[string]*results.TerminalTxn{}}
+	t := &results.Terminals{Terminals: p.Terminals, Connections: p.Connections, Of: p.AllTerminals, Txns: map[string]*results.TerminalTxn{}}
 	mean := func(ms []run.Mean, i int, unit time.Duration) *float64 {
 		if ms == nil || ms[i].N == 0 {
 			return nil
@@ -245,9 +249,11 @@ func terminalsOf(p *run.PoolStats, types []string) *results.Terminals {
 		v := math.Round(float64(ms[i].Value())/float64(unit)*1000) / 1000
 		return &v
 	}
+	t.Histograms = map[string]string{}
 	for i, name := range types {
 		t.Txns[name] = &results.TerminalTxn{WaitMs: metrics.Summarize(p.Wait[i]), MenuMs: mean(p.Menu, i, time.Millisecond),
 			KeyingS: mean(p.Keying, i, time.Second), ThinkS: mean(p.Think, i, time.Second)}
+		t.Histograms[name] = results.EncodeHist(p.Wait[i])
 	}
 	return t
 }

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/spec"
@@ -50,18 +51,32 @@ func (se *Session) partOf(ctx context.Context, def *workload.Run, s *spec.Spec, 
 	if err != nil || p.N == 0 {
 		return nil, err
 	}
-	ids, err := p.IDs(cfg.VUs)
+	// The shares are of the terminals, when there are (each part with its share of the
+	// connections to serve them), else of the VUs.
+	n := cfg.VUs
+	if cfg.Terminals > 0 {
+		n = cfg.Terminals
+	}
+	ids, err := p.IDs(n)
 	if def.PartIDs != nil {
-		ids, err = def.PartIDs(cfg.VUs, p)
+		ids, err = def.PartIDs(n, p)
 	}
 	if err != nil {
 		return nil, err
 	}
 	pt := &part{Part: p, run: se.partRun}
-	if cfg.Rate > 0 {
-		cfg.Rate *= float64(len(ids)) / float64(cfg.VUs)
+	if cfg.Terminals > 0 {
+		conns, err := p.IDs(cfg.VUs)
+		if err != nil {
+			return nil, options.Errorf("connections", fmt.Sprint(cfg.VUs), "%d parts need at least %d connections in all, one for each part's terminals", p.N, p.N)
+		}
+		cfg.AllTerminals, cfg.Terminals, cfg.TerminalIDs, cfg.VUs = cfg.Terminals, len(ids), ids, len(conns)
+	} else {
+		if cfg.Rate > 0 {
+			cfg.Rate *= float64(len(ids)) / float64(cfg.VUs)
+		}
+		cfg.VUs, cfg.IDs = len(ids), ids
 	}
-	cfg.VUs, cfg.IDs = len(ids), ids
 	pt.startAt, _ = workload.ParseStartAt(s.StartAt)
 	if pt.startAt.IsZero() {
 		if pt.startAt, err = agreeStart(ctx, se.T, pt, cfg.Rampup, cfg.Duration); err != nil {

@@ -53,6 +53,39 @@ func TestPartsMergeIntoTheRunOfOneProcess(t *testing.T) {
 		t.Logf("single %d: NOPM %.0f, new_order %.0f/min by the client, window %.3f s", i, single[i], d.Txns["new_order"].PerMinute, d.Window.Seconds)
 	}
 	one(0)
+	parts, ls := runParts(t, ctx, fmt.Sprintf(base, db))
+	for i, d := range parts {
+		if d.VU != 2 {
+			t.Fatalf("part %d: vu %d, want 2", i+1, d.VU)
+		}
+	}
+	m, err := results.Merge(ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMerged(t, parts, m)
+	if m.VU != 6 || len(m.Part.Parts) != 3 || m.Result.Headline == nil || m.Result.Headline.Source != "server" {
+		t.Fatalf("merged: vu %d, parts %+v, headline %+v", m.VU, m.Part.Parts, m.Result.Headline)
+	}
+	one(1)
+	sameNOPM(t, m, single)
+	var me *results.MergeError
+	if _, err := results.Merge(ls[:2]); !errors.As(err, &me) || !strings.Contains(err.Error(), "part 3/3 is not among the results") {
+		t.Errorf("merge without part 3: %v", err)
+	}
+	other := *parts[2]
+	op := *other.Part
+	op.Run = "another"
+	other.Part = &op
+	if _, err := results.Merge([]results.Loaded{ls[0], ls[1], {ID: "9", Run: &other}}); !errors.As(err, &me) || !strings.Contains(err.Error(), "of run") {
+		t.Errorf("merge with a part of another run: %v", err)
+	}
+}
+
+// runParts runs the three parts of the spec base at once, each its own session as a process
+// would be, and checks they agreed on the window's start.
+func runParts(t *testing.T, ctx context.Context, base string) ([]*results.Document, []results.Loaded) {
+	t.Helper()
 	run := fmt.Sprintf("test-%d", time.Now().UnixNano())
 	parts := make([]*results.Document, 3)
 	errs := make([]error, 3)
@@ -61,7 +94,7 @@ func TestPartsMergeIntoTheRunOfOneProcess(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			parts[i], errs[i] = runSpec(t, ctx, fmt.Sprintf(base, db)+fmt.Sprintf("part: %d/3\npart-run: %s\n", i+1, run))
+			parts[i], errs[i] = runSpec(t, ctx, base+fmt.Sprintf("part: %d/3\npart-run: %s\n", i+1, run))
 		}(i)
 	}
 	wg.Wait()
@@ -70,8 +103,8 @@ func TestPartsMergeIntoTheRunOfOneProcess(t *testing.T) {
 	}
 	var ls []results.Loaded
 	for i, d := range parts {
-		if d.Part == nil || d.Part.I != i+1 || d.Part.N != 3 || d.Part.Run != run || d.Part.Start == nil || d.VU != 2 {
-			t.Fatalf("part %d: vu %d, part %+v", i+1, d.VU, d.Part)
+		if d.Part == nil || d.Part.I != i+1 || d.Part.N != 3 || d.Part.Run != run || d.Part.Start == nil {
+			t.Fatalf("part %d: part %+v", i+1, d.Part)
 		}
 		if !d.Part.StartAt.Equal(parts[0].Part.StartAt) {
 			t.Errorf("part %d starts at %s, part 1 at %s", i+1, d.Part.StartAt, parts[0].Part.StartAt)
@@ -81,33 +114,78 @@ func TestPartsMergeIntoTheRunOfOneProcess(t *testing.T) {
 		}
 		ls = append(ls, results.Loaded{ID: fmt.Sprint(i + 1), Run: d})
 	}
-	m, err := results.Merge(ls)
-	if err != nil {
-		t.Fatal(err)
+	return parts, ls
+}
+
+// checkMerged checks a merge against its parts: each type's count the sum of theirs, its
+// latency and service-time histograms (and the terminals' waits for a connection) the merge of
+// theirs, and the time series' transactions theirs, on one clock.
+func checkMerged(t *testing.T, parts []*results.Document, m *results.Document) {
+	t.Helper()
+	hist := func(what string, get func(*results.Document) map[string]string, summary func(name string) metrics.Latency) {
+		for _, name := range m.TxnOrder {
+			want := metrics.NewHist()
+			for _, d := range parts {
+				h, err := results.DecodeHist(get(d)[name])
+				if err != nil {
+					t.Fatalf("%s %s: %v", what, name, err)
+				}
+				want.Merge(h)
+			}
+			got, err := results.DecodeHist(get(m)[name])
+			if err != nil {
+				t.Fatalf("merged %s %s: %v", what, name, err)
+			}
+			if !got.Equals(want) || summary(name) != metrics.Summarize(want) {
+				t.Errorf("%s: merged %s histogram (%d values) is not the parts' (%d values)", name, what, got.TotalCount(), want.TotalCount())
+			}
+		}
+	}
+	hist("latency", func(d *results.Document) map[string]string { return d.Histograms }, func(n string) metrics.Latency { return m.Txns[n].LatencyMs })
+	if parts[0].ServiceHistograms != nil {
+		hist("service-time", func(d *results.Document) map[string]string { return d.ServiceHistograms }, func(n string) metrics.Latency { return *m.Txns[n].ServiceMs })
+	}
+	if parts[0].Terminals != nil {
+		hist("connection-wait", func(d *results.Document) map[string]string { return d.Terminals.Histograms }, func(n string) metrics.Latency { return m.Terminals.Txns[n].WaitMs })
 	}
 	for _, name := range m.TxnOrder {
-		want := metrics.NewHist()
 		var count int64
 		for _, d := range parts {
-			h, err := results.DecodeHist(d.Histograms[name])
-			if err != nil {
-				t.Fatal(err)
-			}
-			want.Merge(h)
 			count += d.Txns[name].Count
 		}
-		got, err := results.DecodeHist(m.Histograms[name])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !got.Equals(want) || m.Txns[name].Count != count || m.Txns[name].LatencyMs != metrics.Summarize(want) {
-			t.Errorf("%s: merged histogram (%d values) or count %d is not the parts' (%d values, %d)", name, got.TotalCount(), m.Txns[name].Count, want.TotalCount(), count)
+		if m.Txns[name].Count != count {
+			t.Errorf("%s: merged count %d, the parts' %d", name, m.Txns[name].Count, count)
 		}
 	}
-	if m.VU != 6 || len(m.Part.Parts) != 3 || m.Result.Headline == nil || m.Result.Headline.Source != "server" {
-		t.Fatalf("merged: vu %d, parts %+v, headline %+v", m.VU, m.Part.Parts, m.Result.Headline)
+	var want, got, window int64
+	for _, d := range parts {
+		for _, s := range d.Series {
+			want += s.Txns
+		}
 	}
-	one(1)
+	for i, s := range m.Series {
+		got += s.Txns
+		if s.Window {
+			window++
+		}
+		if s.T != math.Trunc(s.T) || i > 0 && s.T <= m.Series[i-1].T {
+			t.Errorf("merged series: second %d is at %v, want whole seconds in order", i, s.T)
+		}
+	}
+	// A tick a loaded host made late by most of a second shares a second with the next: the
+	// seconds are not counted exactly.
+	if got != want || len(m.Series) > len(parts[0].Series)+2 {
+		t.Errorf("merged series: %d seconds with %d transactions, the parts' %d seconds (part 1) with %d", len(m.Series), got, len(parts[0].Series), want)
+	}
+	if plan := int64(m.Window.PlannedSeconds); window < 1 || window > plan+2 {
+		t.Errorf("merged series: %d seconds in the window of %d s", window, plan)
+	}
+}
+
+// sameNOPM checks a merged run's NOPM, counted once by the database, against the parts' clients'
+// count and against the single process's runs.
+func sameNOPM(t *testing.T, m *results.Document, single []float64) {
+	t.Helper()
 	merged := m.Result.Headline.Value
 	t.Logf("merged: NOPM %.0f, new_order %.0f/min by the clients, window %.3f s", merged, m.Txns["new_order"].PerMinute, m.Window.Seconds)
 	// The database's count over the common window is the clients' count of the parts together.
@@ -123,15 +201,46 @@ func TestPartsMergeIntoTheRunOfOneProcess(t *testing.T) {
 	if math.Abs(merged-(lo+hi)/2) > spread {
 		t.Errorf("merged NOPM %.0f is outside the single runs' %.0f..%.0f by more than their spread %.0f", merged, lo, hi, spread)
 	}
-	var me *results.MergeError
-	if _, err := results.Merge(ls[:2]); !errors.As(err, &me) || !strings.Contains(err.Error(), "part 3/3 is not among the results") {
-		t.Errorf("merge without part 3: %v", err)
+}
+
+// Three parts of a run of 60 TPC-C terminals over 6 pooled connections (no keying and thinking,
+// so that a short window has transactions), on one PostgreSQL database: each part runs the
+// terminals of its 2 of the 6 warehouses over its 2 connections, and the merge is one run of 60
+// terminals over 6 connections whose NOPM is a single process's, within the spread, with the
+// histograms, the waits for a connection and the time series of the parts together, and TPC-C's
+// own figures.
+func TestTerminalPartsMerge(t *testing.T) {
+	db := testutil.PG(t)
+	ctx := context.Background()
+	base := fmt.Sprintf("workload: tpcc\ndb: %s\nterminals: 60\nconnections: 6\nrampup: 1s\nduration: 6s\nseed: 11\nprogress: 0s\nprepare:\n  warehouses: 6\n", db)
+	t.Cleanup(func() { workload.Cleanup(context.Background(), db, tpcc.Footprint) })
+	single := make([]float64, 2)
+	one := func(i int) {
+		d, err := runSpec(t, ctx, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		single[i] = d.Result.Headline.Value
+		t.Logf("single %d: NOPM %.0f, window %.3f s", i, single[i], d.Window.Seconds)
 	}
-	other := *parts[2]
-	op := *other.Part
-	op.Run = "another"
-	other.Part = &op
-	if _, err := results.Merge([]results.Loaded{ls[0], ls[1], {ID: "9", Run: &other}}); !errors.As(err, &me) || !strings.Contains(err.Error(), "of run") {
-		t.Errorf("merge with a part of another run: %v", err)
+	one(0)
+	parts, ls := runParts(t, ctx, base)
+	for i, d := range parts {
+		if tm := d.Terminals; d.VU != 2 || tm == nil || tm.Terminals != 20 || tm.Of != 60 || tm.Connections != 2 {
+			t.Fatalf("part %d: vu %d, terminals %+v; want 20 of 60 terminals over 2 connections", i+1, d.VU, tm)
+		}
 	}
+	m, err := results.Merge(ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMerged(t, parts, m)
+	if tm := m.Terminals; m.VU != 6 || tm == nil || tm.Terminals != 60 || tm.Of != 0 || tm.Connections != 6 {
+		t.Fatalf("merged: vu %d, terminals %+v; want 60 terminals over 6 connections", m.VU, tm)
+	}
+	if x, ok := m.Extra["tpcc"].(tpcc.Extra); !ok || x.Warehouses != 6 {
+		t.Errorf("merged extra.tpcc %#v, want the parts' (6 warehouses)", m.Extra["tpcc"])
+	}
+	one(1)
+	sameNOPM(t, m, single)
 }

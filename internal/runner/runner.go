@@ -273,7 +273,16 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	if h.Tick != nil {
 		eng.Subscribe(h.Tick)
 	}
-	watch, err := observe.Start(ctx, observe.Env{Target: se.T, Observation: s.Observation, Binding: s.Binding, Note: h.Note})
+	env := observe.Env{Target: se.T, Observation: s.Observation, Binding: s.Binding, Note: h.Note}
+	if _, composite := se.T.(target.Composite); cfg.Terminals > 0 && !composite {
+		// --connections is every connection the run holds: the snapshots and the observers'
+		// samples ride the pool (docs/scale.md).
+		lender := run.NewLender(se.T)
+		defer lender.Close()
+		eng.Lender = lender
+		env.Conn = func(context.Context) (target.Conn, error) { return lender.Conn(), nil }
+	}
+	watch, err := observe.Start(ctx, env)
 	if err != nil {
 		return nil, err
 	}

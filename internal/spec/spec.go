@@ -139,9 +139,6 @@ func (s *Spec) Check() error {
 	if s.Part != "" && s.Profile {
 		return errf("part", "a profile runs in one process: --part splits a run")
 	}
-	if s.Part != "" && s.Terminals > 0 {
-		return errf("part", "parts split VUs, each with its own connection: run --terminals in one process")
-	}
 	if s.Terminals > 0 && s.Profile {
 		return errf("terminals", "a profile varies the VUs, each with its connection; run terminals over pooled connections with run")
 	}

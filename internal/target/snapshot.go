@@ -33,12 +33,8 @@ func Snapshot(ctx context.Context, t Target, c Conn, headlineSQL string) (Readin
 		}
 	}
 	// One simple-protocol message: the reading costs the server one transaction, no describe.
-	var args []any
-	if cl, ok := c.(Cells); ok {
-		args = cl.SimpleArgs()
-	}
 	var r Reading
-	err := c.QueryRow(ctx, "SELECT "+strings.Join(cols, ", "), args...).Scan(&r.Headline, &r.Counter, &r.Start)
+	err := c.QueryRow(ctx, "SELECT "+strings.Join(cols, ", "), SimpleArgs(c)...).Scan(&r.Headline, &r.Counter, &r.Start)
 	return r, err
 }
 

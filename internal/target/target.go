@@ -155,9 +155,22 @@ type Cells interface {
 	BytesDest(b *[]byte) any
 	// NullIntDest is a scan destination for a nullable integer: *v, and *valid false for NULL.
 	NullIntDest(v *int64, valid *bool) any
-	// SimpleArgs, passed where a query text's arguments go, send the text as one simple-protocol
-	// message instead of a prepare-and-describe round trip first.
+	Simple
+}
+
+// Simple is implemented by connections that can send a query text as one simple-protocol
+// message: SimpleArgs, passed where the text's arguments go, do that instead of a
+// prepare-and-describe round trip first.
+type Simple interface {
 	SimpleArgs() []any
+}
+
+// SimpleArgs are c's Simple arguments, nil when it has none.
+func SimpleArgs(c Conn) []any {
+	if s, ok := c.(Simple); ok {
+		return s.SimpleArgs()
+	}
+	return nil
 }
 
 // Waiter is a target whose server says what its sessions wait on (docs/waits.md).

@@ -5,8 +5,12 @@ package testutil
 
 import (
 	"context"
+	"fmt"
+	neturl "net/url"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -201,4 +205,45 @@ func Dialect(t testing.TB, name string) target.Dialect {
 		t.Fatalf("no dialect %q (have %v)", name, target.Dialects())
 	}
 	return d
+}
+
+// PeakSessions names the sessions of the PostgreSQL URL url with an application name of their
+// own and counts them in pg_stat_activity every interval, from a connection to the database
+// postgres (whose statements no counter of url's database sees), until peak is called: it stops
+// and returns the most seen at once. Open what is counted with named.
+func PeakSessions(t testing.TB, url string, interval time.Duration) (named string, peak func() int64) {
+	t.Helper()
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := fmt.Sprintf("cairn_peak_%d_%d", os.Getpid(), time.Now().UnixNano())
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	named = u.String()
+	q.Del("application_name")
+	u.RawQuery, u.Path = q.Encode(), "/postgres"
+	_, watcher := Open(t, u.String())
+	var most atomic.Int64
+	stop, polled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(polled)
+		for {
+			var n int64
+			if err := watcher.QueryRow(context.Background(), "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&n); err == nil && n > most.Load() {
+				most.Store(n)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(interval):
+			}
+		}
+	}()
+	var once sync.Once
+	return named, func() int64 {
+		once.Do(func() { close(stop); <-polled })
+		return most.Load()
+	}
 }

@@ -39,8 +39,9 @@ func init() {
 }
 
 type mysqlTarget struct {
-	db      *sql.DB
-	conns   *sql.DB // the same connector, for Conn: never an idle connection, always a fresh dial
+	// conns is for Conn: never an idle connection, always a fresh dial, so that the target holds
+	// no connection of its own beside those it gave out (a run of --connections M holds M).
+	conns   *sql.DB
 	cfg     *my.Config
 	addr    string
 	dbname  string
@@ -108,22 +109,20 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	if err != nil {
 		return nil, target.URLErrorf("--db %q is not a valid MySQL URL: %v", u, target.Scrub(err.Error(), u.Raw()))
 	}
-	db := sql.OpenDB(connector)
-	db.SetMaxIdleConns(1024)
-	db.SetConnMaxLifetime(0)
 	conns := sql.OpenDB(connector)
 	conns.SetMaxIdleConns(-1)
 	conns.SetConnMaxLifetime(0)
-	t := &mysqlTarget{db: db, conns: conns, cfg: cfg, addr: cfg.Addr, dbname: cfg.DBName, user: cfg.User, kind: "mysql", timeout: cfg.Timeout}
+	t := &mysqlTarget{conns: conns, cfg: cfg, addr: cfg.Addr, dbname: cfg.DBName, user: cfg.User, kind: "mysql", timeout: cfg.Timeout}
 	// The dial timeout does not bound the handshake: a server that accepts and stays silent (a
 	// PostgreSQL port) would hold the first connection until the context ends.
 	cctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
-	if err := db.PingContext(cctx); err != nil {
-		t.Close()
-		return nil, t.connErr(ctx, err)
+	c, err := conns.Conn(cctx)
+	if err == nil {
+		err = c.QueryRowContext(cctx, "SELECT VERSION()").Scan(&t.version)
+		c.Close()
 	}
-	if err := db.QueryRowContext(cctx, "SELECT VERSION()").Scan(&t.version); err != nil {
+	if err != nil {
 		t.Close()
 		return nil, t.connErr(ctx, err)
 	}
@@ -190,10 +189,7 @@ func (t *mysqlTarget) Name() string {
 }
 func (t *mysqlTarget) Address() string  { return t.addr }
 func (t *mysqlTarget) Database() string { return t.dbname }
-func (t *mysqlTarget) Close() error {
-	t.conns.Close()
-	return t.db.Close()
-}
+func (t *mysqlTarget) Close() error     { return t.conns.Close() }
 
 func (t *mysqlTarget) Version(ctx context.Context) (string, error) { return t.version, nil }
 

@@ -21,22 +21,10 @@ const TerminalsPerWarehouse = 10
 var rtLimitMs = [5]float64{5000, 5000, 5000, 80000, 20000}
 
 // SpecFigures is a keying and thinking run against the specification (extra.tpcc.spec).
-type SpecFigures struct {
-	TpmC                  float64        `json:"tpmc"`
-	Ceiling               float64        `json:"ceiling_tpmc"` // 12.86 per warehouse
-	EfficiencyPct         float64        `json:"efficiency_pct"`
-	TerminalsPerWarehouse float64        `json:"terminals_per_warehouse"`
-	ResponseTime          []RTConstraint `json:"response_time_constraints"`
-	Met                   bool           `json:"constraints_met"`
-}
+type SpecFigures = results.SpecFigures
 
 // RTConstraint is one type's 90th-percentile response time against its limit.
-type RTConstraint struct {
-	Txn     string  `json:"transaction"`
-	P90Ms   float64 `json:"p90_ms"`
-	LimitMs float64 `json:"limit_ms"`
-	Met     bool    `json:"met"`
-}
+type RTConstraint = results.RTConstraint
 
 func specFigures(d *results.Document, warehouses int) *SpecFigures {
 	f := &SpecFigures{Ceiling: CeilingPerWarehouse * float64(warehouses), Met: true}
@@ -47,6 +35,9 @@ func specFigures(d *results.Document, warehouses int) *SpecFigures {
 	terminals := d.VU
 	if d.Terminals != nil {
 		terminals = d.Terminals.Terminals
+		if d.Terminals.Of > 0 {
+			terminals = d.Terminals.Of // a part's: tpmC is the whole run's, counted by the database
+		}
 	}
 	f.TerminalsPerWarehouse = float64(terminals) / float64(warehouses)
 	for i, name := range TxnNames {
@@ -61,7 +52,7 @@ func specFigures(d *results.Document, warehouses int) *SpecFigures {
 	return f
 }
 
-func (f *SpecFigures) print(w io.Writer) {
+func printSpec(w io.Writer, f *SpecFigures) {
 	fmt.Fprintf(w, "efficiency: %.0f tpmC of the spec's ceiling of %.0f (12.86 per warehouse): %.1f%%", f.TpmC, f.Ceiling, f.EfficiencyPct)
 	if f.TerminalsPerWarehouse != TerminalsPerWarehouse {
 		fmt.Fprintf(w, " (%.3g terminals per warehouse; the ceiling assumes %d)", f.TerminalsPerWarehouse, TerminalsPerWarehouse)
@@ -76,6 +67,29 @@ func (f *SpecFigures) print(w io.Writer) {
 		parts = append(parts, fmt.Sprintf("%s %.0f ms ≤ %.0f s %s", c.Txn, c.P90Ms, c.LimitMs/1000, verdict))
 	}
 	fmt.Fprintf(w, "response-time constraints (90th percentile, clause 5.2.5.3): %s\n", strings.Join(parts, ", "))
+}
+
+// merged adds TPC-C's own figures to a run merged from its parts: the schema's and the run's
+// constants (every part's are the same), the deliveries skipped in all, and the run against the
+// specification again, from the merged headline and latencies.
+func merged(m *results.Document, parts []*results.Document) {
+	x, ok := extraOf(parts[0])
+	if !ok {
+		return
+	}
+	var skips int64
+	for _, d := range parts {
+		switch s := d.Extra["delivery_skipped_districts"].(type) {
+		case int64:
+			skips += s
+		case float64:
+			skips += int64(s)
+		}
+	}
+	if x.Spec != nil {
+		x.Spec = specFigures(m, x.Warehouses)
+	}
+	m.Extra = map[string]any{"delivery_skipped_districts": skips, "tpcc": x}
 }
 
 // extraOf is the document's extra.tpcc, from a run in hand or read back from the store.

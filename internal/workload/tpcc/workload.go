@@ -17,7 +17,10 @@ import (
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
-func init() { workload.Register(tpcc{}) }
+func init() {
+	workload.Register(tpcc{})
+	results.OnMerge("tpcc", merged)
+}
 
 type tpcc struct{}
 
@@ -216,7 +219,7 @@ func (tpcc) Summary(w io.Writer, d *results.Document, _ *workload.Engine, _ any)
 		}
 	}
 	if x, ok := extraOf(d); ok && x.Spec != nil {
-		x.Spec.print(w)
+		printSpec(w, x.Spec)
 	}
 	if h := d.HeadlineFigure(); h != nil && d.Result.TPM != nil {
 		fmt.Fprintf(w, "TEST RESULT : System achieved %.0f %s from %s %s TPM", h.Value, h.Name, d.Result.TPMText(), d.Target.Name)
