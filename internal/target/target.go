@@ -124,6 +124,10 @@ type Splitter interface {
 	Split(name string) bool
 	// Fd is the socket that becomes readable when the answer arrives.
 	Fd() int
+	// Blocking reports whether Receive on a socket with nothing to read waits in read(2) itself
+	// (a blocking socket) rather than parking on Go's poller: with one statement in flight, it
+	// then needs no poll first.
+	Blocking() bool
 	// Buffered reports whether part of an answer has been read into the connection's buffer
 	// already, where poll(2) does not see it.
 	Buffered() bool
@@ -270,6 +274,21 @@ func IsConnLoss(err error) bool {
 }
 
 type concurrencyKey struct{}
+
+type polledKey struct{}
+
+// WithPolled tells the targets that connections opened with ctx are read only after poll(2)
+// says an answer is there (Splitter, blockconn.Poller), so that a target may give them a
+// blocking socket off Go's network poller without reserving a P for each.
+func WithPolled(ctx context.Context) context.Context {
+	return context.WithValue(ctx, polledKey{}, true)
+}
+
+// Polled is the hint set by WithPolled.
+func Polled(ctx context.Context) bool {
+	b, _ := ctx.Value(polledKey{}).(bool)
+	return b
+}
 
 // WithConcurrency tells the targets that connections opened with ctx will be busy n at a time
 // (the run's virtual users). Given to Open, it is the most a session will run at once, for what

@@ -106,17 +106,26 @@ func (tr *Transport) Dial(ctx context.Context, network, addr string) (net.Conn, 
 	case "poller":
 		blocking = false
 	}
-	return dial(ctx, network, addr, blocking)
+	return dial(ctx, network, addr, blocking, false)
 }
 
-func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, error) {
+// DialPolled opens a connection whose answers are read only once poll(2) says they are there
+// (Poller; target.WithPolled): a blocking socket kept off Go's network poller, so that an answer
+// wakes only the thread polling for it and not also a thread of the runtime's netpoller, which
+// would find nobody waiting. Its reader waits in poll, not in read, so the socket needs no P of its
+// own and does not count against the reserved ones (Reserve).
+func (tr *Transport) DialPolled(ctx context.Context, network, addr string) (net.Conn, error) {
+	return dial(ctx, network, addr, tr.force != "poller", true)
+}
+
+func dial(ctx context.Context, network, addr string, blocking, polled bool) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
 	sc, ok := c.(syscall.Conn)
-	if !ok || !blocking || open.Load() >= slots.Load() {
+	if !ok || !blocking || !polled && open.Load() >= slots.Load() {
 		return c, nil
 	}
 	rc, err := sc.SyscallConn()
@@ -143,9 +152,11 @@ func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, e
 		syscall.Close(fd)
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	conn := &Conn{fd: fd, local: local, remote: remote, network: network}
+	conn := &Conn{fd: fd, local: local, remote: remote, network: network, counted: !polled}
 	conn.refs.Store(1)
-	open.Add(1)
+	if conn.counted {
+		open.Add(1)
+	}
 	return conn, nil
 }
 
@@ -176,6 +187,7 @@ type Conn struct {
 	fd            int
 	local, remote net.Addr
 	network       string
+	counted       bool         // against the reserved Ps (not when DialPolled)
 	refs          atomic.Int32 // 1 for the open connection + 1 per call in progress
 	closed        atomic.Bool
 	fdClosed      atomic.Bool
@@ -197,7 +209,9 @@ func (c *Conn) acquire() bool {
 func (c *Conn) release() {
 	if c.refs.Add(-1) == 0 && c.fdClosed.CompareAndSwap(false, true) {
 		syscall.Close(c.fd)
-		open.Add(-1)
+		if c.counted {
+			open.Add(-1)
+		}
 	}
 }
 

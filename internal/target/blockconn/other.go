@@ -20,6 +20,11 @@ func (*Transport) Dial(ctx context.Context, network, addr string) (net.Conn, err
 	return d.DialContext(ctx, network, addr)
 }
 
+// DialPolled is Dial: see Poller.
+func (tr *Transport) DialPolled(ctx context.Context, network, addr string) (net.Conn, error) {
+	return tr.Dial(ctx, network, addr)
+}
+
 // CanPoll says whether Poller works here.
 const CanPoll = false
 

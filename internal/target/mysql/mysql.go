@@ -97,7 +97,11 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	// Blocking sockets up to 8 busy connections per CPU: see blockconn.New.
 	tr := blockconn.New(8, target.Concurrency(ctx))
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := tr.Dial(ctx, network, addr)
+		dial := tr.Dial
+		if target.Polled(ctx) && (cfg.TLSConfig == "" || cfg.TLSConfig == "false") { // TLS is never split
+			dial = tr.DialPolled
+		}
+		c, err := dial(ctx, network, addr)
 		if slot, ok := ctx.Value(tapKey{}).(**tapConn); ok && err == nil {
 			*slot = &tapConn{Conn: c}
 			return *slot, nil
@@ -439,6 +443,16 @@ func (c *conn) Fd() int {
 		return w.fd
 	}
 	return -1
+}
+
+// Blocking implements target.Splitter.
+func (c *conn) Blocking() bool {
+	w, ok := c.Conn.Wire.(*wire)
+	if !ok {
+		return false
+	}
+	_, ok = w.nc.(*blockconn.Conn)
+	return ok
 }
 
 // Buffered implements target.Splitter.
