@@ -5,7 +5,7 @@
 # delay per statement (from when a statement could be sent to when cairn sends it), which says
 # whether cairn is a short board itself. BENCH_SHARDS databases (default 8) on BENCH_MYSQL's server
 # (default 127.0.0.1:3306) are the shard set, BENCH_ROWS rows each (default 100000); the fan-out
-# runs at BENCH_CLIENTS VUs (default "4 16"), BENCH_PARALLELISM statements in flight (default 8),
+# runs at BENCH_CLIENTS VUs (default "4 16"), each of BENCH_PARALLELISM statements in flight (default 8; a list, e.g. "1 4"),
 # with each --protocol in BENCH_PROTOCOLS (default "prepared commented"), BENCH_TIME seconds per run
 # (default 20), BENCH_ROUNDS rounds (default 1; the median ratio over them is printed). The
 # point selects read one table of BENCH_OLTP_ROWS rows (default 1,000,000). BENCH_SET (a shard
@@ -67,17 +67,19 @@ PY
 }
 RATIOS="$out/fanout-ratios.txt"
 : > "$RATIOS"
-echo "cairn fan-out over $(echo "$SET" | sed "s/:[^:@]*@/:xxxxx@/"), $ROWS rows each, $PAR in flight, ${T}s runs"
+echo "cairn fan-out over $(echo "$SET" | sed "s/:[^:@]*@/:xxxxx@/"), $ROWS rows each, ${T}s runs"
 printf "%-28s %4s  %12s %9s  %12s %9s  %-22s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "fanout qps" "µs/stmt" "sched p50/p99/max ms" "cpu ×"
 for r in $(seq 1 "$ROUNDS"); do
   for n in $CLIENTS; do
-    for p in $PROTOCOLS; do
-      o() { run "oltp-$n" oltp run --db "$ONE" --workload point-select --vu "$n"; OQPS=$QPS OCPU=$CPU; }
-      f() { run "fanout-$p-$n" fanout run --db "$SET" --vu "$n" --parallelism "$PAR" --protocol "$p"; FQPS=$QPS FCPU=$CPU FSCHED=$SCHED; }
-      if [ $((r % 2)) -eq 1 ]; then o; f; else f; o; fi
-      rc=$(ratio "$FCPU" "$OCPU")
-      printf "%-28s %4s  %12s %9s  %12s %9s  %-22s %s\n" "round $r $p" "$n" "$OQPS" "$OCPU" "$FQPS" "$FCPU" "$FSCHED" "$rc"
-      echo "$p|$n|$rc" >> "$RATIOS"
+    for par in $PAR; do
+      for p in $PROTOCOLS; do
+        o() { run "oltp-$n" oltp run --db "$ONE" --workload point-select --vu "$n"; OQPS=$QPS OCPU=$CPU; }
+        f() { run "fanout-$p-$par-$n" fanout run --db "$SET" --vu "$n" --parallelism "$par" --protocol "$p"; FQPS=$QPS FCPU=$CPU FSCHED=$SCHED; }
+        if [ $((r % 2)) -eq 1 ]; then o; f; else f; o; fi
+        rc=$(ratio "$FCPU" "$OCPU")
+        printf "%-28s %4s  %12s %9s  %12s %9s  %-22s %s\n" "round $r $p par $par" "$n" "$OQPS" "$OCPU" "$FQPS" "$FCPU" "$FSCHED" "$rc"
+        echo "$p par $par|$n|$rc" >> "$RATIOS"
+      done
     done
   done
 done

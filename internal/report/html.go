@@ -436,6 +436,13 @@ func observed(d *results.Document) []kv {
 			top = "none recorded"
 		}
 		out = append(out, kv{"top waits", top})
+		for _, s := range w.PerServer {
+			t := results.TopWaits(s.Events, 3)
+			if t == "" {
+				t = "none recorded"
+			}
+			out = append(out, kv{"top waits on " + s.Server, t})
+		}
 		for _, n := range w.Notes {
 			out = append(out, kv{"waits", n})
 		}

@@ -459,6 +459,13 @@ func Observations(w io.Writer, d *results.Document) {
 		} else {
 			fmt.Fprintln(w, "top waits: none recorded")
 		}
+		for _, s := range wt.PerServer {
+			top := results.TopWaits(s.Events, 3)
+			if top == "" {
+				top = "none recorded"
+			}
+			fmt.Fprintf(w, "  on %s: %s\n", s.Server, top)
+		}
 		if gs := wt.ByGroup(); len(gs) > 0 {
 			fmt.Fprintf(w, "waits by group: %s\n", results.GroupsText(gs))
 			if top := results.TopWaits(wt.SynchAlone(), 3); top != "" {

@@ -173,6 +173,11 @@ type Waiter interface {
 	OpenWaits(ctx context.Context, c Conn, instrument bool, save Saver) (WaitSource, error)
 }
 
+// DatabaseWaits is implemented by a Waiter whose waits are of its connection's database only
+// (PostgreSQL's sessions of one database), not of its whole server: a shard set reads each of
+// its databases then, not each server once.
+type DatabaseWaits interface{ WaitsOfDatabase() }
+
 // Saver records a change about to be made outside cairn (its kind and what undoes it) and
 // returns the function that forgets it once it is undone.
 type Saver func(kind string, data any) (done func() error, err error)

@@ -178,6 +178,16 @@ func TestFanout32Shards(t *testing.T) {
 	if r := observe.RunningOf(d); r == nil || len(r.PerServer) != 4 {
 		t.Errorf("running threads per server: %+v", r)
 	}
+	// Wait events of every server, each apart: differences of each one's own counters.
+	if w := d.Waits; w == nil || len(w.PerServer) != 4 || !strings.Contains(w.Source, "of each of 4 servers") {
+		t.Errorf("waits per server: %+v", w)
+	} else {
+		for i, s := range w.PerServer {
+			if s.Server != hosts[i] {
+				t.Errorf("waits of server %d: %s, want %s", i, s.Server, hosts[i])
+			}
+		}
+	}
 	for _, want := range []string{"logical:", "physical:", "scheduling delay", "short board", "per server", "slowest most often", "slowest requests", "cairn-req=", "running threads per server"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
@@ -305,6 +315,11 @@ func TestFanoutPostgres(t *testing.T) {
 	check(t, db)
 	d, x, _ := run(t, db, map[string]string{"vu": "2", "rampup": "200ms", "duration": "1s", "options.protocol": "prepared"})
 	consistent(t, d, x, 2, 1, 2)
+	// PostgreSQL samples one database's sessions: each shard's database is sampled apart.
+	if w := d.Waits; w == nil || len(w.PerServer) != 2 || !strings.HasSuffix(w.PerServer[1].Server, "/cairn_h8_fan1") || w.Samples == 0 ||
+		w.Samples != w.PerServer[0].Samples+w.PerServer[1].Samples {
+		t.Errorf("waits per database: %+v", w)
+	}
 	d, x, _ = run(t, db, map[string]string{"vu": "2", "rampup": "200ms", "duration": "1s", "options.fanout": "1", "options.parallelism": "1", "rate": "200"})
 	consistent(t, d, x, 2, 1, 1)
 	if x.PerShard[0].Statements == 0 || x.PerShard[1].Statements == 0 {
