@@ -412,7 +412,11 @@ func observed(d *results.Document) []kv {
 	var out []kv
 	if s := d.Server; s != nil && s.Where != "embedded" {
 		if s.CPUusPerTxn > 0 {
-			out = append(out, kv{"server CPU per transaction", fmt.Sprintf("%s µs (%s pid %d)", num(s.CPUusPerTxn), s.Process, s.PID)})
+			who := fmt.Sprintf("%s pid %d", s.Process, s.PID)
+			if len(s.Members) > 0 {
+				who = fmt.Sprintf("%d servers", len(s.Members))
+			}
+			out = append(out, kv{"server CPU per transaction", fmt.Sprintf("%s µs (%s)", num(s.CPUusPerTxn), who)})
 		} else if s.Note != "" {
 			out = append(out, kv{"server CPU", "n/a (" + s.Note + ")"})
 		}

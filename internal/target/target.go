@@ -246,6 +246,10 @@ func Where(t Target) string {
 type ConnectError struct {
 	Kind, Addr, Msg string
 	Err             error
+	// NoDatabase is the database that does not exist on the server, when that is the failure,
+	// and Create what creates it ("CREATE DATABASE x"), for a shard set to say of all its members
+	// at once.
+	NoDatabase, Create string
 }
 
 func (e *ConnectError) Error() string {

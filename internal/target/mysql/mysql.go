@@ -153,11 +153,13 @@ func (t *mysqlTarget) connErr(ctx context.Context, err error) error {
 	msg := err.Error()
 	var me *my.MySQLError
 	var oe *net.OpError
+	var missing string
 	switch {
 	case errors.As(err, &me) && (me.Number == 1045 || me.Number == 1698):
 		msg = fmt.Sprintf("login failed for user %q (wrong password or no such user)", t.user)
 	case errors.As(err, &me) && me.Number == 1049:
 		msg = fmt.Sprintf("database %q does not exist (create it with: CREATE DATABASE %s)", t.dbname, t.dbname)
+		missing = t.dbname
 	case errors.As(err, &me) && me.Number == 1044:
 		msg = fmt.Sprintf("user %q may not use database %q", t.user, t.dbname)
 	case errors.As(err, &me):
@@ -176,7 +178,11 @@ func (t *mysqlTarget) connErr(ctx context.Context, err error) error {
 	if t.version == "" {
 		kind = "MySQL/MariaDB" // not known until connected
 	}
-	return &target.ConnectError{Kind: kind, Addr: t.addr, Msg: msg, Err: err}
+	ce := &target.ConnectError{Kind: kind, Addr: t.addr, Msg: msg, Err: err}
+	if missing != "" {
+		ce.NoDatabase, ce.Create = missing, "CREATE DATABASE "+missing
+	}
+	return ce
 }
 
 func (t *mysqlTarget) Kind() string { return t.kind }
