@@ -186,7 +186,7 @@ func init() {
 		}
 		t, done, err := OpenWhere(ctx, db, d.Where, Target.Address)
 		if err != nil {
-			return fmt.Errorf("the settings were changed on %s: %w", d.Where, err)
+			return err
 		}
 		defer done()
 		return RestoreSettings(ctx, t, d.Settings)

@@ -616,5 +616,5 @@ func OpenWhere(ctx context.Context, db, where string, key func(Target) string) (
 	if len(have) > 4 {
 		have = append(have[:3], "…")
 	}
-	return nil, nil, fmt.Errorf("--db names %s, not %s", strings.Join(have, ", "), where)
+	return nil, nil, fmt.Errorf("--db names %s, not %s: give the database, or the set, the change was made on (--db repeated for several)", strings.Join(have, ", "), where)
 }

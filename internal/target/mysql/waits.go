@@ -191,7 +191,7 @@ func init() {
 		}
 		t, done, err := target.OpenWhere(ctx, db, d.Where, target.Where)
 		if err != nil {
-			return fmt.Errorf("the instruments were changed on %s: %w", d.Where, err)
+			return err
 		}
 		defer done()
 		c, err := t.Conn(ctx)
