@@ -11,9 +11,11 @@
 # point selects read one table of BENCH_OLTP_ROWS rows (default 1,000,000). BENCH_SET (a shard
 # set) and BENCH_ONE (a database) name databases of your own instead of those made on BENCH_MYSQL.
 #
-# CPU per statement: user+system CPU of the whole cairn process (GNU time) divided by the
-# statements it sent in its window (the fan-out's extra.fanout.statements, the point selects'
-# queries); the ratio fanout/oltp wants <= 1. Physical QPS is the fan-out's statements per second,
+# CPU per statement: user+system CPU of the cairn process over the measured window (the result's
+# client.cpu_seconds) divided by the statements it sent in the window (the fan-out's
+# extra.fanout.statements, the point selects' queries); the ratio fanout/oltp wants <= 1. The
+# whole process's CPU (GNU time: connecting, rampup, the end included) per window statement is
+# printed beside it ("whole"). Physical QPS is the fan-out's statements per second,
 # for comparison with the point selects' QPS at the same VUs: the servers' capacity on this host.
 #
 # Usage: bench/fanout.sh   (needs .ci/servers.sh's MariaDB, or BENCH_MYSQL)
@@ -48,36 +50,36 @@ fi
 "$C" fanout prepare --db "$SET" --rows "$ROWS" --seed 1 >/dev/null
 "$C" oltp prepare --db "$ONE" --tables 1 --table-size "${BENCH_OLTP_ROWS:-1000000}" --seed 1 >/dev/null
 
-run() { # name args...: runs cairn with --json; sets STMTS, QPS, CPU (µs per statement), SCHED
+run() { # name args...: runs cairn with --json; sets STMTS, QPS, CPU and WHOLE (µs per statement), SCHED
   local name=$1; shift
   /usr/bin/time -f "cpu %U %S" -o "$out/$name.time" "$C" "$@" --duration "${T}s" --rampup 2s --progress 0 --no-store \
     --json "$out/$name.json" > "$out/$name.txt"
-  read -r STMTS QPS SCHED < <(python3 - "$out/$name.json" <<'PY'
+  read -r STMTS QPS CPU SCHED < <(python3 - "$out/$name.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = d.get("extra", {}).get("fanout")
 if f:
-    print(f["statements"], f["statements_per_s"], "%s/%s/%s" % (f["sched_delay_ms"]["p50"], f["sched_delay_ms"]["p99"], f["sched_delay_ms"]["max"]))
+    n, qps, sched = f["statements"], f["statements_per_s"], "%s/%s/%s" % (f["sched_delay_ms"]["p50"], f["sched_delay_ms"]["p99"], f["sched_delay_ms"]["max"])
 else:
-    q = d["queries"]
-    print(q["total"], round(q["per_second"], 1), "-")
+    n, qps, sched = d["queries"]["total"], round(d["queries"]["per_second"], 1), "-"
+print(n, qps, "%.1f" % (d["client"]["cpu_seconds"] * 1e6 / n) if n else "n/a", sched)
 PY
 )
-  CPU=$(cpu_per_txn "$out/$name.time" "$STMTS")
+  WHOLE=$(cpu_per_txn "$out/$name.time" "$STMTS")
 }
 RATIOS="$out/fanout-ratios.txt"
 : > "$RATIOS"
 echo "cairn fan-out over $(echo "$SET" | sed "s/:[^:@]*@/:xxxxx@/"), $ROWS rows each, ${T}s runs"
-printf "%-28s %4s  %12s %9s  %12s %9s  %-22s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "fanout qps" "µs/stmt" "sched p50/p99/max ms" "cpu ×"
+printf "%-28s %4s  %10s %7s %7s  %10s %7s %7s  %-22s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "whole" "fanout qps" "µs/stmt" "whole" "sched p50/p99/max ms" "cpu ×"
 for r in $(seq 1 "$ROUNDS"); do
   for n in $CLIENTS; do
     for par in $PAR; do
       for p in $PROTOCOLS; do
-        o() { run "oltp-$n" oltp run --db "$ONE" --workload point-select --vu "$n"; OQPS=$QPS OCPU=$CPU; }
-        f() { run "fanout-$p-$par-$n" fanout run --db "$SET" --vu "$n" --parallelism "$par" --protocol "$p"; FQPS=$QPS FCPU=$CPU FSCHED=$SCHED; }
+        o() { run "oltp-$n" oltp run --db "$ONE" --workload point-select --vu "$n"; OQPS=$QPS OCPU=$CPU OWHOLE=$WHOLE; }
+        f() { run "fanout-$p-$par-$n" fanout run --db "$SET" --vu "$n" --parallelism "$par" --protocol "$p"; FQPS=$QPS FCPU=$CPU FWHOLE=$WHOLE FSCHED=$SCHED; }
         if [ $((r % 2)) -eq 1 ]; then o; f; else f; o; fi
         rc=$(ratio "$FCPU" "$OCPU")
-        printf "%-28s %4s  %12s %9s  %12s %9s  %-22s %s\n" "round $r $p par $par" "$n" "$OQPS" "$OCPU" "$FQPS" "$FCPU" "$FSCHED" "$rc"
+        printf "%-28s %4s  %10s %7s %7s  %10s %7s %7s  %-22s %s\n" "round $r $p par $par" "$n" "$OQPS" "$OCPU" "$OWHOLE" "$FQPS" "$FCPU" "$FWHOLE" "$FSCHED" "$rc"
         echo "$p par $par|$n|$rc" >> "$RATIOS"
       done
     done

@@ -36,3 +36,6 @@ func (*Poller) Wait(fds []int) error { return errors.New("blockconn: no poll off
 
 // Ready is false: see Poller.
 func (*Poller) Ready(i int) bool { return false }
+
+// Close does nothing: see Poller.
+func (*Poller) Close() {}

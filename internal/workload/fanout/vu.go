@@ -143,6 +143,7 @@ func (v *vu) Bind(ctx context.Context, _ target.Conn) error {
 }
 
 func (v *vu) closeConns() {
+	v.poll.Close() // its sockets are these connections
 	for _, c := range v.conns {
 		if c != nil {
 			c.Close()
