@@ -18,6 +18,11 @@
 # printed beside it ("whole"). Physical QPS is the fan-out's statements per second,
 # for comparison with the point selects' QPS at the same VUs: the servers' capacity on this host.
 #
+# One process or two: the fan-out at BENCH_SPLIT_VUS VUs (default 16; 0 skips it), with the last of
+# BENCH_PARALLELISM and the first of BENCH_PROTOCOLS, in one cairn process and in two at half the
+# VUs each at the same time, alternately; the physical QPS of one over the sum of the two wants
+# >= 0.95 (a cairn that were the short board would serve fewer statements alone than two of it).
+#
 # Usage: bench/fanout.sh   (needs .ci/servers.sh's MariaDB, or BENCH_MYSQL)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,4 +95,30 @@ if [ "$ROUNDS" -gt 1 ]; then
   cut -d'|' -f1,2 "$RATIOS" | awk '!seen[$0]++' | while IFS= read -r key; do
     printf "%-20s %4s  cpu ×%s\n" "${key%%|*}" "${key#*|}" "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f3 | median)"
   done
+fi
+
+SPLIT=${BENCH_SPLIT_VUS:-16}
+if [ "$SPLIT" -gt 1 ]; then
+  sp=${PAR##* } sproto=${PROTOCOLS%% *}
+  echo "== one cairn process against two at $((SPLIT / 2)) VUs each: $SPLIT VUs in all, $sp in flight, $sproto (physical statements/s)"
+  SPLITS="$out/fanout-split.txt"
+  : > "$SPLITS"
+  for r in $(seq 1 "$ROUNDS"); do
+    one() { run split-one fanout run --db "$SET" --vu "$SPLIT" --parallelism "$sp" --protocol "$sproto"; ONEQ=$QPS; }
+    two() {
+      local pids=() k
+      for k in a b; do
+        "$C" fanout run --db "$SET" --vu $((SPLIT / 2)) --parallelism "$sp" --protocol "$sproto" --duration "${T}s" --rampup 2s \
+          --progress 0 --no-store --json "$out/split-$k.json" > "$out/split-$k.txt" &
+        pids+=($!)
+      done
+      wait "${pids[@]}"
+      TWOQ=$(python3 -c 'import json, sys; print(round(sum(json.load(open(f))["extra"]["fanout"]["statements_per_s"] for f in sys.argv[1:]), 1))' "$out/split-a.json" "$out/split-b.json")
+    }
+    if [ $((r % 2)) -eq 1 ]; then one; two; else two; one; fi
+    rs=$(ratio "$ONEQ" "$TWOQ")
+    printf "round %-3s one process %10s   two processes %10s   one/two %s\n" "$r" "$ONEQ" "$TWOQ" "$rs"
+    echo "$rs" >> "$SPLITS"
+  done
+  if [ "$ROUNDS" -gt 1 ]; then echo "median one/two: $(median < "$SPLITS") (wants >= 0.95)"; fi
 fi
