@@ -18,6 +18,11 @@
 # printed beside it ("whole"). Physical QPS is the fan-out's statements per second,
 # for comparison with the point selects' QPS at the same VUs: the servers' capacity on this host.
 #
+# One shard per request: the fan-out's statement sent by the same VU loop with --fanout 1
+# --parallelism 1 (one connection per VU, oltp's shape) runs in each round too, so that the ratio
+# splits in two: one-shard/oltp is what the statement costs the client (a heavier statement leaves
+# the CPUs idle more, and each wake-up costs more), fanout/one-shard what fanning it out costs.
+#
 # One process or two: the fan-out at BENCH_SPLIT_VUS VUs (default 16; 0 skips it), with the last of
 # BENCH_PARALLELISM and the first of BENCH_PROTOCOLS, in one cairn process and in two at half the
 # VUs each at the same time, alternately; the physical QPS of one over the sum of the two wants
@@ -75,17 +80,20 @@ PY
 RATIOS="$out/fanout-ratios.txt"
 : > "$RATIOS"
 echo "cairn fan-out over $(echo "$SET" | sed "s/:[^:@]*@/:xxxxx@/"), $ROWS rows each, ${T}s runs"
-printf "%-28s %4s  %10s %7s %7s  %10s %7s %7s  %-22s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "whole" "fanout qps" "µs/stmt" "whole" "sched p50/p99/max ms" "cpu ×"
+printf "%-28s %4s  %10s %7s %7s  %10s %7s  %10s %7s %7s  %-22s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "whole" \
+  "1-shard qps" "µs/stmt" "fanout qps" "µs/stmt" "whole" "sched p50/p99/max ms" "cpu × oltp (1-shard/oltp, fanout/1-shard)"
 for r in $(seq 1 "$ROUNDS"); do
   for n in $CLIENTS; do
     for par in $PAR; do
       for p in $PROTOCOLS; do
         o() { run "oltp-$n" oltp run --db "$ONE" --workload point-select --vu "$n"; OQPS=$QPS OCPU=$CPU OWHOLE=$WHOLE; }
+        s() { run "one-$p-$n" fanout run --db "$SET" --vu "$n" --fanout 1 --parallelism 1 --protocol "$p"; SQPS=$QPS SCPU=$CPU; }
         f() { run "fanout-$p-$par-$n" fanout run --db "$SET" --vu "$n" --parallelism "$par" --protocol "$p"; FQPS=$QPS FCPU=$CPU FWHOLE=$WHOLE FSCHED=$SCHED; }
-        if [ $((r % 2)) -eq 1 ]; then o; f; else f; o; fi
+        if [ $((r % 2)) -eq 1 ]; then o; s; f; else f; s; o; fi
         rc=$(ratio "$FCPU" "$OCPU")
-        printf "%-28s %4s  %10s %7s %7s  %10s %7s %7s  %-22s %s\n" "round $r $p par $par" "$n" "$OQPS" "$OCPU" "$OWHOLE" "$FQPS" "$FCPU" "$FWHOLE" "$FSCHED" "$rc"
-        echo "$p par $par|$n|$rc" >> "$RATIOS"
+        printf "%-28s %4s  %10s %7s %7s  %10s %7s  %10s %7s %7s  %-22s %s (%s, %s)\n" "round $r $p par $par" "$n" "$OQPS" "$OCPU" "$OWHOLE" \
+          "$SQPS" "$SCPU" "$FQPS" "$FCPU" "$FWHOLE" "$FSCHED" "$rc" "$(ratio "$SCPU" "$OCPU")" "$(ratio "$FCPU" "$SCPU")"
+        echo "$p par $par|$n|$rc|$(ratio "$SCPU" "$OCPU")|$(ratio "$FCPU" "$SCPU")" >> "$RATIOS"
       done
     done
   done
@@ -93,7 +101,8 @@ done
 if [ "$ROUNDS" -gt 1 ]; then
   echo "== medians over $ROUNDS rounds (fanout CPU per statement / oltp CPU per point select; wants <= 1)"
   cut -d'|' -f1,2 "$RATIOS" | awk '!seen[$0]++' | while IFS= read -r key; do
-    printf "%-20s %4s  cpu ×%s\n" "${key%%|*}" "${key#*|}" "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f3 | median)"
+    printf "%-20s %4s  cpu ×%s (1-shard/oltp %s, fanout/1-shard %s)\n" "${key%%|*}" "${key#*|}" "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f3 | median)" \
+      "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f4 | median)" "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f5 | median)"
   done
 fi
 
