@@ -318,10 +318,18 @@ func startWaits(ctx context.Context, env *Env) (Observer, error) {
 	return o, nil
 }
 
+// Window reads every server's waits at the window's edge, all at once: the edge waits for the
+// slowest server, not for their sum.
 func (o *waitsObserver) Window(start bool) {
+	var wg sync.WaitGroup
 	for _, r := range o.readers {
-		r.edge(start)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.edge(start)
+		}()
 	}
+	wg.Wait()
 }
 
 func (o *waitsObserver) sampled() bool { return o.readers[0].src.Sampled() }

@@ -403,26 +403,42 @@ func (s *Shards) Settings(ctx context.Context, c Conn) (map[string]string, error
 	return s.first().Settings(ctx, c)
 }
 
-// Snapshot reads every member's counters and sums them (the start times too: their sum changes
-// when any server restarts, which is what the engine looks for).
+// Snapshot reads every member's counters, all at once (a window's edge waits for the slowest
+// member, not for their sum), and sums them (the start times too: their sum changes when any
+// server restarts, which is what the engine looks for).
 func (s *Shards) Snapshot(ctx context.Context, _ Conn, headlineSQL string) (Reading, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.snap == nil {
 		s.snap = make([]Conn, len(s.members))
 	}
-	var sum Reading
+	rs := make([]Reading, len(s.members))
+	errs := make([]error, len(s.members))
+	var wg sync.WaitGroup
 	for i, m := range s.members {
-		if s.snap[i] == nil {
-			c, err := m.Conn(ctx)
-			if err != nil {
-				return Reading{}, fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if s.snap[i] == nil {
+				c, err := m.Conn(ctx)
+				if err != nil {
+					errs[i] = fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+					return
+				}
+				s.snap[i] = c
 			}
-			s.snap[i] = c
-		}
-		r, err := Snapshot(ctx, m, s.snap[i], headlineSQL)
-		if err != nil {
-			return Reading{}, fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+			r, err := Snapshot(ctx, m, s.snap[i], headlineSQL)
+			if err != nil {
+				errs[i] = fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+			}
+			rs[i] = r
+		}()
+	}
+	wg.Wait()
+	var sum Reading
+	for i, r := range rs {
+		if errs[i] != nil {
+			return Reading{}, errs[i]
 		}
 		sum.Headline += r.Headline
 		sum.Counter += r.Counter
