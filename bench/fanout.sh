@@ -5,16 +5,28 @@
 # delay per statement (from when a statement could be sent to when cairn sends it), which says
 # whether cairn is a short board itself. BENCH_SHARDS databases (default 8) on BENCH_MYSQL's server
 # (default 127.0.0.1:3306) are the shard set, BENCH_ROWS rows each (default 100000); the fan-out
-# runs at BENCH_CLIENTS VUs (default "4 16"), BENCH_PARALLELISM statements in flight (default 8),
+# runs at BENCH_CLIENTS VUs (default "4 16"), each of BENCH_PARALLELISM statements in flight (default 8; a list, e.g. "1 4"),
 # with each --protocol in BENCH_PROTOCOLS (default "prepared commented"), BENCH_TIME seconds per run
 # (default 20), BENCH_ROUNDS rounds (default 1; the median ratio over them is printed). The
 # point selects read one table of BENCH_OLTP_ROWS rows (default 1,000,000). BENCH_SET (a shard
 # set) and BENCH_ONE (a database) name databases of your own instead of those made on BENCH_MYSQL.
 #
-# CPU per statement: user+system CPU of the whole cairn process (GNU time) divided by the
-# statements it sent in its window (the fan-out's extra.fanout.statements, the point selects'
-# queries); the ratio fanout/oltp wants <= 1. Physical QPS is the fan-out's statements per second,
+# CPU per statement: user+system CPU of the cairn process over the measured window (the result's
+# client.cpu_seconds) divided by the statements it sent in the window (the fan-out's
+# extra.fanout.statements, the point selects' queries); the ratio fanout/oltp wants <= 1. The
+# whole process's CPU (GNU time: connecting, rampup, the end included) per window statement is
+# printed beside it ("whole"). Physical QPS is the fan-out's statements per second,
 # for comparison with the point selects' QPS at the same VUs: the servers' capacity on this host.
+#
+# One shard per request: the fan-out's statement sent by the same VU loop with --fanout 1
+# --parallelism 1 (one connection per VU, oltp's shape) runs in each round too, so that the ratio
+# splits in two: one-shard/oltp is what the statement costs the client (a heavier statement leaves
+# the CPUs idle more, and each wake-up costs more), fanout/one-shard what fanning it out costs.
+#
+# One process or two: the fan-out at BENCH_SPLIT_VUS VUs (default 16; 0 skips it), with the last of
+# BENCH_PARALLELISM and the first of BENCH_PROTOCOLS, in one cairn process and in two at half the
+# VUs each at the same time, alternately; the physical QPS of one over the sum of the two wants
+# >= 0.95 (a cairn that were the short board would serve fewer statements alone than two of it).
 #
 # Usage: bench/fanout.sh   (needs .ci/servers.sh's MariaDB, or BENCH_MYSQL)
 set -euo pipefail
@@ -48,42 +60,74 @@ fi
 "$C" fanout prepare --db "$SET" --rows "$ROWS" --seed 1 >/dev/null
 "$C" oltp prepare --db "$ONE" --tables 1 --table-size "${BENCH_OLTP_ROWS:-1000000}" --seed 1 >/dev/null
 
-run() { # name args...: runs cairn with --json; sets STMTS, QPS, CPU (µs per statement), SCHED
+run() { # name args...: runs cairn with --json; sets STMTS, QPS, CPU and WHOLE (µs per statement), SCHED
   local name=$1; shift
   /usr/bin/time -f "cpu %U %S" -o "$out/$name.time" "$C" "$@" --duration "${T}s" --rampup 2s --progress 0 --no-store \
     --json "$out/$name.json" > "$out/$name.txt"
-  read -r STMTS QPS SCHED < <(python3 - "$out/$name.json" <<'PY'
+  read -r STMTS QPS CPU SCHED < <(python3 - "$out/$name.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = d.get("extra", {}).get("fanout")
 if f:
-    print(f["statements"], f["statements_per_s"], "%s/%s/%s" % (f["sched_delay_ms"]["p50"], f["sched_delay_ms"]["p99"], f["sched_delay_ms"]["max"]))
+    n, qps, sched = f["statements"], f["statements_per_s"], "%s/%s/%s" % (f["sched_delay_ms"]["p50"], f["sched_delay_ms"]["p99"], f["sched_delay_ms"]["max"])
 else:
-    q = d["queries"]
-    print(q["total"], round(q["per_second"], 1), "-")
+    n, qps, sched = d["queries"]["total"], round(d["queries"]["per_second"], 1), "-"
+print(n, qps, "%.1f" % (d["client"]["cpu_seconds"] * 1e6 / n) if n else "n/a", sched)
 PY
 )
-  CPU=$(cpu_per_txn "$out/$name.time" "$STMTS")
+  WHOLE=$(cpu_per_txn "$out/$name.time" "$STMTS")
 }
 RATIOS="$out/fanout-ratios.txt"
 : > "$RATIOS"
-echo "cairn fan-out over $(echo "$SET" | sed "s/:[^:@]*@/:xxxxx@/"), $ROWS rows each, $PAR in flight, ${T}s runs"
-printf "%-28s %4s  %12s %9s  %12s %9s  %-22s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "fanout qps" "µs/stmt" "sched p50/p99/max ms" "cpu ×"
+echo "cairn fan-out over $(echo "$SET" | sed "s/:[^:@]*@/:xxxxx@/"), $ROWS rows each, ${T}s runs"
+printf "%-28s %4s  %10s %7s %7s  %10s %7s  %10s %7s %7s  %-22s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "whole" \
+  "1-shard qps" "µs/stmt" "fanout qps" "µs/stmt" "whole" "sched p50/p99/max ms" "cpu × oltp (1-shard/oltp, fanout/1-shard)"
 for r in $(seq 1 "$ROUNDS"); do
   for n in $CLIENTS; do
-    for p in $PROTOCOLS; do
-      o() { run "oltp-$n" oltp run --db "$ONE" --workload point-select --vu "$n"; OQPS=$QPS OCPU=$CPU; }
-      f() { run "fanout-$p-$n" fanout run --db "$SET" --vu "$n" --parallelism "$PAR" --protocol "$p"; FQPS=$QPS FCPU=$CPU FSCHED=$SCHED; }
-      if [ $((r % 2)) -eq 1 ]; then o; f; else f; o; fi
-      rc=$(ratio "$FCPU" "$OCPU")
-      printf "%-28s %4s  %12s %9s  %12s %9s  %-22s %s\n" "round $r $p" "$n" "$OQPS" "$OCPU" "$FQPS" "$FCPU" "$FSCHED" "$rc"
-      echo "$p|$n|$rc" >> "$RATIOS"
+    for par in $PAR; do
+      for p in $PROTOCOLS; do
+        o() { run "oltp-$n" oltp run --db "$ONE" --workload point-select --vu "$n"; OQPS=$QPS OCPU=$CPU OWHOLE=$WHOLE; }
+        s() { run "one-$p-$n" fanout run --db "$SET" --vu "$n" --fanout 1 --parallelism 1 --protocol "$p"; SQPS=$QPS SCPU=$CPU; }
+        f() { run "fanout-$p-$par-$n" fanout run --db "$SET" --vu "$n" --parallelism "$par" --protocol "$p"; FQPS=$QPS FCPU=$CPU FWHOLE=$WHOLE FSCHED=$SCHED; }
+        if [ $((r % 2)) -eq 1 ]; then o; s; f; else f; s; o; fi
+        rc=$(ratio "$FCPU" "$OCPU")
+        printf "%-28s %4s  %10s %7s %7s  %10s %7s  %10s %7s %7s  %-22s %s (%s, %s)\n" "round $r $p par $par" "$n" "$OQPS" "$OCPU" "$OWHOLE" \
+          "$SQPS" "$SCPU" "$FQPS" "$FCPU" "$FWHOLE" "$FSCHED" "$rc" "$(ratio "$SCPU" "$OCPU")" "$(ratio "$FCPU" "$SCPU")"
+        echo "$p par $par|$n|$rc|$(ratio "$SCPU" "$OCPU")|$(ratio "$FCPU" "$SCPU")" >> "$RATIOS"
+      done
     done
   done
 done
 if [ "$ROUNDS" -gt 1 ]; then
   echo "== medians over $ROUNDS rounds (fanout CPU per statement / oltp CPU per point select; wants <= 1)"
   cut -d'|' -f1,2 "$RATIOS" | awk '!seen[$0]++' | while IFS= read -r key; do
-    printf "%-20s %4s  cpu ×%s\n" "${key%%|*}" "${key#*|}" "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f3 | median)"
+    printf "%-20s %4s  cpu ×%s (1-shard/oltp %s, fanout/1-shard %s)\n" "${key%%|*}" "${key#*|}" "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f3 | median)" \
+      "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f4 | median)" "$(grep -F "$key|" "$RATIOS" | cut -d'|' -f5 | median)"
   done
+fi
+
+SPLIT=${BENCH_SPLIT_VUS:-16}
+if [ "$SPLIT" -gt 1 ]; then
+  sp=${PAR##* } sproto=${PROTOCOLS%% *}
+  echo "== one cairn process against two at $((SPLIT / 2)) VUs each: $SPLIT VUs in all, $sp in flight, $sproto (physical statements/s)"
+  SPLITS="$out/fanout-split.txt"
+  : > "$SPLITS"
+  for r in $(seq 1 "$ROUNDS"); do
+    one() { run split-one fanout run --db "$SET" --vu "$SPLIT" --parallelism "$sp" --protocol "$sproto"; ONEQ=$QPS; }
+    two() {
+      local pids=() k
+      for k in a b; do
+        "$C" fanout run --db "$SET" --vu $((SPLIT / 2)) --parallelism "$sp" --protocol "$sproto" --duration "${T}s" --rampup 2s \
+          --progress 0 --no-store --json "$out/split-$k.json" > "$out/split-$k.txt" &
+        pids+=($!)
+      done
+      wait "${pids[@]}"
+      TWOQ=$(python3 -c 'import json, sys; print(round(sum(json.load(open(f))["extra"]["fanout"]["statements_per_s"] for f in sys.argv[1:]), 1))' "$out/split-a.json" "$out/split-b.json")
+    }
+    if [ $((r % 2)) -eq 1 ]; then one; two; else two; one; fi
+    rs=$(ratio "$ONEQ" "$TWOQ")
+    printf "round %-3s one process %10s   two processes %10s   one/two %s\n" "$r" "$ONEQ" "$TWOQ" "$rs"
+    echo "$rs" >> "$SPLITS"
+  done
+  if [ "$ROUNDS" -gt 1 ]; then echo "median one/two: $(median < "$SPLITS") (wants >= 0.95)"; fi
 fi

@@ -35,11 +35,21 @@ func TestFanoutStudy(t *testing.T) {
 			}
 		}
 	}
-	t.Setenv("CAIRN_PASSWORD", "cairn") // the file's own db, replaced by --set
+	// The file as it is: its servers from ${CAIRN_FANOUT_SERVERS}, expanded before the list is split.
+	t.Setenv("CAIRN_PASSWORD", "cairn")
 	const file = "../../studies/ci/fanout-spin-wait-delay.yaml"
-	code, out, stderr := cairn(t, "study", "plan", file, "--set", "db="+db)
-	if code != 0 || !strings.Contains(out, "changed and restored on each of 2 servers: "+strings.Join(hosts, ", ")) {
+	if code, _, stderr := cairn(t, "study", "plan", file); code != 2 || !strings.Contains(stderr, "${CAIRN_FANOUT_SERVERS} is not set") {
+		t.Errorf("plan without CAIRN_FANOUT_SERVERS: exit %d %q", code, stderr)
+	}
+	t.Setenv("CAIRN_FANOUT_SERVERS", strings.Join(hosts, ","))
+	code, out, stderr := cairn(t, "study", "plan", file)
+	if code != 0 || !strings.Contains(out, "changed and restored on each of 2 servers: "+strings.Join(hosts, ", ")) || !strings.Contains(out, "(8 shards)") {
 		t.Fatalf("plan: exit %d\n%s%s", code, out, stderr)
+	}
+	// --set db= with ${VAR} in its servers too.
+	if code, out, stderr := cairn(t, "study", "plan", file, "--set", "db=mysql://cairn:${CAIRN_PASSWORD}@${CAIRN_FANOUT_SERVERS}/cairn_fan_{0..1}"); code != 0 ||
+		!strings.Contains(out, "changed and restored on each of 2 servers") || !strings.Contains(out, "(4 shards)") {
+		t.Errorf("plan --set db=: exit %d\n%s%s", code, out, stderr)
 	}
 
 	// Both servers are watched while the study runs: each must take both values.
@@ -76,7 +86,7 @@ func TestFanoutStudy(t *testing.T) {
 			}
 		}()
 	}
-	code, out, stderr = cairn(t, "study", "run", file, "--set", "db="+db, "--no-store")
+	code, out, stderr = cairn(t, "study", "run", file, "--no-store")
 	close(stop)
 	wg.Wait()
 	if code != 0 {
@@ -89,7 +99,7 @@ func TestFanoutStudy(t *testing.T) {
 	}
 	restored("after the study")
 
-	// Ctrl-C, and SIGKILL then 'cairn study restore'.
+	// Ctrl-C, and SIGKILL then 'cairn study restore' or 'cairn restore'.
 	bin := cairnBinary(t)
 	long := writeStudy(t, fmt.Sprintf("name: fan-restore\nworkload: fanout\ndb: %s\nprepare: {rows: 400}\nvu: [1]\nrampup: 0s\nduration: 60s\nprogress: 1s\nsettings:\n  innodb_spin_wait_delay: [17]\n", db))
 	start := func() *os.Process {
@@ -121,4 +131,14 @@ func TestFanoutStudy(t *testing.T) {
 		t.Errorf("study restore: exit %d %q %q", code, out, stderr)
 	}
 	restored("after kill -9 and study restore")
+
+	// cairn restore takes the set as --db repeated: here one database of each server.
+	p = start()
+	p.Kill()
+	waitExit(p)
+	code, out, stderr = cairn(t, "restore", "--db", first(0), "--db", first(1))
+	if code != 0 || !strings.Contains(out, "restored: settings innodb_spin_wait_delay") {
+		t.Errorf("restore --db --db: exit %d %q %q", code, out, stderr)
+	}
+	restored("after kill -9 and restore --db repeated")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cairn-bench/cairn/internal/study"
+	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/undo"
 )
 
@@ -57,7 +58,7 @@ it unless --force. The journal is in $CAIRN_STATE, else $XDG_STATE_HOME/cairn/un
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", "", "the database URL, for changes made on a database (with its password)")
+	cmd.Flags().Var(target.DBList{P: &db}, "db", "the database URL, for changes made on a database (with its password); repeated, or a shard set's compact form, for changes on several")
 	connectFlag(cmd)
 	cmd.Flags().BoolVar(&force, "force", false, "restore also the changes of a cairn that still runs")
 	return cmd

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -14,28 +15,27 @@ import (
 	"github.com/cairn-bench/cairn/internal/undo"
 )
 
-// waitReader follows a wait source over a run: a sampled source (PostgreSQL) is read every
-// interval by its own goroutine and counted per event; a cumulative one (performance_schema) is
-// read at the window's edges and at each progress interval, and differenced.
+// waitReader follows one server's wait source over a run: a sampled source (PostgreSQL) is read
+// every interval by its own goroutine and counted per event; a cumulative one (performance_schema)
+// is read at the window's edges and at each progress interval, and differenced.
 type waitReader struct {
 	src      target.WaitSource
+	where    string // host:port, or host:port/db for a source of one database
 	interval time.Duration
-	t0       time.Time
 
 	mu                 sync.Mutex
 	inWindow           bool
 	window, sinceMark  map[string]*results.WaitEvent
 	samples, markCount int64
 	start, last, end   map[string]target.Wait
-	intervals          []results.WaitInterval
 	readErr            error
 
 	stop chan struct{}
 	done chan struct{}
 }
 
-func newWaitReader(src target.WaitSource, interval time.Duration, t0 time.Time) *waitReader {
-	r := &waitReader{src: src, interval: interval, t0: t0, window: map[string]*results.WaitEvent{},
+func newWaitReader(src target.WaitSource, where string, interval time.Duration) *waitReader {
+	r := &waitReader{src: src, where: where, interval: interval, window: map[string]*results.WaitEvent{},
 		sinceMark: map[string]*results.WaitEvent{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if src.Sampled() {
 		go r.sample()
@@ -112,30 +112,24 @@ func (r *waitReader) edge(start bool) {
 	}
 }
 
-// mark ends a progress interval: its top waits are kept, and returned for the progress line.
-func (r *waitReader) mark() string {
+// mark ends a progress interval and returns its events (and samples, for a sampled source).
+func (r *waitReader) mark() (map[string]*results.WaitEvent, int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var evs []results.WaitEvent
 	if r.src.Sampled() {
-		evs = shares(r.sinceMark, r.markCount, true)
+		m, n := r.sinceMark, r.markCount
 		r.sinceMark, r.markCount = map[string]*results.WaitEvent{}, 0
-	} else {
-		now := r.readAll()
-		if r.last != nil && now != nil {
-			evs = shares(diff(r.last, now), 0, false)
-		}
-		if now != nil {
-			r.last = now
-		}
+		return m, n
 	}
-	if len(evs) > 5 {
-		evs = evs[:5]
+	now := r.readAll()
+	var m map[string]*results.WaitEvent
+	if r.last != nil && now != nil {
+		m = diff(r.last, now)
 	}
-	if len(evs) > 0 {
-		r.intervals = append(r.intervals, results.WaitInterval{T: math.Round(time.Since(r.t0).Seconds()*10) / 10, Top: evs})
+	if now != nil {
+		r.last = now
 	}
-	return results.TopWaits(evs, 2)
+	return m, 0
 }
 
 func diff(a, b map[string]target.Wait) map[string]*results.WaitEvent {
@@ -185,32 +179,253 @@ func shares(m map[string]*results.WaitEvent, samples int64, sampled bool) []resu
 	return out
 }
 
-// result is the window's waits.
-func (r *waitReader) result() *results.Waits {
+// windowEvents are the window's events (and samples, for a sampled source), and what to note
+// about them; nil events when the window was not read.
+func (r *waitReader) windowEvents() (map[string]*results.WaitEvent, int64, []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	w := &results.Waits{Source: r.src.Describe(), Sampled: r.src.Sampled(), Notes: append([]string(nil), r.src.Notes()...),
-		Intervals: r.intervals}
-	if w.Sampled {
-		w.IntervalMs = int(r.interval / time.Millisecond)
-		w.Samples = r.samples
-		w.Events = shares(r.window, r.samples, true)
+	notes := append([]string(nil), r.src.Notes()...)
+	var m map[string]*results.WaitEvent
+	if r.src.Sampled() {
+		m = r.window
 		if r.samples == 0 {
-			w.Notes = append(w.Notes, "no active session was seen in the window's samples")
+			notes = append(notes, "no active session was seen in the window's samples")
 		}
 	} else if r.start != nil && r.end != nil {
-		d := diff(r.start, r.end)
-		w.Events = shares(d, 0, false)
+		m = diff(r.start, r.end)
 		var zero []string
 		for name, e := range r.end {
-			if e.Class == "innodb_metrics" && d[name] == nil {
+			if e.Class == "innodb_metrics" && m[name] == nil {
 				zero = append(zero, strings.TrimPrefix(name, "innodb_metrics/"))
 			}
 		}
 		if len(zero) > 0 {
 			sort.Strings(zero)
-			w.Notes = append(w.Notes, "INNODB_METRICS counters that stayed at zero over the window (this version may no longer count them): "+strings.Join(zero, ", "))
+			notes = append(notes, "INNODB_METRICS counters that stayed at zero over the window (this version may no longer count them): "+strings.Join(zero, ", "))
 		}
+	}
+	if r.readErr != nil {
+		notes = append(notes, fmt.Sprintf("a read of the waits failed: %v", r.readErr))
+	}
+	return m, r.samples, notes
+}
+
+// merge adds the events of several servers, by name.
+func merge(ms []map[string]*results.WaitEvent) map[string]*results.WaitEvent {
+	if len(ms) == 1 {
+		return ms[0]
+	}
+	out := map[string]*results.WaitEvent{}
+	for _, m := range ms {
+		for name, e := range m {
+			if o := out[name]; o != nil {
+				o.Count += e.Count
+				o.TimeMs += e.TimeMs
+			} else {
+				c := *e
+				out[name] = &c
+			}
+		}
+	}
+	return out
+}
+
+// close stops the sampler and restores what the source changed.
+func (r *waitReader) close(ctx context.Context) error {
+	select {
+	case <-r.stop:
+	default:
+		close(r.stop)
+	}
+	<-r.done
+	return r.src.Close(ctx)
+}
+
+// waitsObserver follows the server's wait events over the run, on a connection of its own; on a
+// shard set, every server's (every database's, where the server reports one database's waits),
+// added up, and each server's apart.
+type waitsObserver struct {
+	Base
+	readers []*waitReader
+	unit    string // what each reader reads: "servers", or "databases"
+	conns   []target.Conn
+	t0      time.Time
+
+	mu        sync.Mutex
+	intervals []results.WaitInterval
+}
+
+func init() {
+	Register(Kind{Name: "waits", Order: 40, Start: startWaits})
+}
+
+func startWaits(ctx context.Context, env *Env) (Observer, error) {
+	if env.Off() {
+		return nil, nil
+	}
+	members := []target.Target{env.Target}
+	if c, ok := env.Target.(target.Composite); ok {
+		if _, own := env.Target.(target.Waiter); !own {
+			members = c.Members()
+		}
+	}
+	interval := env.WaitSample
+	if interval <= 0 {
+		interval = 100 * time.Millisecond
+	}
+	o := &waitsObserver{t0: time.Now(), unit: "servers"}
+	seen := map[string]bool{}
+	for _, m := range members {
+		wt, ok := m.(target.Waiter)
+		if !ok {
+			continue
+		}
+		key := m.Address()
+		if _, perDB := m.(target.DatabaseWaits); perDB {
+			key, o.unit = target.Where(m), "databases"
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		c, err := env.conn(ctx, m)
+		if err != nil {
+			o.Close(ctx)
+			return nil, err
+		}
+		save := func(kind string, data any) (func() error, error) {
+			e, err := undo.Record(kind, fmt.Sprintf("%s on %s", kind, target.Where(m)), target.Where(m), data)
+			if err != nil {
+				return nil, err
+			}
+			return e.Done, nil
+		}
+		src, err := wt.OpenWaits(ctx, c, env.Waits == "instrument", save)
+		if err != nil {
+			c.Close()
+			o.Close(ctx)
+			if len(members) > 1 {
+				return nil, fmt.Errorf("wait events on %s: %w", key, err)
+			}
+			return nil, fmt.Errorf("wait events: %w", err)
+		}
+		o.conns = append(o.conns, c)
+		o.readers = append(o.readers, newWaitReader(src, key, interval))
+	}
+	if len(o.readers) == 0 {
+		return nil, nil
+	}
+	return o, nil
+}
+
+// Window reads every server's waits at the window's edge, all at once: the edge waits for the
+// slowest server, not for their sum.
+func (o *waitsObserver) Window(start bool) {
+	var wg sync.WaitGroup
+	for _, r := range o.readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.edge(start)
+		}()
+	}
+	wg.Wait()
+}
+
+func (o *waitsObserver) sampled() bool { return o.readers[0].src.Sampled() }
+
+// Interval keeps the interval's top waits, over every server, and returns the top two for the
+// progress line.
+func (o *waitsObserver) Interval() string {
+	ms := make([]map[string]*results.WaitEvent, 0, len(o.readers))
+	var n int64
+	for _, r := range o.readers {
+		m, k := r.mark()
+		if m != nil {
+			ms = append(ms, m)
+		}
+		n += k
+	}
+	if len(ms) == 0 {
+		return ""
+	}
+	evs := shares(merge(ms), n, o.sampled())
+	if len(evs) > 5 {
+		evs = evs[:5]
+	}
+	if len(evs) > 0 {
+		o.mu.Lock()
+		o.intervals = append(o.intervals, results.WaitInterval{T: math.Round(time.Since(o.t0).Seconds()*10) / 10, Top: evs})
+		o.mu.Unlock()
+	}
+	return results.TopWaits(evs, 2)
+}
+
+func (o *waitsObserver) Close(ctx context.Context) error {
+	var errs []error
+	for i, r := range o.readers {
+		if _, closed := r.src.(closedSource); closed {
+			continue
+		}
+		errs = append(errs, r.close(context.WithoutCancel(ctx)))
+		o.readers[i].src = closedSource{r.src}
+	}
+	for _, c := range o.conns {
+		c.Close()
+	}
+	o.conns = nil
+	return errors.Join(errs...)
+}
+
+// closedSource keeps a closed source's description for the result.
+type closedSource struct{ target.WaitSource }
+
+func (closedSource) Close(context.Context) error { return nil }
+
+// Fill writes the window's waits: every server's added up (shares of the sum), and on a set of
+// several servers each one's top events apart.
+func (o *waitsObserver) Fill(d *results.Document) {
+	w := &results.Waits{Source: o.readers[0].src.Describe(), Sampled: o.sampled()}
+	if len(o.readers) > 1 {
+		w.Source += fmt.Sprintf("; of each of %d %s, added up (each one's in per_server)", len(o.readers), o.unit)
+	}
+	var ms []map[string]*results.WaitEvent
+	var samples int64
+	noted := map[string][]string{}
+	var order []string
+	for _, r := range o.readers {
+		m, n, notes := r.windowEvents()
+		if m != nil {
+			ms = append(ms, m)
+		}
+		samples += n
+		for _, t := range notes {
+			if noted[t] == nil {
+				order = append(order, t)
+			}
+			noted[t] = append(noted[t], r.where)
+		}
+		if len(o.readers) > 1 {
+			evs := shares(m, n, w.Sampled)
+			w.PerServer = append(w.PerServer, results.ServerWaits{Server: r.where, Samples: n, Events: evs[:min(5, len(evs))]})
+		}
+	}
+	for _, t := range order {
+		if len(noted[t]) == len(o.readers) || len(o.readers) == 1 {
+			w.Notes = append(w.Notes, t)
+		} else {
+			w.Notes = append(w.Notes, strings.Join(noted[t], ", ")+": "+t)
+		}
+	}
+	o.mu.Lock()
+	w.Intervals = o.intervals
+	o.mu.Unlock()
+	if w.Sampled {
+		w.IntervalMs = int(o.readers[0].interval / time.Millisecond)
+		w.Samples = samples
+	}
+	if len(ms) > 0 {
+		w.Events = shares(merge(ms), samples, w.Sampled)
 	}
 	if len(w.Events) > 0 {
 		w.Groups = results.GroupWaits(w.Events)
@@ -228,81 +443,5 @@ func (r *waitReader) result() *results.Waits {
 	if w.Events == nil {
 		w.Events = []results.WaitEvent{}
 	}
-	if r.readErr != nil {
-		w.Notes = append(w.Notes, fmt.Sprintf("a read of the waits failed: %v", r.readErr))
-	}
-	return w
+	d.Waits = w
 }
-
-// close stops the sampler and restores what the source changed.
-func (r *waitReader) close(ctx context.Context) error {
-	select {
-	case <-r.stop:
-	default:
-		close(r.stop)
-	}
-	<-r.done
-	return r.src.Close(ctx)
-}
-
-// waitsObserver follows the server's wait events over the run, on a connection of its own.
-type waitsObserver struct {
-	Base
-	r    *waitReader
-	conn target.Conn
-}
-
-func init() {
-	Register(Kind{Name: "waits", Order: 40, Start: startWaits})
-}
-
-func startWaits(ctx context.Context, env *Env) (Observer, error) {
-	t := env.Target
-	wt, ok := t.(target.Waiter)
-	if env.Off() || !ok {
-		return nil, nil
-	}
-	c, err := env.conn(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	save := func(kind string, data any) (func() error, error) {
-		e, err := undo.Record(kind, fmt.Sprintf("%s on %s", kind, target.Where(t)), target.Where(t), data)
-		if err != nil {
-			return nil, err
-		}
-		return e.Done, nil
-	}
-	src, err := wt.OpenWaits(ctx, c, env.Waits == "instrument", save)
-	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("wait events: %w", err)
-	}
-	interval := env.WaitSample
-	if interval <= 0 {
-		interval = 100 * time.Millisecond
-	}
-	return &waitsObserver{r: newWaitReader(src, interval, time.Now()), conn: c}, nil
-}
-
-func (o *waitsObserver) Window(start bool) { o.r.edge(start) }
-
-// Interval returns the interval's top waits for the progress line.
-func (o *waitsObserver) Interval() string { return o.r.mark() }
-
-func (o *waitsObserver) Close(ctx context.Context) error {
-	err := o.r.close(context.WithoutCancel(ctx))
-	o.r.src = closedSource{o.r.src}
-	if o.conn != nil {
-		o.conn.Close()
-		o.conn = nil
-	}
-	return err
-}
-
-// closedSource keeps a closed source's description for the result.
-type closedSource struct{ target.WaitSource }
-
-func (closedSource) Close(context.Context) error { return nil }
-
-func (o *waitsObserver) Fill(d *results.Document) { d.Waits = o.r.result() }

@@ -515,7 +515,11 @@ func observed(d *results.Document) []kv {
 	var out []kv
 	if s := d.Server; s != nil && s.Where != "embedded" {
 		if s.CPUusPerTxn > 0 {
-			out = append(out, kv{"server CPU per transaction", fmt.Sprintf("%s µs (%s pid %d)", num(s.CPUusPerTxn), s.Process, s.PID)})
+			who := fmt.Sprintf("%s pid %d", s.Process, s.PID)
+			if len(s.Members) > 0 {
+				who = fmt.Sprintf("%d servers", len(s.Members))
+			}
+			out = append(out, kv{"server CPU per transaction", fmt.Sprintf("%s µs (%s)", num(s.CPUusPerTxn), who)})
 		} else if s.Note != "" {
 			out = append(out, kv{"server CPU", "n/a (" + s.Note + ")"})
 		}
@@ -539,6 +543,13 @@ func observed(d *results.Document) []kv {
 			top = "none recorded"
 		}
 		out = append(out, kv{"top waits", top})
+		for _, s := range w.PerServer {
+			t := results.TopWaits(s.Events, 3)
+			if t == "" {
+				t = "none recorded"
+			}
+			out = append(out, kv{"top waits on " + s.Server, t})
+		}
 		for _, n := range w.Notes {
 			out = append(out, kv{"waits", n})
 		}

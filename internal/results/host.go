@@ -128,6 +128,17 @@ type Waits struct {
 	// the synch events alone, each with its share of the synch waits (docs/waits.md#groups).
 	Groups []WaitGroupShare `json:"groups,omitempty"`
 	Synch  []WaitEvent      `json:"synch,omitempty"`
+	// PerServer is each server's own top events over the window (shares of its own waits), for a
+	// shard set on several servers, whose Events are their sum.
+	PerServer []ServerWaits `json:"per_server,omitempty"`
+}
+
+// ServerWaits is one server's top wait events (host:port, or host:port/db where the server
+// reports one database's waits).
+type ServerWaits struct {
+	Server  string      `json:"server"`
+	Samples int64       `json:"samples,omitempty"`
+	Events  []WaitEvent `json:"events"`
 }
 
 // WaitEvent is one event's samples, or its count and time, and its share.

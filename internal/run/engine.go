@@ -428,7 +428,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i), poke: make(chan struct{}, 1), prepared: prepared,
 				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.vuID(i))+0x9e3779b9))}
 			if st, ok := v.(workload.StatementTimer); ok && len(e.Statements) > 0 {
-				vus[i].stmts = &stmtSink{e: e, set: metrics.NewStmtSet(len(e.Statements))}
+				vus[i].stmts = &stmtSink{e: e, v: vus[i], set: metrics.NewStmtSet(len(e.Statements))}
 				st.SetStatementSink(vus[i].stmts)
 			}
 		}(i)
@@ -1019,6 +1019,22 @@ type vuState struct {
 	// quarters[q%5] its count, the others the four before it.
 	q        int64
 	quarters [5]int64
+	yielded  time.Duration // when the VU last passed through the scheduler (yield)
+}
+
+// yield passes the VU through the scheduler when it has not for 8 ms. A VU whose connection
+// blocks in read(2) or poll(2) (target/blockconn) never does otherwise, and the runtime takes a
+// goroutine that has not been rescheduled for 10 ms for a CPU hog: it takes its P away during the
+// next system call, preempts it when it returns, and its monitor polls every 20 µs from then on.
+// Yielding first costs one scheduler pass. The engine yields before each transaction; a VU that
+// runs many statements in one (fanout's requests) yields between them too (workload.Yielder).
+func (v *vuState) yield(now time.Duration) bool {
+	if now-v.yielded <= 8*time.Millisecond {
+		return false
+	}
+	runtime.Gosched()
+	v.yielded = now
+	return true
 }
 
 // completed counts a transaction that ended at end, and returns how many the VU completed from
@@ -1041,8 +1057,12 @@ func (v *vuState) completed(end time.Duration) int64 {
 // statement counts when it ends inside the window, by the same clock and rule as transactions.
 type stmtSink struct {
 	e   *Engine
+	v   *vuState
 	set *metrics.StmtSet
 }
+
+// Yield implements workload.Yielder.
+func (s *stmtSink) Yield(now time.Duration) bool { return s.v.yield(now) }
 
 func (s *stmtSink) Now() time.Duration { return time.Since(s.e.t0) }
 
@@ -1097,7 +1117,6 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		nextArrival = time.Duration(v.rng.ExpFloat64() / perVU * float64(time.Second))
 	}
 	var s metrics.Sample
-	var lastYield time.Duration
 	for !e.stopped() {
 		select {
 		case <-v.poke:
@@ -1121,14 +1140,7 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			}
 		}
 		start := time.Since(e.t0)
-		// A VU whose connection blocks in read(2) (target/blockconn) never passes through the
-		// scheduler, and the runtime takes a goroutine that has not been rescheduled for 10 ms for a
-		// CPU hog: it takes its P away during the next read and polls every 20 µs from then on.
-		// Yielding every few milliseconds avoids that, for one scheduler pass.
-		if start-lastYield > 8*time.Millisecond {
-			runtime.Gosched()
-			lastYield = start
-		}
+		v.yield(start)
 		if cfg.Rate == 0 {
 			intended = start
 		} else if cfg.LatencyLimit > 0 && start-intended > cfg.LatencyLimit {

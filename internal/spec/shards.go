@@ -6,11 +6,16 @@ import (
 	"github.com/cairn-bench/cairn/internal/target"
 )
 
-// decodeDB reads db: one URL, or a list of them (a shard set), each with its ${VAR}s expanded.
+// decodeDB reads db: one URL, or a list of them (a shard set), each with its ${VAR}s expanded. A
+// URL naming a variable that is not set is kept as written, as --set db= keeps it: opening it
+// says which variable is missing, and a study given --set db=… does not need the file's.
 func (d decoder) decodeDB(key string, v *yaml.Node) (string, error) {
 	switch v.Kind {
 	case yaml.ScalarNode:
-		return d.expandURL(key, v.Value)
+		if u, err := d.expandURL(key, v.Value); err == nil {
+			return u, nil
+		}
+		return v.Value, nil
 	case yaml.SequenceNode:
 		if len(v.Content) == 0 {
 			return "", errf(key, "an empty list: give one URL or several")
@@ -22,7 +27,7 @@ func (d decoder) decodeDB(key string, v *yaml.Node) (string, error) {
 			}
 			u, err := d.expandURL(key, n.Value)
 			if err != nil {
-				return "", err
+				u = n.Value
 			}
 			urls[i] = u
 		}

@@ -19,7 +19,7 @@ type Plan struct {
 	Study    *Study
 	Target   string           // "MariaDB 10.11.19 (127.0.0.1:3306/cairn)"
 	Settings []target.Setting // as found, in SettingNames' order
-	// Servers are the servers (host:port) a shard set's settings change on, each one; nil for one.
+	// Servers are the servers (host:port) the settings change on: a shard set's, each once.
 	Servers  []string
 	byName   map[string]*target.Setting
 	restarts bool // some level needs the server restarted
@@ -67,8 +67,8 @@ func (e *PendingError) BadInput() {}
 func Check(ctx context.Context, t target.Target, st *Study) (*Plan, error) {
 	version, _ := t.Version(ctx)
 	p := &Plan{Study: st, Target: fmt.Sprintf("%s %s (%s)", t.Name(), version, target.Where(t)), byName: map[string]*target.Setting{}}
-	if sv := target.ServersOf(t); len(sv) > 1 {
-		for _, x := range sv {
+	if !t.Dialect().Embedded {
+		for _, x := range target.ServersOf(t) {
 			p.Servers = append(p.Servers, x.Address)
 		}
 	}
@@ -202,7 +202,15 @@ func (p *Plan) Print(w io.Writer) {
 			}
 			fmt.Fprintf(w, "  %-*s  %s (%s; %s) → %s\n", width, x.Name, x.Value, describeType(x), kind, strings.Join(studied, "; "))
 		}
-		if len(p.Servers) > 1 {
+		server := false
+		for _, x := range p.Settings {
+			server = server || !IsHost(x.Name)
+		}
+		switch {
+		case !server:
+		case len(p.Servers) == 1:
+			fmt.Fprintf(w, "  changed and restored on the server at %s\n", p.Servers[0])
+		case len(p.Servers) > 1:
 			fmt.Fprintf(w, "  changed and restored on each of %d servers: %s\n", len(p.Servers), strings.Join(p.Servers, ", "))
 		}
 	}

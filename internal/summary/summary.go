@@ -424,7 +424,11 @@ func Observations(w io.Writer, d *results.Document) {
 		switch {
 		case s.Where == "embedded":
 		case s.CPUusPerTxn > 0:
-			fmt.Fprintf(w, "server CPU: %.1f µs per transaction (%.2f s in the window, %s pid %d)", s.CPUusPerTxn, s.CPUSeconds, s.Process, s.PID)
+			who := fmt.Sprintf("%s pid %d", s.Process, s.PID)
+			if len(s.Members) > 0 {
+				who = fmt.Sprintf("%d servers", len(s.Members))
+			}
+			fmt.Fprintf(w, "server CPU: %.1f µs per transaction (%.2f s in the window, %s)", s.CPUusPerTxn, s.CPUSeconds, who)
 			if c := d.Client.CPUusPerTxn; c > 0 {
 				fmt.Fprintf(w, "; client/server %.2f", c/s.CPUusPerTxn)
 			}
@@ -456,6 +460,13 @@ func Observations(w io.Writer, d *results.Document) {
 	if wt := d.Waits; wt != nil {
 		if top := wt.Top(5); top != "" {
 			fmt.Fprintf(w, "top waits: %s\n", top)
+			for _, s := range wt.PerServer {
+				top := results.TopWaits(s.Events, 3)
+				if top == "" {
+					top = "none recorded"
+				}
+				fmt.Fprintf(w, "  on %s: %s\n", s.Server, top)
+			}
 		} else {
 			fmt.Fprintln(w, "top waits: none recorded")
 		}

@@ -236,14 +236,11 @@ func init() {
 		if db == "" {
 			return fmt.Errorf("give --db for %s to restore its settings", d.Where)
 		}
-		t, err := Open(ctx, db)
+		t, done, err := OpenWhere(ctx, db, d.Where, Target.Address)
 		if err != nil {
 			return err
 		}
-		defer t.Close()
-		if w := t.Address(); w != d.Where {
-			return fmt.Errorf("--db is %s, but the settings were changed on %s", w, d.Where)
-		}
+		defer done()
 		// A study that runs on the server now (on any of its databases, from any host) would have
 		// its settings changed under it.
 		if l, ok := t.(StudyLocker); ok {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,6 +80,15 @@ func ExpandSet(raw string) ([]string, error) {
 	var out []string
 	for _, f := range setFields(raw) {
 		head, hosts, tail, ok := compact(f)
+		if ok && strings.Contains(f[len(head):], "${") {
+			// A ${VAR} may name the servers or the database pattern: expanded here, before they
+			// are split (the userinfo's, percent-encoded, are expanded per member by ParseURL).
+			rest, err := ExpandURL(f[len(head):], os.LookupEnv)
+			if err != nil {
+				return nil, err
+			}
+			head, hosts, tail, ok = compact(head + rest)
+		}
 		path, query := tail, ""
 		if q := strings.IndexAny(tail, "?#"); q >= 0 {
 			path, query = tail[:q], tail[q:]
@@ -171,6 +182,102 @@ func (e *ShardError) Error() string {
 }
 func (e *ShardError) Unwrap() error { return e.Err }
 
+// SetError is several members of a shard set that could not be opened, said in one line by
+// server: the databases a server lacks, or why it could not be reached. It unwraps to the first
+// member's error (a ConnectError, for the exit code).
+type SetError struct {
+	Failed, Of int
+	Msg        string
+	First      error
+}
+
+func (e *SetError) Error() string { return e.Msg }
+func (e *SetError) Unwrap() error { return e.First }
+
+// setError says why members of a set failed to open: nil when none did, the one member's
+// ShardError when one did, a SetError when several did.
+func setError(us []URL, errs []error) error {
+	var failed []int
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, i)
+		}
+	}
+	where := func(i int) (server, db string) {
+		if us[i].Parsed != nil {
+			return us[i].Parsed.Host, us[i].Parsed.Path
+		}
+		return Redact(us[i].Raw()), ""
+	}
+	switch len(failed) {
+	case 0:
+		return nil
+	case 1:
+		server, db := where(failed[0])
+		return &ShardError{Index: failed[0], Of: len(us), Where: server + db, Err: errs[failed[0]]}
+	}
+	// What each server lacks or says, then the servers that say the same, in the set's order.
+	var servers []string
+	missing := map[string][]string{}
+	other := map[string]string{}
+	create := ""
+	for _, i := range failed {
+		server, _ := where(i)
+		if !slices.Contains(servers, server) {
+			servers = append(servers, server)
+		}
+		var ce *ConnectError
+		switch {
+		case errors.As(errs[i], &ce) && ce.NoDatabase != "":
+			missing[server] = append(missing[server], ce.NoDatabase)
+			if create == "" {
+				create = ce.Create
+			}
+		case other[server] == "":
+			other[server] = errs[i].Error()
+			if errors.As(errs[i], &ce) {
+				other[server] = ce.Msg
+			}
+		}
+	}
+	var texts []string
+	on := map[string][]string{}
+	for _, server := range servers {
+		var parts []string
+		if dbs := missing[server]; len(dbs) > 0 {
+			parts = append(parts, names(dbs, "database", "databases")+" "+map[bool]string{true: "does", false: "do"}[len(dbs) == 1]+" not exist")
+		}
+		if m := other[server]; m != "" {
+			parts = append(parts, m)
+		}
+		text := strings.Join(parts, "; ")
+		if on[text] == nil {
+			texts = append(texts, text)
+		}
+		on[text] = append(on[text], server)
+	}
+	var says []string
+	for _, text := range texts {
+		says = append(says, "on "+strings.Join(on[text], ", ")+": "+text)
+	}
+	msg := fmt.Sprintf("%d of %d shards cannot be opened: %s", len(failed), len(us), strings.Join(says, "; "))
+	if create != "" {
+		msg += " (cairn creates tables, not databases: create them first, e.g. " + create + ")"
+	}
+	return &SetError{Failed: len(failed), Of: len(us), Msg: msg, First: errs[failed[0]]}
+}
+
+// names lists database names, the middle ones left out past four: "shard_0, shard_1, …, shard_7".
+func names(dbs []string, one, many string) string {
+	if len(dbs) == 1 {
+		return one + " " + dbs[0]
+	}
+	if len(dbs) > 4 {
+		dbs = []string{dbs[0], dbs[1], "…", dbs[len(dbs)-1]}
+	}
+	return many + " " + strings.Join(dbs, ", ")
+}
+
 // Shards is a shard set opened: a composite target whose members are the shards, in the order of
 // the set. What concerns one database (connections, SQL) is its members'; the window's counters
 // are summed over them; what concerns a server is done once per server (Servers).
@@ -205,15 +312,9 @@ func openSet(ctx context.Context, us []URL) (Target, error) {
 		}()
 	}
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			s.Close()
-			where := Redact(us[i].Raw())
-			if us[i].Parsed != nil {
-				where = us[i].Parsed.Host + us[i].Parsed.Path
-			}
-			return nil, &ShardError{Index: i, Of: len(us), Where: where, Err: err}
-		}
+	if err := setError(us, errs); err != nil {
+		s.Close()
+		return nil, err
 	}
 	at := map[string]int{}
 	for i, m := range s.members {
@@ -301,26 +402,42 @@ func (s *Shards) Settings(ctx context.Context, c Conn) (map[string]string, error
 	return s.first().Settings(ctx, c)
 }
 
-// Snapshot reads every member's counters and sums them (the start times too: their sum changes
-// when any server restarts, which is what the engine looks for).
+// Snapshot reads every member's counters, all at once (a window's edge waits for the slowest
+// member, not for their sum), and sums them (the start times too: their sum changes when any
+// server restarts, which is what the engine looks for).
 func (s *Shards) Snapshot(ctx context.Context, _ Conn, headlineSQL string) (Reading, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.snap == nil {
 		s.snap = make([]Conn, len(s.members))
 	}
-	var sum Reading
+	rs := make([]Reading, len(s.members))
+	errs := make([]error, len(s.members))
+	var wg sync.WaitGroup
 	for i, m := range s.members {
-		if s.snap[i] == nil {
-			c, err := m.Conn(ctx)
-			if err != nil {
-				return Reading{}, fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if s.snap[i] == nil {
+				c, err := m.Conn(ctx)
+				if err != nil {
+					errs[i] = fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+					return
+				}
+				s.snap[i] = c
 			}
-			s.snap[i] = c
-		}
-		r, err := Snapshot(ctx, m, s.snap[i], headlineSQL)
-		if err != nil {
-			return Reading{}, fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+			r, err := Snapshot(ctx, m, s.snap[i], headlineSQL)
+			if err != nil {
+				errs[i] = fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+			}
+			rs[i] = r
+		}()
+	}
+	wg.Wait()
+	var sum Reading
+	for i, r := range rs {
+		if errs[i] != nil {
+			return Reading{}, errs[i]
 		}
 		sum.Headline += r.Headline
 		sum.Counter += r.Counter
@@ -477,4 +594,34 @@ func (s *Shards) LockStudies(ctx context.Context, who string) (*StudyLock, strin
 		all.Join(lock, "server "+s.servers[j].Address)
 	}
 	return all, "", nil
+}
+
+// OpenWhere opens what a --db value says of the database a record names by where, its key (a
+// target's Address for settings, Where for a database's own state): the value itself when its key
+// is where, else the one member of its set whose key is where, so that `cairn restore` given a
+// shard set (--db repeated, or the compact form) restores each record on its own server. The
+// returned close closes everything opened.
+func OpenWhere(ctx context.Context, db, where string, key func(Target) string) (Target, func(), error) {
+	t, err := Open(ctx, db)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeAll := func() { t.Close() }
+	if key(t) == where {
+		return t, closeAll, nil
+	}
+	var have []string
+	for _, m := range MembersOf(t) {
+		if key(m) == where {
+			return m, closeAll, nil
+		}
+		if k := key(m); !slices.Contains(have, k) {
+			have = append(have, k)
+		}
+	}
+	t.Close()
+	if len(have) > 4 {
+		have = append(have[:3], "…")
+	}
+	return nil, nil, fmt.Errorf("--db names %s, not %s: give the database, or the set, the change was made on (--db repeated for several)", strings.Join(have, ", "), where)
 }

@@ -14,6 +14,8 @@ import (
 // A --db value names a shard set by URLs separated by spaces (--db repeated, a spec's list) or by
 // the compact form servers × database pattern; members come server by server.
 func TestShardSetMembers(t *testing.T) {
+	t.Setenv("CAIRN_T_HOSTS", "h1:1,h2:2")
+	t.Setenv("CAIRN_T_DB", "s")
 	for _, c := range []struct {
 		in   string
 		want []string
@@ -30,6 +32,11 @@ func TestShardSetMembers(t *testing.T) {
 		{in: "mysql://u@h1,h2/s_{3..1}", err: "FIRST <= LAST"},
 		{in: "mysql://u@h1,,h2/s", err: "an empty server"},
 		{in: "mysql://u@h/s_{0..1}_{0..1}", err: "one {FIRST..LAST}"},
+		// ${VAR} may name the servers and the database pattern; the userinfo's stay for ParseURL,
+		// which percent-encodes them.
+		{in: "mysql://u:${PW}@${CAIRN_T_HOSTS}/${CAIRN_T_DB}_{0..1}", want: []string{
+			"mysql://u:${PW}@h1:1/s_0", "mysql://u:${PW}@h1:1/s_1", "mysql://u:${PW}@h2:2/s_0", "mysql://u:${PW}@h2:2/s_1"}},
+		{in: "mysql://u@${CAIRN_T_NO_SUCH}/s_{0..1}", err: "${CAIRN_T_NO_SUCH} is not set"},
 	} {
 		got, err := target.ExpandSet(c.in)
 		if c.err != "" {
@@ -82,6 +89,16 @@ func TestShardSetUnreachable(t *testing.T) {
 	var ce *target.ConnectError
 	if !errors.As(err, &se) || se.Index != 1 || !errors.As(err, &ce) || !strings.Contains(err.Error(), "shard 1 of 2 (127.0.0.1:1/nowhere)") ||
 		strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %v", err)
+	}
+	// Several members: one line by server, the databases to create and the server not reached.
+	base := u[:strings.LastIndexByte(u, '/')+1]
+	set = target.JoinSet([]string{u, base + "cairn_no_such_a", base + "cairn_no_such_b", "mysql://cairn:secret@127.0.0.1:1/x", "mysql://cairn:secret@127.0.0.1:1/y"})
+	_, err = target.Open(context.Background(), set)
+	var sete *target.SetError
+	if !errors.As(err, &sete) || !errors.As(err, &ce) || sete.Failed != 4 || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "secret") ||
+		!strings.Contains(err.Error(), "4 of 5 shards cannot be opened") || !strings.Contains(err.Error(), "databases cairn_no_such_a, cairn_no_such_b do not exist") ||
+		!strings.Contains(err.Error(), "on 127.0.0.1:1: ") || !strings.Contains(err.Error(), "create them first, e.g. CREATE DATABASE cairn_no_such_a") {
 		t.Errorf("error %v", err)
 	}
 }

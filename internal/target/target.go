@@ -124,6 +124,10 @@ type Splitter interface {
 	Split(name string) bool
 	// Fd is the socket that becomes readable when the answer arrives.
 	Fd() int
+	// Blocking reports whether Receive on a socket with nothing to read waits in read(2) itself
+	// (a blocking socket) rather than parking on Go's poller: with one statement in flight, it
+	// then needs no poll first.
+	Blocking() bool
 	// Buffered reports whether part of an answer has been read into the connection's buffer
 	// already, where poll(2) does not see it.
 	Buffered() bool
@@ -181,6 +185,11 @@ type Waiter interface {
 	// them.
 	OpenWaits(ctx context.Context, c Conn, instrument bool, save Saver) (WaitSource, error)
 }
+
+// DatabaseWaits is implemented by a Waiter whose waits are of its connection's database only
+// (PostgreSQL's sessions of one database), not of its whole server: a shard set reads each of
+// its databases then, not each server once.
+type DatabaseWaits interface{ WaitsOfDatabase() }
 
 // Saver records a change about to be made outside cairn (its kind and what undoes it) and
 // returns the function that forgets it once it is undone.
@@ -250,6 +259,10 @@ func Where(t Target) string {
 type ConnectError struct {
 	Kind, Addr, Msg string
 	Err             error
+	// NoDatabase is the database that does not exist on the server, when that is the failure,
+	// and Create what creates it ("CREATE DATABASE x"), for a shard set to say of all its members
+	// at once.
+	NoDatabase, Create string
 }
 
 func (e *ConnectError) Error() string {
@@ -283,6 +296,21 @@ func IsConnLoss(err error) bool {
 }
 
 type concurrencyKey struct{}
+
+type polledKey struct{}
+
+// WithPolled tells the targets that connections opened with ctx are read only after poll(2)
+// says an answer is there (Splitter, blockconn.Poller), so that a target may give them a
+// blocking socket off Go's network poller without reserving a P for each.
+func WithPolled(ctx context.Context) context.Context {
+	return context.WithValue(ctx, polledKey{}, true)
+}
+
+// Polled is the hint set by WithPolled.
+func Polled(ctx context.Context) bool {
+	b, _ := ctx.Value(polledKey{}).(bool)
+	return b
+}
 
 // WithConcurrency tells the targets that connections opened with ctx will be busy n at a time
 // (the run's virtual users). Given to Open, it is the most a session will run at once, for what

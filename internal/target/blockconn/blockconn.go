@@ -19,6 +19,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -106,17 +107,26 @@ func (tr *Transport) Dial(ctx context.Context, network, addr string) (net.Conn, 
 	case "poller":
 		blocking = false
 	}
-	return dial(ctx, network, addr, blocking)
+	return dial(ctx, network, addr, blocking, false)
 }
 
-func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, error) {
+// DialPolled opens a connection whose answers are read only once poll(2) says they are there
+// (Poller; target.WithPolled): a blocking socket kept off Go's network poller, so that an answer
+// wakes only the thread polling for it and not also a thread of the runtime's netpoller, which
+// would find nobody waiting. Its reader waits in poll, not in read, so the socket needs no P of its
+// own and does not count against the reserved ones (Reserve).
+func (tr *Transport) DialPolled(ctx context.Context, network, addr string) (net.Conn, error) {
+	return dial(ctx, network, addr, tr.force != "poller", true)
+}
+
+func dial(ctx context.Context, network, addr string, blocking, polled bool) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
 	sc, ok := c.(syscall.Conn)
-	if !ok || !blocking || open.Load() >= slots.Load() {
+	if !ok || !blocking || !polled && open.Load() >= slots.Load() {
 		return c, nil
 	}
 	rc, err := sc.SyscallConn()
@@ -143,9 +153,11 @@ func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, e
 		syscall.Close(fd)
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	conn := &Conn{fd: fd, local: local, remote: remote, network: network}
+	conn := &Conn{fd: fd, local: local, remote: remote, network: network, counted: !polled}
 	conn.refs.Store(1)
-	open.Add(1)
+	if conn.counted {
+		open.Add(1)
+	}
 	return conn, nil
 }
 
@@ -176,6 +188,7 @@ type Conn struct {
 	fd            int
 	local, remote net.Addr
 	network       string
+	counted       bool         // against the reserved Ps (not when DialPolled)
 	refs          atomic.Int32 // 1 for the open connection + 1 per call in progress
 	closed        atomic.Bool
 	fdClosed      atomic.Bool
@@ -197,7 +210,9 @@ func (c *Conn) acquire() bool {
 func (c *Conn) release() {
 	if c.refs.Add(-1) == 0 && c.fdClosed.CompareAndSwap(false, true) {
 		syscall.Close(c.fd)
-		open.Add(-1)
+		if c.counted {
+			open.Add(-1)
+		}
 	}
 }
 
@@ -305,27 +320,79 @@ func (c *Conn) Fd() int { return c.fd }
 const CanPoll = true
 
 // Poller waits on several sockets at once from one goroutine, as a C client with statements in
-// flight on several connections calls poll(2): no goroutine per socket to wake. A socket on Go's
-// poller may be among them: poll(2) only looks, and the read that follows finds the data.
-type Poller struct{ fds []unix.PollFd }
+// flight on several connections does: no goroutine per socket to wake. It has an epoll instance of
+// its own, to which a socket is added the first time it is waited on and where it stays, so that a
+// wait is one epoll_wait whatever the number of sockets (poll(2) would add the caller to each
+// socket's wait queue, and take it off again, at every call). Level-triggered: a socket whose
+// answer has not been read yet stays ready. A socket on Go's poller may be among them: epoll only
+// looks, and the read that follows finds the data. Close releases the instance, and the next Wait
+// makes a new one: so when the connections change (a closed descriptor leaves the set, and its
+// number may come back as another socket's).
+type Poller struct {
+	ep    int // the epoll instance, when made
+	made  bool
+	on    map[int]bool // sockets added
+	ev    []unix.EpollEvent
+	ready []bool
+}
 
 // Wait blocks until at least one of fds is readable (or hung up or failed, which its next read
 // reports); Ready then says which.
 func (p *Poller) Wait(fds []int) error {
-	p.fds = p.fds[:0]
-	for _, fd := range fds {
-		p.fds = append(p.fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
-	}
-	for {
-		_, err := unix.Poll(p.fds, -1)
-		if err == nil {
-			return nil
+	if !p.made {
+		ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		if err != nil {
+			return os.NewSyscallError("epoll_create1", err)
 		}
-		if err != unix.EINTR {
-			return os.NewSyscallError("poll", err)
+		p.ep, p.made, p.on = ep, true, map[int]bool{}
+	}
+	for _, fd := range fds {
+		if p.on[fd] {
+			continue
+		}
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+		if err := unix.EpollCtl(p.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil && err != unix.EEXIST {
+			return os.NewSyscallError("epoll_ctl", err)
+		}
+		p.on[fd] = true
+	}
+	if cap(p.ev) < len(fds) {
+		p.ev = make([]unix.EpollEvent, max(len(fds), 8))
+	}
+	p.ready = append(p.ready[:0], make([]bool, len(fds))...)
+	for {
+		n, err := unix.EpollWait(p.ep, p.ev[:cap(p.ev)], -1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return os.NewSyscallError("epoll_wait", err)
+		}
+		found := false
+		for _, e := range p.ev[:n] {
+			k := slices.Index(fds, int(e.Fd))
+			if k < 0 {
+				// A socket not waited on now that hung up or failed: out of the set until it is
+				// waited on again, or it would wake every wait.
+				unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(e.Fd), nil)
+				delete(p.on, int(e.Fd))
+				continue
+			}
+			p.ready[k], found = true, true
+		}
+		if found {
+			return nil
 		}
 	}
 }
 
 // Ready reports whether the i-th socket of the last Wait is readable.
-func (p *Poller) Ready(i int) bool { return p.fds[i].Revents != 0 }
+func (p *Poller) Ready(i int) bool { return p.ready[i] }
+
+// Close releases the epoll instance and forgets every socket.
+func (p *Poller) Close() {
+	if p.made {
+		unix.Close(p.ep)
+		p.made, p.on = false, nil
+	}
+}

@@ -20,6 +20,11 @@ func (*Transport) Dial(ctx context.Context, network, addr string) (net.Conn, err
 	return d.DialContext(ctx, network, addr)
 }
 
+// DialPolled is Dial: see Poller.
+func (tr *Transport) DialPolled(ctx context.Context, network, addr string) (net.Conn, error) {
+	return tr.Dial(ctx, network, addr)
+}
+
 // CanPoll says whether Poller works here.
 const CanPoll = false
 
@@ -31,3 +36,6 @@ func (*Poller) Wait(fds []int) error { return errors.New("blockconn: no poll off
 
 // Ready is false: see Poller.
 func (*Poller) Ready(i int) bool { return false }
+
+// Close does nothing: see Poller.
+func (*Poller) Close() {}

@@ -98,7 +98,11 @@ func Open(ctx context.Context, u target.URL) (target.Target, error) {
 	// Blocking sockets up to 8 busy connections per CPU: see blockconn.New.
 	tr := blockconn.New(8, target.Concurrency(ctx))
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := tr.Dial(ctx, network, addr)
+		dial := tr.Dial
+		if target.Polled(ctx) && (cfg.TLSConfig == "" || cfg.TLSConfig == "false") { // TLS is never split
+			dial = tr.DialPolled
+		}
+		c, err := dial(ctx, network, addr)
 		if slot, ok := ctx.Value(tapKey{}).(**tapConn); ok && err == nil {
 			*slot = &tapConn{Conn: c}
 			return *slot, nil
@@ -148,11 +152,13 @@ func (t *mysqlTarget) connErr(ctx context.Context, err error) error {
 	msg := err.Error()
 	var me *my.MySQLError
 	var oe *net.OpError
+	var missing string
 	switch {
 	case errors.As(err, &me) && (me.Number == 1045 || me.Number == 1698):
 		msg = fmt.Sprintf("login failed for user %q (wrong password or no such user)", t.user)
 	case errors.As(err, &me) && me.Number == 1049:
 		msg = fmt.Sprintf("database %q does not exist (create it with: CREATE DATABASE %s)", t.dbname, t.dbname)
+		missing = t.dbname
 	case errors.As(err, &me) && me.Number == 1044:
 		msg = fmt.Sprintf("user %q may not use database %q", t.user, t.dbname)
 	case errors.As(err, &me):
@@ -171,7 +177,11 @@ func (t *mysqlTarget) connErr(ctx context.Context, err error) error {
 	if t.version == "" {
 		kind = "MySQL/MariaDB" // not known until connected
 	}
-	return &target.ConnectError{Kind: kind, Addr: t.addr, Msg: msg, Err: err}
+	ce := &target.ConnectError{Kind: kind, Addr: t.addr, Msg: msg, Err: err}
+	if missing != "" {
+		ce.NoDatabase, ce.Create = missing, "CREATE DATABASE "+missing
+	}
+	return ce
 }
 
 func (t *mysqlTarget) Kind() string { return t.kind }
@@ -435,6 +445,16 @@ func (c *conn) Fd() int {
 		return w.fd
 	}
 	return -1
+}
+
+// Blocking implements target.Splitter.
+func (c *conn) Blocking() bool {
+	w, ok := c.Conn.Wire.(*wire)
+	if !ok {
+		return false
+	}
+	_, ok = w.nc.(*blockconn.Conn)
+	return ok
 }
 
 // Buffered implements target.Splitter.

@@ -48,6 +48,7 @@ func splitFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p blockconn.Poller
+	defer p.Close()
 	if err := p.Wait([]int{sp[0].Fd(), sp[1].Fd()}); err != nil {
 		t.Fatal(err)
 	}

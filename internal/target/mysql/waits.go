@@ -189,14 +189,11 @@ func init() {
 		if db == "" {
 			return fmt.Errorf("give --db for %s to restore its instruments", d.Where)
 		}
-		t, err := target.Open(ctx, db)
+		t, done, err := target.OpenWhere(ctx, db, d.Where, target.Where)
 		if err != nil {
 			return err
 		}
-		defer t.Close()
-		if w := target.Where(t); w != d.Where {
-			return fmt.Errorf("--db is %s, but the instruments were changed on %s", w, d.Where)
-		}
+		defer done()
 		c, err := t.Conn(ctx)
 		if err != nil {
 			return err

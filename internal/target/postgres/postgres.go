@@ -116,6 +116,7 @@ func (t *pg) connect(ctx context.Context) (*pgx.Conn, error) {
 
 func (t *pg) connErr(ctx context.Context, err error) error {
 	msg := err.Error()
+	var missing string
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -123,6 +124,7 @@ func (t *pg) connErr(ctx context.Context, err error) error {
 			msg = fmt.Sprintf("login failed for user %q (wrong password or not allowed by pg_hba.conf)", t.cfg.User)
 		case "3D000":
 			msg = fmt.Sprintf("database %q does not exist (create it with: createdb %s)", t.db, t.db)
+			missing = t.db
 		default:
 			msg = pe.Message
 		}
@@ -141,7 +143,11 @@ func (t *pg) connErr(ctx context.Context, err error) error {
 			msg = msg[i+2:]
 		}
 	}
-	return &target.ConnectError{Kind: "PostgreSQL", Addr: t.addr, Msg: msg, Err: err}
+	ce := &target.ConnectError{Kind: "PostgreSQL", Addr: t.addr, Msg: msg, Err: err}
+	if missing != "" {
+		ce.NoDatabase, ce.Create = missing, "createdb "+missing
+	}
+	return ce
 }
 
 func (t *pg) Kind() string            { return "postgres" }

@@ -33,6 +33,9 @@ func (t *pg) OpenWaits(ctx context.Context, c target.Conn, instrument bool, _ ta
 	return w, nil
 }
 
+// WaitsOfDatabase implements target.DatabaseWaits: the sessions of t's database are sampled.
+func (t *pg) WaitsOfDatabase() {}
+
 func (w *pgWaits) Sampled() bool { return true }
 
 func (w *pgWaits) Describe() string {

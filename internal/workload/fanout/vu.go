@@ -26,9 +26,9 @@ type stmtState struct {
 	err               error
 }
 
-// vu is one virtual user: a connection to each shard it serves. With --protocol prepared, when
-// every connection can send a statement and read its answer apart (target.Splitter: MySQL's
-// wire), the VU's own goroutine sends up to par statements, polls their sockets and reads each answer as it
+// vu is one virtual user: a connection to each shard it serves. When every connection can send
+// a statement and read its answer apart (target.Splitter: MySQL's wire, either protocol), the
+// VU's own goroutine sends up to par statements, polls their sockets and reads each answer as it
 // arrives, stamping the statement's end then: no goroutine is woken per statement, and a shard's
 // wait is never charged to the next. Otherwise par senders send the request's statements while
 // its goroutine waits. The VU's goroutine sends none itself then: its statement would start after
@@ -42,6 +42,7 @@ type vu struct {
 	rng    *rand.Rand
 	sink   workload.StatementSink
 	win    workload.WindowSink
+	yield  workload.Yielder
 	t0     time.Time
 
 	emp, ins, acc int64
@@ -61,6 +62,7 @@ type vu struct {
 	helpers  sync.Once
 
 	split  []target.Splitter // the connections, when all of them split sends from answers
+	blocks bool              // all of them on blocking sockets (Splitter.Blocking)
 	poll   blockconn.Poller
 	flight []int // statements in flight, split
 	fds    []int // their sockets, in the same order
@@ -102,6 +104,8 @@ func (r *run) newVU(id int) (workload.VU, error) {
 func (v *vu) Bind(ctx context.Context, _ target.Conn) error {
 	v.closeConns()
 	v.conns = make([]target.Conn, len(v.shards))
+	// Read after poll(2) when they split (Do): a target may keep them off Go's network poller.
+	ctx = target.WithPolled(ctx)
 	for k, s := range v.shards {
 		c, err := v.r.members[s].Conn(ctx)
 		if err != nil {
@@ -116,7 +120,7 @@ func (v *vu) Bind(ctx context.Context, _ target.Conn) error {
 			}
 		}
 	}
-	v.split = v.split[:0]
+	v.split, v.blocks = v.split[:0], true
 	name := ""
 	if v.r.o.Protocol == ProtoPrepared {
 		name = "fanout_select"
@@ -128,6 +132,7 @@ func (v *vu) Bind(ctx context.Context, _ target.Conn) error {
 			break
 		}
 		v.split = append(v.split, sp)
+		v.blocks = v.blocks && sp.Blocking()
 	}
 	v.helpers.Do(func() {
 		for k := range v.wake {
@@ -138,6 +143,7 @@ func (v *vu) Bind(ctx context.Context, _ target.Conn) error {
 }
 
 func (v *vu) closeConns() {
+	v.poll.Close() // its sockets are these connections
 	for _, c := range v.conns {
 		if c != nil {
 			c.Close()
@@ -150,6 +156,7 @@ func (v *vu) closeConns() {
 func (v *vu) SetStatementSink(s workload.StatementSink) {
 	v.sink = s
 	v.win, _ = s.(workload.WindowSink)
+	v.yield, _ = s.(workload.Yielder)
 }
 
 func (v *vu) now() time.Duration {
@@ -187,6 +194,7 @@ func (v *vu) helper(k int) {
 // difference to when it is sent is the load generator's own scheduling delay.
 func (v *vu) work() {
 	ready := v.reqStart
+	serial := len(v.wake) == 0 // the VU's own goroutine, which may yield; senders park per request
 	for {
 		i := int(v.next.Add(1)) - 1
 		if i >= len(v.st) {
@@ -199,6 +207,9 @@ func (v *vu) work() {
 		}
 		s := &v.st[i]
 		s.start = v.now()
+		if serial && v.yield != nil && v.yield.Yield(s.start) {
+			s.start = v.now()
+		}
 		s.sched = s.start - ready
 		s.sum = 0
 		s.err = v.exec(i, &s.sum)
@@ -231,11 +242,14 @@ func (v *vu) doSplit() {
 		v.send(sent, v.reqStart)
 	}
 	for len(v.flight) > 0 {
-		m := len(v.flight)
-		polled := false
-		// Polled even with one in flight: on a socket of Go's poller, a read before the answer
-		// is there would park the goroutine and wake it through the network poller.
-		if !v.buffered() {
+		// Which answers to read now: one already partly read (poll does not see it), the one
+		// statement in flight on a blocking socket (its read waits for it, as oltp's does: no
+		// poll), or those poll(2) finds ready. Polled even with one in flight on a socket of Go's
+		// poller: a read before the answer is there would park the goroutine and wake it through
+		// the network poller.
+		buffered := v.buffered()
+		direct := !buffered && len(v.flight) == 1 && v.blocks
+		if !buffered && !direct {
 			if err := v.poll.Wait(v.fds); err != nil {
 				for _, i := range v.flight {
 					v.st[i].err = err
@@ -244,13 +258,13 @@ func (v *vu) doSplit() {
 				v.flight = v.flight[:0]
 				break
 			}
-			polled = true
 		}
+		m := len(v.flight)
 		for k := 0; k < m; k++ {
-			if polled && !v.poll.Ready(k) || !polled && !v.split[v.flight[k]].Buffered() {
+			i := v.flight[k]
+			if buffered && !v.split[i].Buffered() || !buffered && !direct && !v.poll.Ready(k) {
 				continue
 			}
-			i := v.flight[k]
 			s := &v.st[i]
 			v.cell, s.err = v.split[i].Receive(v.cell[:0])
 			if s.err == nil {
@@ -262,7 +276,7 @@ func (v *vu) doSplit() {
 				v.send(sent, s.end)
 				sent++
 			}
-			if !polled {
+			if buffered {
 				break // one read, then look again
 			}
 		}
@@ -295,11 +309,17 @@ func (v *vu) send(k int, ready time.Duration) {
 	}
 	s := &v.st[i]
 	s.start = v.now()
+	if v.yield != nil && v.yield.Yield(s.start) {
+		s.start = v.now() // the yield is cairn's own delay
+	}
 	s.sched = s.start - ready
 	s.sum, s.err = 0, nil
-	// Only prepared statements are split (see Do): commented text, at the rate a split
-	// sender reaches, makes a server that logs every statement the short board itself.
-	s.err = v.split[i].SendPrepared("fanout_select", v.args)
+	if v.r.o.Protocol == ProtoPrepared {
+		s.err = v.split[i].SendPrepared("fanout_select", v.args)
+	} else {
+		v.bufs[i] = v.r.appendCommented(v.bufs[i][:0], v.ins, v.flag, v.acc, v.emp, v.id, v.seq)
+		s.err = v.split[i].SendText(v.bufs[i])
+	}
 	if s.err != nil {
 		v.finish(s)
 		return
@@ -344,8 +364,7 @@ func (v *vu) Do(ctx context.Context) (bool, error) {
 	}
 	v.next.Store(0)
 	v.reqStart = v.now()
-	// Commented statements stay with the senders (docs/fanout.md says why).
-	if len(v.split) > 0 && v.r.o.Protocol == ProtoPrepared {
+	if len(v.split) > 0 {
 		v.doSplit()
 	} else {
 		for _, w := range v.wake {
