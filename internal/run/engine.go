@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1001,7 +1000,6 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		nextArrival = time.Duration(v.rng.ExpFloat64() / perVU * float64(time.Second))
 	}
 	var s metrics.Sample
-	var lastYield time.Duration
 	for !e.stopped() {
 		select {
 		case <-v.poke:
@@ -1025,14 +1023,6 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			}
 		}
 		start := time.Since(e.t0)
-		// A VU whose connection blocks in read(2) (target/blockconn) never passes through the
-		// scheduler, and the runtime takes a goroutine that has not been rescheduled for 10 ms for a
-		// CPU hog: it takes its P away during the next read and polls every 20 µs from then on.
-		// Yielding every few milliseconds avoids that, for one scheduler pass.
-		if start-lastYield > 8*time.Millisecond {
-			runtime.Gosched()
-			lastYield = start
-		}
 		if cfg.Rate == 0 {
 			intended = start
 		} else if cfg.LatencyLimit > 0 && start-intended > cfg.LatencyLimit {

@@ -9,8 +9,9 @@
 // (measured in docs/benchmarks.md). A blocking read costs one system call, and the kernel wakes the
 // one thread waiting on the socket. The price is one OS thread per connection while it waits, which
 // is what the C tools pay too; GOMAXPROCS is raised, once, when a target opens, so that a thread
-// returning from a blocked read finds a free P instead of queueing for one (see Reserve), and the run engine yields every few
-// milliseconds so that the runtime does not take its VUs for CPU hogs (see run.Engine.loop).
+// returning from a blocked read finds a free P instead of queueing for one (see Reserve), and a
+// reader yields every few milliseconds so that the runtime does not take it for a CPU hog (see
+// yieldEvery).
 package blockconn
 
 import (
@@ -23,11 +24,37 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	_ "unsafe" // linkname
 
 	"golang.org/x/sys/unix"
 
 	"github.com/cairn-bench/cairn/internal/target"
 )
+
+// A goroutine blocked in read(2) keeps its P, and the runtime's monitor (sysmon) takes a goroutine
+// whose P has not been through the scheduler for 10 ms for a CPU hog: it takes the P away in the
+// middle of the read (the thread must then find another one to go on), and after each such take
+// it wakes every 20 µs for a millisecond or more, a context switch each time. A reader that reads
+// without ever parking never goes through the scheduler by itself, so Read yields once yieldEvery
+// has passed since its last yield, and a read that waits longer than waitSlice (SO_RCVTIMEO)
+// returns, yields and waits again. The yield is runtime.goyield: it requeues the goroutine on its
+// own P, where it runs again at once. runtime.Gosched, which the run engine called every 8 ms
+// before, puts it on the global queue and wakes an idle thread to look for work (a futex call and
+// two context switches); measured in docs/benchmarks.md.
+const (
+	yieldEvery = 2 * time.Millisecond
+	waitSlice  = 7 * time.Millisecond
+)
+
+// goyield is runtime.goyield, which the runtime exports for linkname (go.dev/issue/67401).
+//
+//go:linkname goyield runtime.goyield
+func goyield()
+
+// nanotime is the runtime's monotonic clock, exported for linkname too.
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
 
 // MaxBlocking is how many connections at once get a blocking socket; more than that stay on the
 // network poller. A thread per connection is cheap at benchmark sizes, but each one also costs a P
@@ -36,6 +63,7 @@ const MaxBlocking = 64
 
 var (
 	open   atomic.Int32 // blocking connections currently open
+	busy   atomic.Int32 // of them, those dialed for a known concurrency (the run's VUs'; see dial)
 	slots  atomic.Int32 // blocking connections the Ps reserved so far allow (see Reserve)
 	procMu sync.Mutex
 )
@@ -106,33 +134,38 @@ func (tr *Transport) Dial(ctx context.Context, network, addr string) (net.Conn, 
 	case "poller":
 		blocking = false
 	}
-	return dial(ctx, network, addr, blocking)
+	return dial(ctx, network, addr, blocking, target.Concurrency(ctx) > 0)
 }
 
-func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, error) {
+// dial opens a connection, blocking if asked and a slot is free. The slots Reserve made are for
+// the connections dialed with a concurrency hint (hinted: a run's VUs'), counted apart, so that
+// the few a run opens besides them (its observers', its monitor's, the pool's, often opened first)
+// never push a VU onto the poller: one of 4 VUs was, and paid a futex and epoll wake-up per round
+// trip. Those others take a blocking socket only while fewer than the slots are open in all; they
+// are idle most of the time, and a P is spare for each of them (Reserve).
+func dial(ctx context.Context, network, addr string, blocking, hinted bool) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
 	sc, ok := c.(syscall.Conn)
-	if !ok || !blocking || open.Load() >= slots.Load() {
+	if !ok || !blocking || !takeSlot(hinted) {
 		return c, nil
 	}
 	rc, err := sc.SyscallConn()
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
 	fd := -1
 	var derr error
-	if err := rc.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) }); err != nil {
+	if err == nil {
+		err = rc.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) })
+	}
+	if err == nil && derr != nil {
+		err = os.NewSyscallError("dup", derr)
+	}
+	if err != nil {
+		freeSlot(hinted)
 		c.Close()
 		return nil, err
-	}
-	if derr != nil {
-		c.Close()
-		return nil, os.NewSyscallError("dup", derr)
 	}
 	// Closing the original removes it from the poller; the duplicate keeps the socket open, with
 	// the options the dialer set (TCP_NODELAY, keep-alive).
@@ -140,13 +173,42 @@ func dial(ctx context.Context, network, addr string, blocking bool) (net.Conn, e
 	c.Close()
 	syscall.CloseOnExec(fd)
 	if err := syscall.SetNonblock(fd, false); err != nil {
+		freeSlot(hinted)
 		syscall.Close(fd)
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	conn := &Conn{fd: fd, local: local, remote: remote, network: network}
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Usec: int64(waitSlice / time.Microsecond)}); err != nil {
+		freeSlot(hinted)
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("setsockopt", err)
+	}
+	conn := &Conn{fd: fd, local: local, remote: remote, network: network, hinted: hinted}
 	conn.refs.Store(1)
-	open.Add(1)
 	return conn, nil
+}
+
+// takeSlot counts one more blocking connection if a slot is free (see dial).
+func takeSlot(hinted bool) bool {
+	if hinted {
+		if busy.Add(1) > slots.Load() {
+			busy.Add(-1)
+			return false
+		}
+		open.Add(1)
+		return true
+	}
+	if open.Add(1) > slots.Load() {
+		open.Add(-1)
+		return false
+	}
+	return true
+}
+
+func freeSlot(hinted bool) {
+	open.Add(-1)
+	if hinted {
+		busy.Add(-1)
+	}
 }
 
 // Reserve makes room for n blocking connections (at most MaxBlocking in all) by keeping a P free
@@ -176,6 +238,8 @@ type Conn struct {
 	fd            int
 	local, remote net.Addr
 	network       string
+	hinted        bool         // counted in busy
+	yielded       int64        // nanotime of the last yield in Read
 	refs          atomic.Int32 // 1 for the open connection + 1 per call in progress
 	closed        atomic.Bool
 	fdClosed      atomic.Bool
@@ -197,7 +261,7 @@ func (c *Conn) acquire() bool {
 func (c *Conn) release() {
 	if c.refs.Add(-1) == 0 && c.fdClosed.CompareAndSwap(false, true) {
 		syscall.Close(c.fd)
-		open.Add(-1)
+		freeSlot(c.hinted)
 	}
 }
 
@@ -209,10 +273,18 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return 0, errClosed
 	}
 	defer c.release()
+	if now := nanotime(); now-c.yielded > int64(yieldEvery) {
+		c.yielded = now
+		goyield()
+	}
 	for {
 		n, err := syscall.Read(c.fd, p)
 		switch {
 		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN: // waitSlice passed with nothing to read
+			c.yielded = nanotime()
+			goyield()
 			continue
 		case err != nil:
 			return 0, c.opErr("read", err)
@@ -307,7 +379,10 @@ const CanPoll = true
 // Poller waits on several sockets at once from one goroutine, as a C client with statements in
 // flight on several connections calls poll(2): no goroutine per socket to wake. A socket on Go's
 // poller may be among them: poll(2) only looks, and the read that follows finds the data.
-type Poller struct{ fds []unix.PollFd }
+type Poller struct {
+	fds     []unix.PollFd
+	yielded int64 // as Conn's: a goroutine blocked in poll(2) keeps its P too
+}
 
 // Wait blocks until at least one of fds is readable (or hung up or failed, which its next read
 // reports); Ready then says which.
@@ -316,13 +391,21 @@ func (p *Poller) Wait(fds []int) error {
 	for _, fd := range fds {
 		p.fds = append(p.fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
 	}
+	if now := nanotime(); now-p.yielded > int64(yieldEvery) {
+		p.yielded = now
+		goyield()
+	}
 	for {
-		_, err := unix.Poll(p.fds, -1)
-		if err == nil {
-			return nil
-		}
-		if err != unix.EINTR {
+		n, err := unix.Poll(p.fds, int(waitSlice/time.Millisecond))
+		switch {
+		case err == unix.EINTR:
+		case err != nil:
 			return os.NewSyscallError("poll", err)
+		case n > 0:
+			return nil
+		default:
+			p.yielded = nanotime()
+			goyield()
 		}
 	}
 }
