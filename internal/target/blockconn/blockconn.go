@@ -16,6 +16,7 @@ package blockconn
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -24,23 +25,30 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	_ "unsafe" // linkname
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/cairn-bench/cairn/internal/target"
 )
 
-// A goroutine blocked in read(2) keeps its P, and the runtime's monitor (sysmon) takes a goroutine
-// whose P has not been through the scheduler for 10 ms for a CPU hog: it takes the P away in the
-// middle of the read (the thread must then find another one to go on), and after each such take
-// it wakes every 20 µs for a millisecond or more, a context switch each time. A reader that reads
-// without ever parking never goes through the scheduler by itself, so Read yields once yieldEvery
-// has passed since its last yield, and a read that waits longer than waitSlice (SO_RCVTIMEO)
-// returns, yields and waits again. The yield is runtime.goyield: it requeues the goroutine on its
-// own P, where it runs again at once. runtime.Gosched, which the run engine called every 8 ms
-// before, puts it on the global queue and wakes an idle thread to look for work (a futex call and
-// two context switches); measured in docs/benchmarks.md.
+// How a blocked read lives with Go's scheduler. Through syscall.Read, a goroutine blocked in read(2)
+// keeps its P, and the runtime's monitor (sysmon) takes the P of a goroutine that has not been
+// through the scheduler for 10 ms: the thread must then find another P when the read returns
+// (Go 1.26 steals its old one back from whichever thread now holds it, which then does the same),
+// and after each take sysmon wakes every 20 µs for a millisecond or more. Under load that cost
+// more than the round trips (0.3-1.9 of sysmon's wake-ups and up to 4 context switches per point
+// select, docs/benchmarks.md). So Read calls read(2) as a raw system call: to the runtime the
+// goroutine is running, there is no P to take, and no entersyscall/exitsyscall either. What
+// sysmon and the garbage collector do to a running goroutine that must stop is send its thread a
+// signal, which interrupts the read (EINTR: the socket has a receive timeout, so the read is not
+// restarted); Read then yields, which is where the goroutine stops, and reads again. A read that
+// waits longer than waitSlice (SO_RCVTIMEO) returns and yields the same way, and Read yields once
+// yieldEvery has passed since its last yield, so that sysmon never needs to signal a reader that
+// is merely busy. The yield is runtime.goyield: it requeues the goroutine on its own P, where it
+// runs again at once; runtime.Gosched, which the run engine called every 8 ms before, puts it on
+// the global queue and wakes an idle thread to look for work (a futex call and two context
+// switches).
 const (
 	yieldEvery = 2 * time.Millisecond
 	waitSlice  = 7 * time.Millisecond
@@ -278,16 +286,15 @@ func (c *Conn) Read(p []byte) (int, error) {
 		goyield()
 	}
 	for {
-		n, err := syscall.Read(c.fd, p)
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n := int(r)
 		switch {
-		case err == syscall.EINTR:
-			continue
-		case err == syscall.EAGAIN: // waitSlice passed with nothing to read
+		case e == syscall.EINTR || e == syscall.EAGAIN: // a signal to stop, or waitSlice passed
 			c.yielded = nanotime()
 			goyield()
 			continue
-		case err != nil:
-			return 0, c.opErr("read", err)
+		case e != 0:
+			return 0, c.opErr("read", e)
 		case n == 0:
 			if c.closed.Load() {
 				return 0, errClosed
@@ -381,7 +388,7 @@ const CanPoll = true
 // poller may be among them: poll(2) only looks, and the read that follows finds the data.
 type Poller struct {
 	fds     []unix.PollFd
-	yielded int64 // as Conn's: a goroutine blocked in poll(2) keeps its P too
+	yielded int64 // as Conn's
 }
 
 // Wait blocks until at least one of fds is readable (or hung up or failed, which its next read
@@ -391,22 +398,24 @@ func (p *Poller) Wait(fds []int) error {
 	for _, fd := range fds {
 		p.fds = append(p.fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
 	}
+	if len(p.fds) == 0 {
+		return errors.New("blockconn: Wait on no socket")
+	}
 	if now := nanotime(); now-p.yielded > int64(yieldEvery) {
 		p.yielded = now
 		goyield()
 	}
 	for {
-		n, err := unix.Poll(p.fds, int(waitSlice/time.Millisecond))
+		// Raw, as Conn.Read's read(2): a signal interrupts poll(2) with EINTR.
+		n, _, e := syscall.RawSyscall(syscall.SYS_POLL, uintptr(unsafe.Pointer(&p.fds[0])), uintptr(len(p.fds)), uintptr(waitSlice/time.Millisecond))
 		switch {
-		case err == unix.EINTR:
-		case err != nil:
-			return os.NewSyscallError("poll", err)
-		case n > 0:
+		case e != 0 && e != syscall.EINTR:
+			return os.NewSyscallError("poll", e)
+		case e == 0 && n > 0:
 			return nil
-		default:
-			p.yielded = nanotime()
-			goyield()
 		}
+		p.yielded = nanotime()
+		goyield()
 	}
 }
 

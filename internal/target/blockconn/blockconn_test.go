@@ -5,6 +5,7 @@ package blockconn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"runtime"
@@ -299,5 +300,62 @@ func TestLongReadWaitsOn(t *testing.T) {
 			t.Errorf("%q came after %v, sooner than the server sent it", want, el)
 		}
 		start = time.Now()
+	}
+}
+
+// A goroutine blocked in Read is running as far as the runtime knows (a raw system call): a
+// garbage collection, which stops the world, must still go ahead at once, the read interrupted and
+// resumed, and the read must still return its data afterwards.
+func TestCollectionWhileReading(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	send := make(chan struct{})
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		<-send
+		c.Write([]byte("done"))
+		io.Copy(io.Discard, c)
+	}()
+	c, err := New(1, 0).Dial(context.Background(), "tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 4)
+		_, err := io.ReadFull(c, buf)
+		got <- fmt.Sprintf("%s %v", buf, err)
+	}()
+	time.Sleep(20 * time.Millisecond)
+	collected := make(chan time.Duration, 1)
+	go func() {
+		start := time.Now()
+		for i := 0; i < 5; i++ {
+			runtime.GC()
+		}
+		collected <- time.Since(start)
+	}()
+	select {
+	case el := <-collected:
+		t.Logf("5 collections with a goroutine blocked in Read: %v", el)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a collection waited for a goroutine blocked in Read")
+	}
+	close(send)
+	select {
+	case g := <-got:
+		if g != "done <nil>" {
+			t.Errorf("read after the collections: %s", g)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the read never returned")
 	}
 }
