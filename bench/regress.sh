@@ -17,6 +17,9 @@
 # found by its listening socket) is printed too, per build, for the runs of a local server.
 # BENCH_ROUNDS (default 3) rounds; the medians over the rounds are printed last.
 #
+# BENCH_BASE_BIN, a cairn binary, is the base instead of BASE's build: for a revision that does not
+# build as committed (8e94ed6^, the build before the MySQL wire, lacks internal/serve/ui, committed
+# later: build it with that directory from 492afa6).
 # BENCH_CASES, a bash regular expression (default: every case), picks the cases by name (as printed:
 # pg-select-only-4, mariadb-point-select-16, mariadb-tpcc-sql, pg-tpcc-load, …); a TPC-C run whose
 # load is not picked runs on a schema the working tree's build loads once.
@@ -47,11 +50,18 @@ mkdir -p "$out"
 export CAIRN_RESULTS="$out/results.db" PGPASSWORD=cairn
 
 go build -o "$out/new" ./cmd/cairn
-wt=$(mktemp -d)
-git worktree add --detach "$wt" "$base" >/dev/null 2>&1
-(cd "$wt" && go build -o "$out/base" ./cmd/cairn)
-git worktree remove --force "$wt"
-echo "base: $(git rev-parse --short "$base") ($(git log -1 --format=%s "$base" | cut -c1-60)…); new: the working tree"
+if [ -n "${BENCH_BASE_BIN:-}" ]; then
+  cp "$BENCH_BASE_BIN" "$out/base"
+  echo "base: $BENCH_BASE_BIN; new: the working tree"
+else
+  wt=$(mktemp -d)
+  git worktree add --detach "$wt" "$base" >/dev/null 2>&1
+  built=0
+  (cd "$wt" && go build -o "$out/base" ./cmd/cairn) || built=$?
+  git worktree remove --force "$wt"
+  [ "$built" = 0 ] || { echo "bench/regress.sh: $base does not build (see BENCH_BASE_BIN)"; exit 1; }
+  echo "base: $(git rev-parse --short "$base") ($(git log -1 --format=%s "$base" | cut -c1-60)…); new: the working tree"
+fi
 
 for db in "$PGDB" "$TDB"; do
   psql -h 127.0.0.1 -U cairn -d cairn -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 ||
