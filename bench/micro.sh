@@ -18,6 +18,8 @@
 # the peer's process start and connections weigh on its CPU per transaction.
 #
 # The header names MariaDB's performance_schema setting, read from the server, when MariaDB is run.
+# BENCH_MYSQL_HOST and BENCH_MYSQL_PORT (default 127.0.0.1 and 3306) choose the MariaDB server, e.g.
+# a private one started with performance_schema off beside the one .ci/servers.sh runs with it on.
 #
 # Usage: bench/micro.sh [pgbench|sysbench-pg|sysbench-mysql|all]   (default all)
 # Needs .ci/servers.sh to have run, and pgbench and sysbench installed (apt-get install sysbench).
@@ -30,7 +32,9 @@ ROUNDS=${BENCH_ROUNDS:-1}
 PGDB=${BENCH_PG_DB:-cairn_bench}
 MYDB=${BENCH_MYSQL_DB:-cairn_bench}
 PG=postgres://cairn:cairn@127.0.0.1:5432/$PGDB
-MY=mysql://cairn:cairn@127.0.0.1:3306/$MYDB
+MYHOST=${BENCH_MYSQL_HOST:-127.0.0.1}
+MYPORT=${BENCH_MYSQL_PORT:-3306}
+MY=mysql://cairn:cairn@$MYHOST:$MYPORT/$MYDB
 out=bench/out
 mkdir -p "$out"
 go build -o "$out/cairn" ./cmd/cairn
@@ -42,7 +46,7 @@ for tool in pgbench sysbench; do
 done
 psql -h 127.0.0.1 -U cairn -d cairn -tAc "SELECT 1 FROM pg_database WHERE datname = '$PGDB'" | grep -q 1 ||
   psql -h 127.0.0.1 -U cairn -d cairn -qc "CREATE DATABASE $PGDB"
-mysql -h 127.0.0.1 -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS $MYDB" 2>/dev/null ||
+mysql -h "$MYHOST" -P "$MYPORT" -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS $MYDB" 2>/dev/null ||
   mysql -u root -e "CREATE DATABASE IF NOT EXISTS $MYDB; GRANT ALL ON $MYDB.* TO 'cairn'@'%'"
 
 . bench/lib.sh
@@ -126,17 +130,17 @@ bench_sysbench() { # kind url driver-args...
 # MariaDB's figures depend on performance_schema (on in .ci/servers.sh, off in a default install):
 # the header says which the server runs with, read from the server itself.
 case $which in sysbench-mysql|all)
-  echo "MariaDB $(mysql -h 127.0.0.1 -u cairn -pcairn -Nse "SELECT CONCAT(VERSION(), ', performance_schema ', IF(@@performance_schema, 'ON', 'OFF'))" 2>/dev/null || echo "performance_schema: unknown (the server did not answer)")" ;;
+  echo "MariaDB at $MYHOST:$MYPORT: $(mysql -h "$MYHOST" -P "$MYPORT" -u cairn -pcairn -Nse "SELECT CONCAT(VERSION(), ', performance_schema ', IF(@@performance_schema, 'ON', 'OFF'))" 2>/dev/null || echo "performance_schema: unknown (the server did not answer)")" ;;
 esac
 echo "                                   clients     peer tps   peer CPU |  cairn tps  cairn CPU              | ratios (cairn/peer)"
 case $which in
   pgbench) bench_pgbench ;;
   sysbench-pg) bench_sysbench postgres "$PG" --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=cairn --pgsql-password=cairn --pgsql-db="$PGDB" ;;
-  sysbench-mysql) bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB" ;;
+  sysbench-mysql) bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB" ;;
   all)
     bench_pgbench
     bench_sysbench postgres "$PG" --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=cairn --pgsql-password=cairn --pgsql-db="$PGDB"
-    bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB"
+    bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB"
     ;;
   *) echo "usage: bench/micro.sh [pgbench|sysbench-pg|sysbench-mysql|all]"; exit 2 ;;
 esac

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1019,22 +1018,6 @@ type vuState struct {
 	// quarters[q%5] its count, the others the four before it.
 	q        int64
 	quarters [5]int64
-	yielded  time.Duration // when the VU last passed through the scheduler (yield)
-}
-
-// yield passes the VU through the scheduler when it has not for 8 ms. A VU whose connection
-// blocks in read(2) or poll(2) (target/blockconn) never does otherwise, and the runtime takes a
-// goroutine that has not been rescheduled for 10 ms for a CPU hog: it takes its P away during the
-// next system call, preempts it when it returns, and its monitor polls every 20 µs from then on.
-// Yielding first costs one scheduler pass. The engine yields before each transaction; a VU that
-// runs many statements in one (fanout's requests) yields between them too (workload.Yielder).
-func (v *vuState) yield(now time.Duration) bool {
-	if now-v.yielded <= 8*time.Millisecond {
-		return false
-	}
-	runtime.Gosched()
-	v.yielded = now
-	return true
 }
 
 // completed counts a transaction that ended at end, and returns how many the VU completed from
@@ -1060,9 +1043,6 @@ type stmtSink struct {
 	v   *vuState
 	set *metrics.StmtSet
 }
-
-// Yield implements workload.Yielder.
-func (s *stmtSink) Yield(now time.Duration) bool { return s.v.yield(now) }
 
 func (s *stmtSink) Now() time.Duration { return time.Since(s.e.t0) }
 
@@ -1140,7 +1120,6 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			}
 		}
 		start := time.Since(e.t0)
-		v.yield(start)
 		if cfg.Rate == 0 {
 			intended = start
 		} else if cfg.LatencyLimit > 0 && start-intended > cfg.LatencyLimit {

@@ -149,7 +149,7 @@ type Capacity interface {
 }
 
 // Cells is implemented by connections whose driver reads statement arguments through values it
-// keeps a pointer to (pgx), so that a VU setting an argument allocates nothing: argument lists
+// keeps a pointer to (pgx, MySQL's wire), so that a VU setting an argument allocates nothing: argument lists
 // built once from cells stay valid while the values they point to change. Without it, a VU passes
 // plain values, which database/sql drivers convert on every call anyway.
 type Cells interface {

@@ -64,14 +64,6 @@ type WindowSink interface {
 	InWindow(end time.Duration) bool
 }
 
-// Yielder is a StatementSink that keeps a VU from being taken for a CPU hog by the Go runtime
-// (run's vuState.yield): a VU that runs many statements in one call of Do calls Yield, with the
-// sink's Now, before each, from the goroutine that calls Do. It reports whether it yielded (and
-// so took time).
-type Yielder interface {
-	Yield(now time.Duration) bool
-}
-
 // StatementTimer is implemented by VUs that time their statements one by one (sysbench-style
 // workloads report latency per statement type as well as per transaction).
 type StatementTimer interface {

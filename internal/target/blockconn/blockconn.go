@@ -9,12 +9,14 @@
 // (measured in docs/benchmarks.md). A blocking read costs one system call, and the kernel wakes the
 // one thread waiting on the socket. The price is one OS thread per connection while it waits, which
 // is what the C tools pay too; GOMAXPROCS is raised, once, when a target opens, so that a thread
-// returning from a blocked read finds a free P instead of queueing for one (see Reserve), and the run engine yields every few
-// milliseconds so that the runtime does not take its VUs for CPU hogs (see run.Engine.loop).
+// returning from a blocked read finds a free P instead of queueing for one (see Reserve), and a
+// reader yields every few milliseconds so that the runtime does not take it for a CPU hog (see
+// yieldEvery).
 package blockconn
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -24,11 +26,44 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/cairn-bench/cairn/internal/target"
 )
+
+// How a blocked read lives with Go's scheduler. Through syscall.Read, a goroutine blocked in read(2)
+// keeps its P, and the runtime's monitor (sysmon) takes the P of a goroutine that has not been
+// through the scheduler for 10 ms: the thread must then find another P when the read returns
+// (Go 1.26 steals its old one back from whichever thread now holds it, which then does the same),
+// and after each take sysmon wakes every 20 µs for a millisecond or more. Under load that cost
+// more than the round trips (0.3-1.9 of sysmon's wake-ups and up to 4 context switches per point
+// select, docs/benchmarks.md). So Read calls read(2) as a raw system call: to the runtime the
+// goroutine is running, there is no P to take, and no entersyscall/exitsyscall either. What
+// sysmon and the garbage collector do to a running goroutine that must stop is send its thread a
+// signal, which interrupts the read (EINTR: the socket has a receive timeout, so the read is not
+// restarted); Read then yields, which is where the goroutine stops, and reads again. A read that
+// waits longer than waitSlice (SO_RCVTIMEO) returns and yields the same way, and Read yields once
+// yieldEvery has passed since its last yield, so that sysmon never needs to signal a reader that
+// is merely busy. The yield is runtime.goyield: it requeues the goroutine on its own P, where it
+// runs again at once; runtime.Gosched, which the run engine called every 8 ms before, puts it on
+// the global queue and wakes an idle thread to look for work (a futex call and two context
+// switches).
+const (
+	yieldEvery = 2 * time.Millisecond
+	waitSlice  = 7 * time.Millisecond
+)
+
+// goyield is runtime.goyield, which the runtime exports for linkname (go.dev/issue/67401).
+//
+//go:linkname goyield runtime.goyield
+func goyield()
+
+// nanotime is the runtime's monotonic clock, exported for linkname too.
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
 
 // MaxBlocking is how many connections at once get a blocking socket; more than that stay on the
 // network poller. A thread per connection is cheap at benchmark sizes, but each one also costs a P
@@ -37,6 +72,7 @@ const MaxBlocking = 64
 
 var (
 	open   atomic.Int32 // blocking connections currently open
+	busy   atomic.Int32 // of them, those dialed for a known concurrency (the run's VUs'; see dial)
 	slots  atomic.Int32 // blocking connections the Ps reserved so far allow (see Reserve)
 	procMu sync.Mutex
 )
@@ -107,42 +143,53 @@ func (tr *Transport) Dial(ctx context.Context, network, addr string) (net.Conn, 
 	case "poller":
 		blocking = false
 	}
-	return dial(ctx, network, addr, blocking, false)
+	return dial(ctx, network, addr, blocking, false, target.Concurrency(ctx) > 0)
 }
 
-// DialPolled opens a connection whose answers are read only once poll(2) says they are there
-// (Poller; target.WithPolled): a blocking socket kept off Go's network poller, so that an answer
-// wakes only the thread polling for it and not also a thread of the runtime's netpoller, which
-// would find nobody waiting. Its reader waits in poll, not in read, so the socket needs no P of its
-// own and does not count against the reserved ones (Reserve).
+// DialPolled opens a connection whose answers are read only once the Poller says they are there
+// (target.WithPolled): a blocking socket kept off Go's network poller, so that an answer wakes
+// only the thread polling for it and not also a thread of the runtime's netpoller, which would
+// find nobody waiting. Its reader waits in the Poller, not in read, so the socket needs no P of
+// its own and takes no slot (Reserve).
 func (tr *Transport) DialPolled(ctx context.Context, network, addr string) (net.Conn, error) {
-	return dial(ctx, network, addr, tr.force != "poller", true)
+	return dial(ctx, network, addr, tr.force != "poller", true, false)
 }
 
-func dial(ctx context.Context, network, addr string, blocking, polled bool) (net.Conn, error) {
+// dial opens a connection, blocking if asked and a slot is free. The slots Reserve made are for
+// the connections dialed with a concurrency hint (hinted: a run's VUs'), counted apart, so that
+// the few a run opens besides them (its observers', its monitor's, the pool's, often opened first)
+// never push a VU onto the poller: one of 4 VUs was, and paid a futex and epoll wake-up per round
+// trip. Those others take a blocking socket only while fewer than the slots are open in all; they
+// are idle most of the time, and a P is spare for each of them (Reserve).
+func dial(ctx context.Context, network, addr string, blocking, polled, hinted bool) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
 	sc, ok := c.(syscall.Conn)
-	if !ok || !blocking || !polled && open.Load() >= slots.Load() {
+	if !ok || !blocking || !polled && !takeSlot(hinted) {
 		return c, nil
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		c.Close()
-		return nil, err
+	counted := !polled
+	free := func() {
+		if counted {
+			freeSlot(hinted)
+		}
 	}
+	rc, err := sc.SyscallConn()
 	fd := -1
 	var derr error
-	if err := rc.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) }); err != nil {
+	if err == nil {
+		err = rc.Control(func(s uintptr) { fd, derr = syscall.Dup(int(s)) })
+	}
+	if err == nil && derr != nil {
+		err = os.NewSyscallError("dup", derr)
+	}
+	if err != nil {
+		free()
 		c.Close()
 		return nil, err
-	}
-	if derr != nil {
-		c.Close()
-		return nil, os.NewSyscallError("dup", derr)
 	}
 	// Closing the original removes it from the poller; the duplicate keeps the socket open, with
 	// the options the dialer set (TCP_NODELAY, keep-alive).
@@ -150,15 +197,42 @@ func dial(ctx context.Context, network, addr string, blocking, polled bool) (net
 	c.Close()
 	syscall.CloseOnExec(fd)
 	if err := syscall.SetNonblock(fd, false); err != nil {
+		free()
 		syscall.Close(fd)
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	conn := &Conn{fd: fd, local: local, remote: remote, network: network, counted: !polled}
-	conn.refs.Store(1)
-	if conn.counted {
-		open.Add(1)
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Usec: int64(waitSlice / time.Microsecond)}); err != nil {
+		free()
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("setsockopt", err)
 	}
+	conn := &Conn{fd: fd, local: local, remote: remote, network: network, counted: counted, hinted: hinted}
+	conn.refs.Store(1)
 	return conn, nil
+}
+
+// takeSlot counts one more blocking connection if a slot is free (see dial).
+func takeSlot(hinted bool) bool {
+	if hinted {
+		if busy.Add(1) > slots.Load() {
+			busy.Add(-1)
+			return false
+		}
+		open.Add(1)
+		return true
+	}
+	if open.Add(1) > slots.Load() {
+		open.Add(-1)
+		return false
+	}
+	return true
+}
+
+func freeSlot(hinted bool) {
+	open.Add(-1)
+	if hinted {
+		busy.Add(-1)
+	}
 }
 
 // Reserve makes room for n blocking connections (at most MaxBlocking in all) by keeping a P free
@@ -188,7 +262,9 @@ type Conn struct {
 	fd            int
 	local, remote net.Addr
 	network       string
-	counted       bool         // against the reserved Ps (not when DialPolled)
+	counted       bool         // holds a slot (not when DialPolled)
+	hinted        bool         // counted in busy
+	yielded       int64        // nanotime of the last yield in Read
 	refs          atomic.Int32 // 1 for the open connection + 1 per call in progress
 	closed        atomic.Bool
 	fdClosed      atomic.Bool
@@ -211,7 +287,7 @@ func (c *Conn) release() {
 	if c.refs.Add(-1) == 0 && c.fdClosed.CompareAndSwap(false, true) {
 		syscall.Close(c.fd)
 		if c.counted {
-			open.Add(-1)
+			freeSlot(c.hinted)
 		}
 	}
 }
@@ -224,13 +300,20 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return 0, errClosed
 	}
 	defer c.release()
+	if now := nanotime(); now-c.yielded > int64(yieldEvery) {
+		c.yielded = now
+		goyield()
+	}
 	for {
-		n, err := syscall.Read(c.fd, p)
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		n := int(r)
 		switch {
-		case err == syscall.EINTR:
+		case e == syscall.EINTR || e == syscall.EAGAIN: // a signal to stop, or waitSlice passed
+			c.yielded = nanotime()
+			goyield()
 			continue
-		case err != nil:
-			return 0, c.opErr("read", err)
+		case e != 0:
+			return 0, c.opErr("read", e)
 		case n == 0:
 			if c.closed.Load() {
 				return 0, errClosed
@@ -322,23 +405,28 @@ const CanPoll = true
 // Poller waits on several sockets at once from one goroutine, as a C client with statements in
 // flight on several connections does: no goroutine per socket to wake. It has an epoll instance of
 // its own, to which a socket is added the first time it is waited on and where it stays, so that a
-// wait is one epoll_wait whatever the number of sockets (poll(2) would add the caller to each
+// wait is one epoll_pwait whatever the number of sockets (poll(2) would add the caller to each
 // socket's wait queue, and take it off again, at every call). Level-triggered: a socket whose
 // answer has not been read yet stays ready. A socket on Go's poller may be among them: epoll only
 // looks, and the read that follows finds the data. Close releases the instance, and the next Wait
 // makes a new one: so when the connections change (a closed descriptor leaves the set, and its
-// number may come back as another socket's).
+// number may come back as another socket's). The wait is a raw system call with a timeout of
+// waitSlice and yields as Conn.Read does, for the same reasons.
 type Poller struct {
-	ep    int // the epoll instance, when made
-	made  bool
-	on    map[int]bool // sockets added
-	ev    []unix.EpollEvent
-	ready []bool
+	ep      int // the epoll instance, when made
+	made    bool
+	on      map[int]bool // sockets added
+	ev      []unix.EpollEvent
+	ready   []bool
+	yielded int64 // as Conn's
 }
 
 // Wait blocks until at least one of fds is readable (or hung up or failed, which its next read
 // reports); Ready then says which.
 func (p *Poller) Wait(fds []int) error {
+	if len(fds) == 0 {
+		return errors.New("blockconn: Wait on no socket")
+	}
 	if !p.made {
 		ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 		if err != nil {
@@ -359,30 +447,38 @@ func (p *Poller) Wait(fds []int) error {
 	if cap(p.ev) < len(fds) {
 		p.ev = make([]unix.EpollEvent, max(len(fds), 8))
 	}
+	p.ev = p.ev[:cap(p.ev)]
 	p.ready = append(p.ready[:0], make([]bool, len(fds))...)
+	if now := nanotime(); now-p.yielded > int64(yieldEvery) {
+		p.yielded = now
+		goyield()
+	}
 	for {
-		n, err := unix.EpollWait(p.ep, p.ev[:cap(p.ev)], -1)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return os.NewSyscallError("epoll_wait", err)
+		// Raw, as Conn.Read's read(2): a signal interrupts epoll_pwait with EINTR.
+		r, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.ep), uintptr(unsafe.Pointer(&p.ev[0])),
+			uintptr(len(p.ev)), uintptr(waitSlice/time.Millisecond), 0, 0)
+		if e != 0 && e != syscall.EINTR {
+			return os.NewSyscallError("epoll_pwait", e)
 		}
 		found := false
-		for _, e := range p.ev[:n] {
-			k := slices.Index(fds, int(e.Fd))
-			if k < 0 {
-				// A socket not waited on now that hung up or failed: out of the set until it is
-				// waited on again, or it would wake every wait.
-				unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(e.Fd), nil)
-				delete(p.on, int(e.Fd))
-				continue
+		if e == 0 {
+			for _, ev := range p.ev[:int(r)] {
+				k := slices.Index(fds, int(ev.Fd))
+				if k < 0 {
+					// A socket not waited on now that hung up or failed: out of the set until it is
+					// waited on again, or it would wake every wait.
+					unix.EpollCtl(p.ep, unix.EPOLL_CTL_DEL, int(ev.Fd), nil)
+					delete(p.on, int(ev.Fd))
+					continue
+				}
+				p.ready[k], found = true, true
 			}
-			p.ready[k], found = true, true
 		}
 		if found {
 			return nil
 		}
+		p.yielded = nanotime()
+		goyield()
 	}
 }
 

@@ -5,6 +5,7 @@ package blockconn
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"runtime"
@@ -217,5 +218,144 @@ func TestDialError(t *testing.T) {
 	var oe *net.OpError
 	if !errors.As(err, &oe) {
 		t.Fatalf("dial to a closed port: %v, want the dialer's *net.OpError (the targets name host:port from it)", err)
+	}
+}
+
+// TestHintedDialsKeepTheirSlots: the connections a run opens besides its VUs' (no concurrency
+// hint: its observers', its monitor's), even when they fill every slot first, leave the reserved
+// slots to the VUs' (hinted) dials, which never go beyond them.
+func TestHintedDialsKeepTheirSlots(t *testing.T) {
+	addr := echoServer(t)
+	tr := New(1, 1)
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	dial := func(ctx context.Context) bool {
+		c, err := tr.Dial(ctx, "tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		_, ok := c.(*Conn)
+		return ok
+	}
+	for i := 0; dial(context.Background()); i++ {
+		if i > MaxBlocking {
+			t.Fatal("unhinted dials never ran out of blocking slots")
+		}
+	}
+	hint := target.WithConcurrency(context.Background(), 1)
+	for busy.Load() < slots.Load() {
+		if !dial(hint) {
+			t.Fatalf("a hinted dial went to the poller with %d of %d reserved slots in use (%d blocking connections in all)", busy.Load(), slots.Load(), open.Load())
+		}
+	}
+	if dial(hint) {
+		t.Errorf("a hinted dial got a blocking socket beyond the %d reserved slots", slots.Load())
+	}
+}
+
+// A poll or a read that waits longer than waitSlice yields and waits on: the caller sees the data
+// when it comes, never the timeout.
+func TestLongReadWaitsOn(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		for _, m := range []string{"poll", "read"} {
+			time.Sleep(10 * waitSlice)
+			c.Write([]byte(m))
+		}
+		io.Copy(io.Discard, c)
+	}()
+	c, err := New(1, 0).Dial(context.Background(), "tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.(*Conn); !ok {
+		t.Fatalf("got %T, want a blocking *Conn", c)
+	}
+	start := time.Now()
+	var p Poller
+	if err := p.Wait([]int{c.(*Conn).Fd()}); err != nil || !p.Ready(0) {
+		t.Fatalf("poll: %v, ready %v", err, p.Ready(0))
+	}
+	for _, want := range []string{"poll", "read"} {
+		buf := make([]byte, 4)
+		if _, err := io.ReadFull(c, buf); err != nil || string(buf) != want {
+			t.Fatalf("read %q, %v; want %q", buf, err, want)
+		}
+		if el := time.Since(start); el < 5*waitSlice {
+			t.Errorf("%q came after %v, sooner than the server sent it", want, el)
+		}
+		start = time.Now()
+	}
+}
+
+// A goroutine blocked in Read is running as far as the runtime knows (a raw system call): a
+// garbage collection, which stops the world, must still go ahead at once, the read interrupted and
+// resumed, and the read must still return its data afterwards.
+func TestCollectionWhileReading(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	send := make(chan struct{})
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		<-send
+		c.Write([]byte("done"))
+		io.Copy(io.Discard, c)
+	}()
+	c, err := New(1, 0).Dial(context.Background(), "tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 4)
+		_, err := io.ReadFull(c, buf)
+		got <- fmt.Sprintf("%s %v", buf, err)
+	}()
+	time.Sleep(20 * time.Millisecond)
+	collected := make(chan time.Duration, 1)
+	go func() {
+		start := time.Now()
+		for i := 0; i < 5; i++ {
+			runtime.GC()
+		}
+		collected <- time.Since(start)
+	}()
+	select {
+	case el := <-collected:
+		t.Logf("5 collections with a goroutine blocked in Read: %v", el)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a collection waited for a goroutine blocked in Read")
+	}
+	close(send)
+	select {
+	case g := <-got:
+		if g != "done <nil>" {
+			t.Errorf("read after the collections: %s", g)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the read never returned")
 	}
 }

@@ -309,6 +309,27 @@ func (t *mysqlTarget) Conn(ctx context.Context) (target.Conn, error) {
 // conn adds LOAD DATA of delimited text to the shared database/sql connection.
 type conn struct{ *sqlconn.Conn }
 
+// IntCell implements target.Cells: the wire reads *p when it encodes the argument, so that
+// setting it allocates nothing (an int64 boxed into an argument list allocates); a statement the
+// driver runs instead reads it through driver.Valuer.
+func (c *conn) IntCell(p *int64) any { return intCell{p} }
+
+// BytesDest implements target.Cells: the connection's rows copy a column into a *[]byte,
+// reusing its capacity.
+func (c *conn) BytesDest(b *[]byte) any { return b }
+
+// NullIntDest implements target.Cells.
+func (c *conn) NullIntDest(v *int64, valid *bool) any { return &target.IntScanner{V: v, Valid: valid} }
+
+// SimpleArgs implements target.Cells: a statement without arguments is already sent as one text
+// statement.
+func (c *conn) SimpleArgs() []any { return nil }
+
+type intCell struct{ p *int64 }
+
+// Value implements driver.Valuer, for the statements the driver runs.
+func (c intCell) Value() (driver.Value, error) { return *c.p, nil }
+
 // SetImplicitTx implements target.ImplicitTx (autocommit off instead of START TRANSACTION).
 func (c *conn) SetImplicitTx(on bool) { c.Conn.ImplicitTx = on }
 

@@ -506,6 +506,8 @@ func (w *wire) encode(s *wstmt, args []any) bool {
 			t = typeNull
 		case int64:
 			v = uint64(a)
+		case intCell:
+			v = uint64(*a.p)
 		case int:
 			v = uint64(int64(a))
 		case int32:

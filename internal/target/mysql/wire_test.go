@@ -285,3 +285,76 @@ func TestWireCancel(t *testing.T) {
 		t.Fatalf("next statement: %v (class %v), want a connection error", err, tg.Classify(err))
 	}
 }
+
+// The connection's cells (target.Cells) read as plain values do: an IntCell argument through the
+// wire and through the driver (a statement with a DATETIME column, which the wire leaves to it),
+// a column copied into BytesDest, and SUM's decimal and NULL into NullIntDest.
+func TestCells(t *testing.T) {
+	ctx := context.Background()
+	_, c := open(t)
+	for _, q := range []string{"DROP TABLE IF EXISTS cairn_wire_cells",
+		"CREATE TABLE cairn_wire_cells (id INT PRIMARY KEY, k INT, c CHAR(20), t DATETIME)",
+		"INSERT INTO cairn_wire_cells VALUES (300, 7, 'c of 300', '2026-01-02 03:04:05'), (301, -2, 'c of 301', NULL)"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { c.Exec(ctx, "DROP TABLE cairn_wire_cells") })
+	cl, ok := c.(target.Cells)
+	if !ok {
+		t.Fatalf("%T does not implement target.Cells", c)
+	}
+	for name, q := range map[string]string{
+		"sel":  "SELECT c, k FROM cairn_wire_cells WHERE id = ?",
+		"sum":  "SELECT SUM(k) FROM cairn_wire_cells WHERE id BETWEEN ? AND ?",
+		"time": "SELECT id, t FROM cairn_wire_cells WHERE id = ?",
+	} {
+		if err := c.Prepare(ctx, name, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var id, hi, k, sum int64
+	var valid bool
+	var b []byte
+	arg, argHi := cl.IntCell(&id), cl.IntCell(&hi)
+	for _, id = range []int64{300, 301} {
+		var wantC string
+		var wantK int64
+		if err := c.QueryRow(ctx, "sel", id).Scan(&wantC, &wantK); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRow(ctx, "sel", arg).Scan(cl.BytesDest(&b), &k); err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != wantC || k != wantK {
+			t.Errorf("id %d through cells: c %q k %d; with plain values: c %q k %d", id, b, k, wantC, wantK)
+		}
+		var gotID, wantID int64
+		var gotT, wantT any
+		if err := c.QueryRow(ctx, "time", id).Scan(&wantID, &wantT); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRow(ctx, "time", arg).Scan(&gotID, &gotT); err != nil {
+			t.Fatal(err)
+		}
+		if gotID != wantID || !reflect.DeepEqual(gotT, wantT) {
+			t.Errorf("id %d through the driver with a cell: %d %v; with plain values: %d %v", id, gotID, gotT, wantID, wantT)
+		}
+	}
+	dest := cl.NullIntDest(&sum, &valid)
+	for _, r := range []struct {
+		lo, hi, sum int64
+		valid       bool
+	}{{300, 301, 5, true}, {400, 500, 0, false}} {
+		id, hi = r.lo, r.hi
+		if err := c.QueryRow(ctx, "sum", arg, argHi).Scan(dest); err != nil {
+			t.Fatal(err)
+		}
+		if sum != r.sum || valid != r.valid {
+			t.Errorf("SUM(k) over %d..%d: %d (valid %v), want %d (valid %v)", r.lo, r.hi, sum, valid, r.sum, r.valid)
+		}
+	}
+	if args := cl.SimpleArgs(); len(args) != 0 {
+		t.Errorf("SimpleArgs %v: a statement without arguments is already one text statement", args)
+	}
+}

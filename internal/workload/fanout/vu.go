@@ -42,7 +42,6 @@ type vu struct {
 	rng    *rand.Rand
 	sink   workload.StatementSink
 	win    workload.WindowSink
-	yield  workload.Yielder
 	t0     time.Time
 
 	emp, ins, acc int64
@@ -156,7 +155,6 @@ func (v *vu) closeConns() {
 func (v *vu) SetStatementSink(s workload.StatementSink) {
 	v.sink = s
 	v.win, _ = s.(workload.WindowSink)
-	v.yield, _ = s.(workload.Yielder)
 }
 
 func (v *vu) now() time.Duration {
@@ -194,7 +192,6 @@ func (v *vu) helper(k int) {
 // difference to when it is sent is the load generator's own scheduling delay.
 func (v *vu) work() {
 	ready := v.reqStart
-	serial := len(v.wake) == 0 // the VU's own goroutine, which may yield; senders park per request
 	for {
 		i := int(v.next.Add(1)) - 1
 		if i >= len(v.st) {
@@ -207,9 +204,6 @@ func (v *vu) work() {
 		}
 		s := &v.st[i]
 		s.start = v.now()
-		if serial && v.yield != nil && v.yield.Yield(s.start) {
-			s.start = v.now()
-		}
 		s.sched = s.start - ready
 		s.sum = 0
 		s.err = v.exec(i, &s.sum)
@@ -309,9 +303,6 @@ func (v *vu) send(k int, ready time.Duration) {
 	}
 	s := &v.st[i]
 	s.start = v.now()
-	if v.yield != nil && v.yield.Yield(s.start) {
-		s.start = v.now() // the yield is cairn's own delay
-	}
 	s.sched = s.start - ready
 	s.sum, s.err = 0, nil
 	if v.r.o.Protocol == ProtoPrepared {

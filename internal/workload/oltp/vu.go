@@ -214,7 +214,7 @@ type VU struct {
 	textDst textBuf
 	sumDst  intBuf
 	textArg []any // {&textDst}
-	sumArg  []any // {&sumDst}
+	sumArg  []any // {a scanner into sumDst}
 	qbuf    []byte
 
 	// Rows inserted and deleted by the event in hand: added to the run's counters once they are
@@ -341,7 +341,7 @@ func (v *VU) cellArg(c cell) any {
 func (v *VU) Bind(ctx context.Context, c target.Conn) error {
 	v.c = c
 	v.cells, _ = c.(target.Cells)
-	v.textArg, v.sumArg, v.noArgs = []any{&v.textDst}, []any{&v.sumDst}, nil
+	v.textArg, v.sumArg, v.noArgs = []any{&v.textDst}, []any{&target.IntScanner{V: &v.sumDst.v, Valid: &v.sumDst.valid}}, nil
 	if v.cells != nil {
 		v.textArg = []any{v.cells.BytesDest(&v.textDst.b)}
 		v.sumArg = []any{v.cells.NullIntDest(&v.sumDst.v, &v.sumDst.valid)}
@@ -727,45 +727,9 @@ func (t *textBuf) Scan(src any) error {
 	return nil
 }
 
-// intBuf receives SUM(k), which is NULL over a range of deleted rows, and a decimal on MySQL.
+// intBuf receives SUM(k), which is NULL over a range of deleted rows, and a decimal on MySQL,
+// through a target.IntScanner or a Cells driver's NullIntDest.
 type intBuf struct {
 	v     int64
 	valid bool
-}
-
-// Scan implements sql.Scanner.
-func (n *intBuf) Scan(src any) error {
-	n.v, n.valid = 0, src != nil
-	switch s := src.(type) {
-	case int64:
-		n.v = s
-	case float64:
-		n.v = int64(s)
-	case []byte:
-		n.v = parseDecimal(s)
-	case string:
-		n.v = parseDecimal([]byte(s))
-	case nil:
-	default:
-		return fmt.Errorf("cannot scan %T into SUM(k)", src)
-	}
-	return nil
-}
-
-// parseDecimal reads the integer part of a decimal without allocating.
-func parseDecimal(b []byte) int64 {
-	var v int64
-	neg := len(b) > 0 && b[0] == '-'
-	for _, c := range b {
-		if c == '.' {
-			break
-		}
-		if c >= '0' && c <= '9' {
-			v = v*10 + int64(c-'0')
-		}
-	}
-	if neg {
-		return -v
-	}
-	return v
 }
