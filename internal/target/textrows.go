@@ -16,6 +16,9 @@ type TextRowWriter struct {
 	col   int
 	Rows  int64
 	Flush int // flush threshold in bytes
+	// The last time written and its text: loads write the same timestamp in row after row.
+	timeSec  int64
+	timeText []byte
 }
 
 // NewTextRowWriter returns a writer that flushes to w in chunks of about 256 KiB.
@@ -72,7 +75,10 @@ func (t *TextRowWriter) Text(s string) { t.Str([]byte(s)) }
 
 func (t *TextRowWriter) Time(sec int64) {
 	t.sep()
-	t.buf = time.Unix(sec, 0).UTC().AppendFormat(t.buf, "2006-01-02 15:04:05")
+	if t.timeText == nil || sec != t.timeSec {
+		t.timeSec, t.timeText = sec, time.Unix(sec, 0).UTC().AppendFormat(t.timeText[:0], "2006-01-02 15:04:05")
+	}
+	t.buf = append(t.buf, t.timeText...)
 }
 
 func (t *TextRowWriter) Null() { t.sep(); t.buf = append(t.buf, '\\', 'N') }

@@ -165,8 +165,8 @@ func schemaSQL(dialect target.Dialect, name, meta, obj string) (string, error) {
 }
 
 // LoadSession is the statement every loading connection runs first, whatever the workload: the
-// dialect's session settings for a bulk load (no synchronous commit, no unique or foreign-key
-// checks), or "" where it has none.
+// dialect's session settings for a bulk load (no synchronous commit, no foreign-key checks), or ""
+// where it has none.
 func LoadSession(d target.Dialect) (string, error) { return schemaSQL(d, "load_session", "", "") }
 
 func listNames(ctx context.Context, c target.Conn, q string) ([]string, error) {

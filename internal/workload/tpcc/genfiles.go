@@ -22,6 +22,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/outfile"
+	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
@@ -172,7 +173,8 @@ func GenFiles(ctx context.Context, o GenOptions) (*Manifest, error) {
 }
 
 // genJobs lists a range's tables, the biggest first so that the tail of the work is short jobs
-// spread over all workers.
+// spread over all workers. Of the small tables, orders goes first: its index is built once its
+// last job is in (prepare), while the others load.
 func genJobs(g *Gen, first, last int, items bool) []genJob {
 	var jobs []genJob
 	if items {
@@ -185,9 +187,11 @@ func genJobs(g *Gen, first, last int, items bool) []genJob {
 			genJob{"customer", wid, func(rw target.RowWriter) error { return g.Customers(rw, wid) }})
 	}
 	for wid := first; wid <= last; wid++ {
+		jobs = append(jobs, genJob{"orders", wid, func(rw target.RowWriter) error { return g.Orders(rw, wid) }})
+	}
+	for wid := first; wid <= last; wid++ {
 		jobs = append(jobs,
 			genJob{"history", wid, func(rw target.RowWriter) error { return g.History(rw, wid) }},
-			genJob{"orders", wid, func(rw target.RowWriter) error { return g.Orders(rw, wid) }},
 			genJob{"new_order", wid, func(rw target.RowWriter) error { return g.NewOrders(rw, wid) }},
 			genJob{"warehouse", wid, func(rw target.RowWriter) error { return g.Warehouse(rw, wid) }},
 			genJob{"district", wid, func(rw target.RowWriter) error { return g.Districts(rw, wid) }})
@@ -327,7 +331,7 @@ func OpenFiles(dir string) (*Files, error) {
 }
 
 // load streams every file into its table through loaders connections, the biggest first.
-func (f *Files) load(ctx context.Context, t target.Target, loaders int, setup func(context.Context, target.Conn) error, rows *atomic.Int64) error {
+func (f *Files) load(ctx context.Context, t target.Target, loaders int, setup func(context.Context, target.Conn) error, rows *atomic.Int64, idx []sqlfile.Stmt) error {
 	type job struct {
 		part int
 		e    FileEntry
@@ -339,12 +343,20 @@ func (f *Files) load(ctx context.Context, t target.Target, loaders int, setup fu
 		}
 	}
 	sort.SliceStable(jobs, func(i, j int) bool { return jobs[i].e.Bytes > jobs[j].e.Bytes })
+	tables := make([]string, len(jobs))
+	for i, j := range jobs {
+		tables[i] = j.e.Table
+	}
+	after, err := newAfterLoad(idx, tables)
+	if err != nil {
+		return err
+	}
 	return workload.Parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
 		if err := loadFile(ctx, t, c, filepath.Join(f.Dir, j.e.Name), j.part, j.e, rows); err != nil {
 			return fmt.Errorf("load %s from %s: %w", j.e.Table, j.e.Name, err)
 		}
-		return nil
+		return after.loaded(ctx, c, j.e.Table)
 	})
 }
 

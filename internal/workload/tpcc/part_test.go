@@ -1,8 +1,11 @@
 package tpcc
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/sqlfile"
+	"github.com/cairn-bench/cairn/internal/testutil"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -31,5 +34,48 @@ func TestPartsShareVUsApart(t *testing.T) {
 		if len(seen) != c.vus {
 			t.Errorf("%d VUs in %d parts: %d VUs in the shares", c.vus, c.n, len(seen))
 		}
+	}
+}
+
+// TestIndexesFollowTheirTables makes sure every dialect's index statement is assigned to the table
+// it names, to be built after that table's last load job.
+func TestIndexesFollowTheirTables(t *testing.T) {
+	jobs := genJobs(&Gen{}, 1, 2, true)
+	tables := make([]string, len(jobs))
+	for i, j := range jobs {
+		tables[i] = j.table
+	}
+	for _, d := range []string{"postgres", "mysql", "sqlite"} {
+		idx, err := stmts(testutil.Dialect(t, d), "indexes.sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := newAfterLoad(idx, tables)
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		n := 0
+		for tbl, sts := range a.idx {
+			n += len(sts)
+			for _, st := range sts {
+				if !strings.Contains(st.SQL, " "+tbl+" ") {
+					t.Errorf("%s: index %s assigned to %s: %s", d, st.Name, tbl, st.SQL)
+				}
+			}
+			want := int64(2) // one job per warehouse, one for item
+			if tbl == "item" {
+				want = 1
+			}
+			if left := a.left[tbl].Load(); left != want {
+				t.Errorf("%s: %s has %d load jobs, want %d", d, tbl, left, want)
+			}
+		}
+		if n != len(idx) {
+			t.Errorf("%s: %d of %d index statements assigned", d, n, len(idx))
+		}
+	}
+	_, err := newAfterLoad([]sqlfile.Stmt{{Name: "x", SQL: "CREATE INDEX x ON nowhere (a)"}}, tables)
+	if err == nil {
+		t.Error("an index on a table that is not loaded was accepted")
 	}
 }

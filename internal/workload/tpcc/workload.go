@@ -117,9 +117,9 @@ func (tpcc) Prepare(ctx context.Context, t target.Target, opts any, p workload.P
 					workload.Plural(loaders, "loader"), o.Seed)
 			case "load":
 				p.Load(total, &rows)
-			case "indexes":
+			case "loaded":
 				p.Loaded()
-				p.Say("loaded %s in %.1f s; building indexes", workload.Plural(int(rows.Load()), "row"), time.Since(start).Seconds())
+				p.Say("loaded %s and built the indexes in %.1f s", workload.Plural(int(rows.Load()), "row"), time.Since(start).Seconds())
 			default:
 				p.Say("%s", ph)
 			}
