@@ -212,7 +212,8 @@ const perfReady = 10 * time.Second
 // start starts perf record with its events disabled, and waits until it answers on its control
 // pipe: by then it has described the host's processes and opened its events.
 func (o *stacks) start() {
-	dir, err := os.MkdirTemp("", "cairn-stacks-")
+	sweepStacksDirs(os.TempDir())
+	dir, err := os.MkdirTemp("", stacksDirPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		o.note = "no temporary directory for perf: " + err.Error()
 		return
@@ -257,6 +258,34 @@ func (o *stacks) start() {
 	if err := o.command("ping"); err != nil {
 		o.note = "perf did not start: " + err.Error()
 		o.kill()
+	}
+}
+
+// stacksDirPrefix starts the name of perf's temporary directory, followed by cairn's process id.
+const stacksDirPrefix = "cairn-stacks-"
+
+// sweepStacksDirs removes the perf directories in dir left by a cairn that was killed (SIGKILL, a
+// crash: Close never ran; perf itself ends with cairn, Pdeathsig), found by the process id in
+// their name no longer running. Directories of a running cairn, and names of another shape, stay.
+func sweepStacksDirs(dir string) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range es {
+		rest, ok := strings.CutPrefix(e.Name(), stacksDirPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pid, _, ok := strings.Cut(rest, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || n <= 0 || n == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(n, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			continue // alive (EPERM: alive, another user's)
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
 }
 

@@ -1,7 +1,11 @@
 package observe
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,5 +136,39 @@ func TestFoldPerfScriptKeepsTheServers(t *testing.T) {
 	want := map[string]int64{"PostgresMain": 1, "ExecScan": 1}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("folded %v, want %v", got, want)
+	}
+}
+
+// TestSweepStacksDirs: perf's directory of a cairn that no longer runs goes at the next start;
+// those of running processes, and names of another shape, stay.
+func TestSweepStacksDirs(t *testing.T) {
+	dir := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := stacksDirPrefix + strconv.Itoa(dead.Process.Pid) + "-1"
+	keep := []string{
+		stacksDirPrefix + strconv.Itoa(os.Getpid()) + "-2",  // this process
+		stacksDirPrefix + strconv.Itoa(os.Getppid()) + "-3", // a running one
+		stacksDirPrefix + "123456789",                       // MkdirTemp's name before the pid
+		"other-" + strconv.Itoa(dead.Process.Pid) + "-4",
+	}
+	for _, n := range append([]string{gone}, keep...) {
+		if err := os.Mkdir(filepath.Join(dir, n), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, gone, "perf.data"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sweepStacksDirs(dir)
+	if _, err := os.Stat(filepath.Join(dir, gone)); !os.IsNotExist(err) {
+		t.Errorf("%s, of a process that ended, is still there (%v)", gone, err)
+	}
+	for _, n := range keep {
+		if _, err := os.Stat(filepath.Join(dir, n)); err != nil {
+			t.Errorf("%s was removed: %v", n, err)
+		}
 	}
 }
