@@ -10,7 +10,10 @@ type Observation struct {
 	// RunningSample is 0 where the running threads are not sampled: bench/observe.sh measures the
 	// sampler's cost against a run without it, all else the same.
 	RunningSample time.Duration `opt:"running-sample" min:"0s" max:"1s" help:"interval of the samples of the server's running threads and the host's run queue (0s: none; --observe off takes none either)"`
-	Waits         string        `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
+	// StacksHz is perf's sampling rate for --observe stacks; bench/observe.sh raises it tenfold to
+	// measure what a sample costs above the noise of a run.
+	StacksHz int    `opt:"stacks-hz" min:"1" max:"999" help:"perf's sampling rate for --observe stacks, per CPU (99: off the kernel's own timer ticks)"`
+	Waits    string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
 }
 
 // Off reports whether the run is observed only for its host facts.

@@ -68,9 +68,8 @@ const KernelMark = "_[k]"
 // KernelFrame reports whether a folded frame is the kernel's.
 func KernelFrame(name string) bool { return strings.HasSuffix(name, KernelMark) }
 
-// Bounds of the stored profile, and perf's rate: 99 Hz, off the kernel's own timer ticks.
+// Bounds of the stored profile.
 const (
-	stacksHz        = 99
 	stacksFunctions = 30
 	stacksFolded    = 2000
 )
@@ -105,6 +104,7 @@ func StacksOf(d *results.Document) *Stacks {
 type stacks struct {
 	Base
 	perf    string
+	hz      int // perf's rate (--stacks-hz)
 	servers []*Server
 	dir     string
 	cmd     *exec.Cmd
@@ -153,7 +153,11 @@ func startStacks(_ context.Context, env *Env) (Observer, error) {
 		env.note(no + why)
 		return nil, nil
 	}
-	o := &stacks{perf: perf, servers: local}
+	hz := env.StacksHz
+	if hz <= 0 {
+		hz = 99 // an Env built without the engine's defaults (tests, older callers)
+	}
+	o := &stacks{perf: perf, servers: local, hz: hz}
 	if o.start(); o.note != "" {
 		env.note("--observe stacks: " + o.note)
 	}
@@ -238,7 +242,7 @@ func (o *stacks) start() {
 	// samples are picked out by process when they are folded. -B: no build ids, so that perf
 	// neither reads its whole file again as it ends nor copies the binaries it saw into
 	// ~/.debug; perf script runs on this host, on the same binaries, right after.
-	o.cmd = exec.Command(o.perf, "record", "-q", "-e", "cpu-clock", "-F", strconv.Itoa(stacksHz), "-g",
+	o.cmd = exec.Command(o.perf, "record", "-q", "-e", "cpu-clock", "-F", strconv.Itoa(o.hz), "-g",
 		"-a", "-B", "-N", "--delay=-1", "--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
 	o.cmd.Stdout, o.cmd.Stderr = &o.out, &o.out
 	o.cmd.ExtraFiles = []*os.File{ctlR, ackW} // fds 3 and 4
@@ -383,7 +387,7 @@ func (o *stacks) Close(ctx context.Context) error {
 	}
 	if o.cmd == nil {
 		if o.note != "" {
-			o.sec = &Stacks{Event: "cpu-clock", Hz: stacksHz, Note: o.note}
+			o.sec = &Stacks{Event: "cpu-clock", Hz: o.hz, Note: o.note}
 		}
 		return nil
 	}
@@ -399,7 +403,7 @@ func (o *stacks) Close(ctx context.Context) error {
 		}
 		o.stop()
 	}
-	o.sec = &Stacks{Event: "cpu-clock", Hz: stacksHz, PIDs: o.pids, Seconds: roundTo(o.seconds, 2), Note: o.note}
+	o.sec = &Stacks{Event: "cpu-clock", Hz: o.hz, PIDs: o.pids, Seconds: roundTo(o.seconds, 2), Note: o.note}
 	if o.note != "" {
 		return nil
 	}

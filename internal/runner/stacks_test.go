@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +19,12 @@ import (
 
 // stacksRun runs oltp read-only with --observe stacks against url, and returns the document and
 // the lines shown before the run.
-func stacksRun(t *testing.T, url string, vu string) (*results.Document, []string) {
-	return stacksRunCtx(context.Background(), t, url, vu)
+func stacksRun(t *testing.T, url string, vu string, set ...string) (*results.Document, []string) {
+	return stacksRunCtx(context.Background(), t, url, vu, set...)
 }
 
-func stacksRunCtx(ctx context.Context, t *testing.T, url string, vu string) (*results.Document, []string) {
+// stacksRunCtx runs oltp with --observe stacks; set is more settings, as key, value, ….
+func stacksRunCtx(ctx context.Context, t *testing.T, url string, vu string, set ...string) (*results.Document, []string) {
 	t.Helper()
 	s, err := spec.New("oltp", false)
 	if err != nil {
@@ -32,6 +34,11 @@ func stacksRunCtx(ctx context.Context, t *testing.T, url string, vu string) (*re
 	for k, v := range map[string]string{"options.workload": "read-only", "options.tables": "1", "options.table-size": "10000",
 		"vu": vu, "rampup": "0s", "duration": "3s", "progress": "0s", "seed": "1", "observe": "stacks"} {
 		if err := s.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i+1 < len(set); i += 2 {
+		if err := s.Set(set[i], set[i+1]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -183,5 +190,23 @@ func TestStacksInterrupted(t *testing.T) {
 	st := observe.StacksOf(d)
 	if !d.Interrupted || st == nil || st.Note != "" || st.Samples == 0 || st.Seconds <= 0 || st.Seconds >= 3 {
 		t.Fatalf("interrupted %v, stacks section %+v: want the profile of the window so far", d.Interrupted, st)
+	}
+}
+
+// TestStacksHz: --stacks-hz sets perf's rate: at 999 Hz the server's samples come faster than
+// 99 Hz could give on every CPU of the host at once.
+func TestStacksHz(t *testing.T) {
+	url := testutil.MySQL(t)
+	if _, err := exec.LookPath("perf"); err != nil || os.Geteuid() != 0 {
+		t.Skip("perf sampling another user's server needs perf installed and root")
+	}
+	d, notes := stacksRun(t, url, "16", "stacks-hz", "999")
+	st := observe.StacksOf(d)
+	if st == nil || st.Note != "" || st.Seconds <= 0 {
+		t.Fatalf("stacks section %+v; notes %q", st, notes)
+	}
+	rate, most := float64(st.Samples)/st.Seconds, 99*float64(runtime.NumCPU())
+	if st.Hz != 999 || rate <= most {
+		t.Errorf("stacks at %d Hz, %.0f samples a second of the server's: want 999 Hz and more than %.0f (99 Hz on every CPU)", st.Hz, rate, most)
 	}
 }
