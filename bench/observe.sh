@@ -15,7 +15,7 @@
 #            (cpu-clock, 99 Hz, call graphs, every CPU; started disabled before the run and
 #            enabled over the window) and perf script after the window; wants tps >= 0.98
 #   running  --observe on against --observe on --running-sample 0s: the running threads of the
-#            server and the host's run queue, one read each every 20 ms; wants tps >= 0.99
+#            server and the host's run queue, one read each every 50 ms; wants tps >= 0.99
 #
 # Progress lines every 5 s in every run. Each figure is cairn's own: TPS from the result
 # document; client CPU per transaction as user+system CPU of the whole process and its children
@@ -24,7 +24,7 @@
 # the server's (server.cpu_us_per_txn). Ratios are with/without.
 #
 # BENCH_AMPLIFY=K (default 1) runs the stacks and running pairs at K times the default rate
-# (perf at 99·K Hz, --stacks-hz; a running-threads sample every 20/K ms): a cost proportional to
+# (perf at 99·K Hz, --stacks-hz; a running-threads sample every 50/K ms): a cost proportional to
 # the rate then shows K times over the run-to-run noise, and the ratio's distance from 1, divided
 # by K, is the cost at the default rate. The printed targets are for K = 1.
 #
@@ -55,7 +55,7 @@ command -v perf > /dev/null || echo "perf is not installed: the stacks pair meas
 
 # The two sides of each pair: with, then without, as cairn's observation flags.
 declare -A WITH=([observe]="--observe on" [stacks]="--observe stacks --stacks-hz $((99 * AMPLIFY))"
-  [running]="--observe on --running-sample $((20000 / AMPLIFY))us")
+  [running]="--observe on --running-sample $((50000 / AMPLIFY))us")
 declare -A WITHOUT=([observe]="--observe off" [stacks]="--observe on" [running]="--observe on --running-sample 0s")
 declare -A WANT=([observe]="tps >= 0.99, cpu/txn <= 1.01" [stacks]="tps >= 0.98" [running]="tps >= 0.99")
 

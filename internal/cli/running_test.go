@@ -9,7 +9,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
-// Every run samples the server's running threads and the host's run queue every 20 ms: with 4
+// Every run samples the server's running threads and the host's run queue every 50 ms: with 4
 // VUs busy the server's max is at least 1, the series has a point for each of the engine's
 // seconds, the window's samples fit its length (the sampler stops with the run), and the
 // summary prints the line; on PostgreSQL the sampler's session is gone after the run.
@@ -31,7 +31,7 @@ func TestRunningThreads(t *testing.T) {
 			if mx, _ := sec["max"].(float64); mx < 1 || sec["p99"] == nil || sec["mean"] == nil {
 				t.Errorf("server's running threads: %v", sec)
 			}
-			if sec["interval_ms"].(float64) != 20 || !strings.Contains(sec["source"].(string), map[string]string{"postgres": "pg_stat_activity", "mysql": "Threads_running"}[srv.Name]) {
+			if sec["interval_ms"].(float64) != 50 || !strings.Contains(sec["source"].(string), map[string]string{"postgres": "pg_stat_activity", "mysql": "Threads_running"}[srv.Name]) {
 				t.Errorf("source %v, interval %v", sec["source"], sec["interval_ms"])
 			}
 			if h, _ := sec["host"].(map[string]any); h == nil || h["max"].(float64) < 1 {
@@ -48,11 +48,11 @@ func TestRunningThreads(t *testing.T) {
 					busy = true
 				}
 			}
-			// The window's length at 50 samples a second, with a tick's slack: more means it sampled
+			// The window's length at 20 samples a second, with a tick's slack: more means it sampled
 			// on past the window (which can run a little longer than planned: its edges wait for
 			// the VUs' transaction boundaries).
 			secs, _ := field(t, doc, "window.seconds").(float64)
-			if n := sec["samples"].(float64); !busy || n < 10 || n > secs*50+5 {
+			if n := sec["samples"].(float64); !busy || n < 10 || n > secs*20+5 {
 				t.Errorf("%v window samples, a busy second: %v", n, busy)
 			}
 			if !strings.Contains(out, "running threads: server max ") || !strings.Contains(out, "host run queue max ") {
