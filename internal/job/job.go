@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync/atomic"
 
 	"github.com/cairn-bench/cairn/internal/observe"
@@ -193,13 +192,9 @@ func Unreachable(err error) error {
 	return err
 }
 
-// SpecText is a spec as --print-spec writes it: a comment on its password, then the YAML.
+// SpecText is a spec as --print-spec writes it: a comment on its passwords, then the YAML.
 func SpecText(s *spec.Spec) []byte {
-	b := s.YAML()
-	if strings.Contains(spec.PasswordRef(s.DB), "${CAIRN_PASSWORD}") {
-		b = append([]byte("# db's password is not written here: cairn run --spec reads it from $CAIRN_PASSWORD\n"), b...)
-	}
-	return b
+	return append([]byte(spec.SecretsNote(s.SecretVars(), "cairn run --spec reads")), s.YAML()...)
 }
 
 // Prepare runs a workload's prepare on db; a complete schema is not an error, an interruption

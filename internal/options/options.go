@@ -489,9 +489,14 @@ func contains(l []string, s string) bool {
 }
 
 // JoinOr lists words as "a, b or c".
-func JoinOr(w []string) string {
+func JoinOr(w []string) string { return join(w, " or ") }
+
+// JoinAnd lists words as "a, b and c".
+func JoinAnd(w []string) string { return join(w, " and ") }
+
+func join(w []string, last string) string {
 	if len(w) < 2 {
 		return strings.Join(w, "")
 	}
-	return strings.Join(w[:len(w)-1], ", ") + " or " + w[len(w)-1]
+	return strings.Join(w[:len(w)-1], ", ") + last + w[len(w)-1]
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
-	"go.yaml.in/yaml/v3"
 )
 
 // maxBody bounds a request's body: a spec is a few kilobytes.
@@ -188,31 +187,6 @@ func readRequest(w http.ResponseWriter, r *http.Request, allowed []string) (requ
 	return q, true
 }
 
-// literalPassword refuses a spec that holds its password: a spec sent to the service names it
-// as ${VAR}, read from the service's environment, so that no record, response or log holds it.
-func literalPassword(text string) error {
-	var doc struct {
-		DB any `yaml:"db"`
-	}
-	if yaml.Unmarshal([]byte(text), &doc) != nil {
-		return nil // the spec's own reader says what is wrong with it
-	}
-	dbs, _ := doc.DB.([]any)
-	if s, ok := doc.DB.(string); ok {
-		dbs = []any{s}
-	}
-	for _, d := range dbs {
-		db, _ := d.(string)
-		if db == "" || strings.Contains(db, "${") {
-			continue
-		}
-		if u, err := target.ParseURL(db); err == nil && u.Password != "" {
-			return &spec.Error{Key: "db", Msg: "give the password as ${VAR} (cairn serve reads it from its own environment), not in the spec"}
-		}
-	}
-	return nil
-}
-
 // parsed is a checked request: what it runs, on what.
 type parsed struct {
 	kind, workload string
@@ -226,14 +200,11 @@ type parsed struct {
 // (a study, which connects to its server and changes nothing) checks it. A study whose target
 // busy says a job of this service loads is checked against its server when it starts: read
 // now, the running job's settings would pass for the server's own.
-func parse(ctx context.Context, q request, busy func(key string) bool) (*parsed, error) {
+func parse(ctx context.Context, q request, env target.Env, busy func(key string) bool) (*parsed, error) {
 	text := []byte(q.Spec)
 	if q.Kind == "study" {
-		st, err := study.Read(text)
+		st, err := study.ReadEnv(text, env)
 		if err != nil {
-			return nil, err
-		}
-		if err := literalPassword(q.Spec); err != nil {
 			return nil, err
 		}
 		var plan bytes.Buffer
@@ -249,11 +220,8 @@ func parse(ctx context.Context, q request, busy func(key string) bool) (*parsed,
 		return &parsed{kind: q.Kind, workload: st.Spec.Workload, db: st.Spec.DB, binds: binds, plan: plan.Bytes(),
 			do: func(ctx context.Context, o job.Options) error { return job.Study(ctx, st, o) }}, nil
 	}
-	s, err := spec.Read(text)
+	s, err := spec.ReadEnv(text, env)
 	if err != nil {
-		return nil, err
-	}
-	if err := literalPassword(q.Spec); err != nil {
 		return nil, err
 	}
 	if s.DB == "" {
@@ -298,16 +266,16 @@ func where(db string) string {
 	return u.Parsed.Host
 }
 
-// jobDB is the database a stored job's spec names (its ${VAR} read from the environment).
-func jobDB(kind, text string) (string, error) {
+// jobDB is the database a stored job's spec names (its ${VAR} read as the service reads them).
+func jobDB(kind, text string, env target.Env) (string, error) {
 	if kind == "study" {
-		st, err := study.Read([]byte(text))
+		st, err := study.ReadEnv([]byte(text), env)
 		if err != nil {
 			return "", err
 		}
 		return st.Spec.DB, nil
 	}
-	s, err := spec.Read([]byte(text))
+	s, err := spec.ReadEnv([]byte(text), env)
 	if err != nil {
 		return "", err
 	}
@@ -319,7 +287,7 @@ func (a *api) validate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := parse(r.Context(), q, a.m.busy)
+	p, err := parse(r.Context(), q, a.m.env, a.m.busy)
 	if err != nil {
 		fail(w, err)
 		return
@@ -332,7 +300,7 @@ func (a *api) create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := parse(r.Context(), q, a.m.busy)
+	p, err := parse(r.Context(), q, a.m.env, a.m.busy)
 	if err != nil {
 		fail(w, err)
 		return

@@ -79,7 +79,8 @@ type running struct {
 // and fans their events out to the clients watching.
 type manager struct {
 	cfg     Config
-	dir     string // the job records and logs: beside the results store
+	env     target.Env // how the jobs' specs are read: only a password's ${VAR}, of those allowed
+	dir     string     // the job records and logs: beside the results store
 	mu      sync.Mutex
 	jobs    map[string]*running
 	order   []*running // oldest first
@@ -90,7 +91,7 @@ type manager struct {
 }
 
 func newManager(ctx context.Context, cfg Config) (*manager, error) {
-	m := &manager{cfg: cfg, dir: cfg.Store + ".jobs", jobs: map[string]*running{}, next: 1, changed: make(chan struct{}), ctx: ctx}
+	m := &manager{cfg: cfg, env: cfg.env(), dir: cfg.Store + ".jobs", jobs: map[string]*running{}, next: 1, changed: make(chan struct{}), ctx: ctx}
 	if err := os.MkdirAll(m.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("job records %s: %w", m.dir, err)
 	}
@@ -113,7 +114,7 @@ func newManager(ctx context.Context, cfg Config) (*manager, error) {
 			now := time.Now().UTC()
 			r.EndedAt = &now
 			if j.State == Running {
-				if db, err := jobDB(j.Kind, j.Spec); err == nil {
+				if db, err := jobDB(j.Kind, j.Spec, m.env); err == nil {
 					dbs = append(dbs, db)
 				}
 			}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -35,6 +36,20 @@ type Config struct {
 	JobMetrics func(id, workload, target string) JobMetrics
 	// Ready is told the address the service listens on, once it does (a test's port 0).
 	Ready func(addr string)
+	// AllowEnv names the variables a spec may read as ${VAR}, and only in db's password (the
+	// userinfo's, ?password=, ?sslpassword=): nil is CAIRN_PASSWORD alone (cairn serve
+	// --allow-env). A client must not read the service's environment back through a plan, an
+	// error or a record.
+	AllowEnv []string
+}
+
+// env is how the service reads its specs' ${VAR}s.
+func (cfg Config) env() target.Env {
+	allow := cfg.AllowEnv
+	if allow == nil {
+		allow = []string{target.DefaultAllowEnv}
+	}
+	return target.ServeEnv(allow)
 }
 
 // JobMetrics is the metrics of one job (internal/openmetrics).

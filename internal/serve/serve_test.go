@@ -50,6 +50,9 @@ func start(t *testing.T, cfg serve.Config) *service {
 	if cfg.Store == "" {
 		cfg.Store = filepath.Join(t.TempDir(), "results.db")
 	}
+	if cfg.AllowEnv == nil {
+		cfg.AllowEnv = []string{"CAIRN_PASSWORD", "CAIRN_SERVE_TEST_PW"} // serverDB's
+	}
 	log := &bytes.Buffer{}
 	cfg.Log = &lockedWriter{w: log}
 	addr := make(chan string, 1)
@@ -341,7 +344,7 @@ func TestEveryRoute(t *testing.T) {
 			s.ok(200, "GET", "/healthz", nil, nil)
 			var v struct{ Kind, Plan string }
 			s.ok(200, "POST", "/api/v1/validate", map[string]string{"kind": "run", "spec": spec}, &v)
-			if v.Kind != "run" || !strings.Contains(v.Plan, "workload: oltp") || !strings.Contains(v.Plan, "${CAIRN_PASSWORD}") && kind != "sqlite" {
+			if v.Kind != "run" || !strings.Contains(v.Plan, "workload: oltp") || !strings.Contains(v.Plan, "${CAIRN_SERVE_TEST_PW}") && kind != "sqlite" {
 				t.Errorf("validate: %+v", v)
 			}
 			s.done("cleanup", spec)
@@ -740,7 +743,7 @@ type process struct {
 	stderr *bytes.Buffer
 }
 
-func startProcess(t *testing.T, bin, store, state string) *process {
+func startProcess(t *testing.T, bin, store, state string, args ...string) *process {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -748,7 +751,7 @@ func startProcess(t *testing.T, bin, store, state string) *process {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--results", store)
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr, "--results", store}, args...)...)
 	cmd.Env = append(os.Environ(), "CAIRN_STATE="+state)
 	p := &process{service: &service{t: t, base: "http://" + addr, store: store, log: &bytes.Buffer{}}, cmd: cmd, stderr: &bytes.Buffer{}}
 	cmd.Stderr = &lockedWriter{w: p.stderr}
@@ -820,10 +823,7 @@ func changed(t *testing.T, s *service, id, admin, before string) {
 func TestSIGTERMDuringAStudy(t *testing.T) {
 	db, pw := serverDB(t, "postgres")
 	admin := testutil.PG(t)
-	bin := filepath.Join(t.TempDir(), "cairn")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/cairn").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := cairnBinary(t)
 	text, err := os.ReadFile("../../studies/ci/postgres-synchronous-commit-live.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -834,7 +834,7 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	before := asFound(t, admin)
 
 	var said strings.Builder // what every serve process answered and printed
-	p := startProcess(t, bin, store, state)
+	p := startProcess(t, bin, store, state, "--allow-env", "CAIRN_SERVE_TEST_PW")
 	var plan struct{ Plan string }
 	p.ok(200, "POST", "/api/v1/validate", map[string]string{"kind": "study", "spec": study}, &plan)
 	if !strings.Contains(plan.Plan, "nothing was changed") {
@@ -865,7 +865,7 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 
 	// The records survive: a new serve lists the job stopped, its study stored interrupted.
 	said.WriteString(p.all.String() + p.stderr.String())
-	p = startProcess(t, bin, store, state)
+	p = startProcess(t, bin, store, state, "--allow-env", "CAIRN_SERVE_TEST_PW")
 	var got job
 	p.ok(200, "GET", "/api/v1/jobs/"+j.ID, nil, &got)
 	lg, _ := os.ReadFile(filepath.Join(store+".jobs", j.ID+".log"))
@@ -897,7 +897,7 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 		t.Fatalf("synchronous_commit is as found right after the kill (%s): the test proves nothing", got)
 	}
 	said.WriteString(p.all.String() + p.stderr.String())
-	p = startProcess(t, bin, store, state)
+	p = startProcess(t, bin, store, state, "--allow-env", "CAIRN_SERVE_TEST_PW")
 	p.ok(200, "GET", "/api/v1/jobs/"+k.ID, nil, &got)
 	if got.State != "interrupted" {
 		t.Errorf("the killed serve's job: %+v", got)

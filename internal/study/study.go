@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -113,8 +114,12 @@ func ReadFile(path string) (*Study, error) {
 	return Read(b)
 }
 
-// Read parses a study: a run spec with the study's own keys beside its own.
-func Read(text []byte) (*Study, error) {
+// Read parses a study as the command line does: ${VAR} read from the user's environment.
+func Read(text []byte) (*Study, error) { return ReadEnv(text, target.UserEnv) }
+
+// ReadEnv parses a study: a run spec with the study's own keys beside its own, its ${VAR}s
+// expanded as env says (cairn serve's: only a password's).
+func ReadEnv(text []byte, env target.Env) (*Study, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil {
 		return nil, errf("", "not YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
@@ -183,7 +188,7 @@ func Read(text []byte) (*Study, error) {
 		}
 		return true, nil
 	}
-	s, err := spec.FromNode(doc.Content[0], extra)
+	s, err := spec.FromNode(doc.Content[0], env, extra)
 	if err != nil {
 		return nil, err
 	}

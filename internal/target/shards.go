@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -83,7 +82,7 @@ func ExpandSet(raw string) ([]string, error) {
 		if ok && strings.Contains(f[len(head):], "${") {
 			// A ${VAR} may name the servers or the database pattern: expanded here, before they
 			// are split (the userinfo's, percent-encoded, are expanded per member by ParseURL).
-			rest, err := ExpandURL(f[len(head):], os.LookupEnv)
+			rest, err := UserEnv.ExpandURL(f[len(head):])
 			if err != nil {
 				return nil, err
 			}
