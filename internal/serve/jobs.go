@@ -91,7 +91,7 @@ type manager struct {
 }
 
 func newManager(ctx context.Context, cfg Config) (*manager, error) {
-	m := &manager{cfg: cfg, env: cfg.env(), dir: cfg.Store + ".jobs", jobs: map[string]*running{}, next: 1, changed: make(chan struct{}), ctx: ctx}
+	m := &manager{cfg: cfg, env: cfg.env(), dir: jobDir(cfg.Store), jobs: map[string]*running{}, next: 1, changed: make(chan struct{}), ctx: ctx}
 	if err := os.MkdirAll(m.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("job records %s: %w", m.dir, err)
 	}
@@ -170,6 +170,9 @@ func hostOf(db string) string {
 	}
 	return u.Parsed.Host
 }
+
+// jobDir is the folder of a store's job records, logs and lock.
+func jobDir(store string) string { return store + ".jobs" }
 
 func (m *manager) logPath(id string) string { return filepath.Join(m.dir, id+".log") }
 

@@ -114,6 +114,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	// One service per store, before anything of it is read or written: the jobs of a running
+	// one are its own.
+	lock, err := lockStore(cfg.Store, jobDir(cfg.Store))
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
 	tok, err := token(cfg)
 	if err != nil {
 		return err

@@ -1,0 +1,122 @@
+package serve_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-bench/cairn/internal/testutil"
+)
+
+// runServe runs a cairn serve that is expected to end by itself, within a minute, and returns
+// its exit code and what it printed; one that keeps serving is stopped and fails the test.
+func runServe(t *testing.T, bin string, args ...string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Signal(syscall.SIGTERM)
+		<-done
+		t.Fatalf("cairn serve %s kept serving: %s", strings.Join(args, " "), out.String())
+	}
+	return cmd.ProcessState.ExitCode(), out.String()
+}
+
+// A second cairn serve on a store another serves exits non-zero at once with one line naming the
+// other's pid; the first's running study is untouched: its setting as the study set it, its record
+// still running, the undo journal as it was.
+func TestSecondServeOnAServedStore(t *testing.T) {
+	bin := cairnBinary(t)
+	db, _ := serverDB(t, "postgres")
+	admin := testutil.PG(t)
+	text, err := os.ReadFile("../../studies/ci/postgres-synchronous-commit-live.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	study := strings.Replace(string(text), "duration: 6s", "duration: 40s", 1) + "db: " + db + "\n"
+	dir := t.TempDir()
+	store, state := filepath.Join(dir, "results.db"), filepath.Join(dir, "state")
+	before := asFound(t, admin)
+	a := startProcess(t, bin, store, state, "--allow-env", "CAIRN_SERVE_TEST_PW")
+	tpcb := "workload: tpcb\ndb: " + db + "\n"
+	a.done("cleanup", tpcb)
+	j := a.submit("study", study)
+	changed(t, a.service, j.ID, admin, before)
+	set := asFound(t, admin)
+	journal := func() string {
+		var b strings.Builder
+		entries, _ := os.ReadDir(state)
+		for _, e := range entries {
+			c, _ := os.ReadFile(filepath.Join(state, e.Name()))
+			b.WriteString(e.Name() + "\n" + string(c) + "\n")
+		}
+		return b.String()
+	}
+	journalBefore := journal()
+	if journalBefore == "" {
+		t.Fatal("the running study has no journal entry: the test proves nothing")
+	}
+	records := filepath.Join(store+".jobs", "jobs.json")
+	recordsBefore, err := os.ReadFile(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := ln.Addr().String()
+	ln.Close()
+	code, said := runServe(t, bin, "--listen", free, "--results", store, "--allow-env", "CAIRN_SERVE_TEST_PW")
+	pid := strconv.Itoa(a.cmd.Process.Pid)
+	if code == 0 || strings.Count(strings.TrimSpace(said), "\n") > 0 || !strings.Contains(said, "pid "+pid) || !strings.Contains(said, store) {
+		t.Errorf("the second serve: exit %d, %q; want one line naming pid %s", code, said, pid)
+	}
+	if got := asFound(t, admin); got != set {
+		t.Errorf("synchronous_commit after the second serve: %s, the study had set %s", got, set)
+	}
+	var jj job
+	a.ok(200, "GET", "/api/v1/jobs/"+j.ID, nil, &jj)
+	if jj.State != "running" {
+		t.Errorf("the first serve's study after the second serve: %+v", jj)
+	}
+	var onDisk []job
+	b, _ := os.ReadFile(records)
+	if err := json.Unmarshal(b, &onDisk); err != nil || len(onDisk) != 2 || onDisk[1].State != "running" {
+		t.Errorf("the job records after the second serve (%v):\n%s\nwere\n%s", err, b, recordsBefore)
+	}
+	if got := journal(); got != journalBefore {
+		t.Errorf("the undo journal after the second serve:\n%s\nwas\n%s", got, journalBefore)
+	}
+	a.ok(202, "POST", "/api/v1/jobs/"+j.ID+"/stop", nil, nil)
+	a.wait(j.ID, 2*time.Minute)
+	if got := asFound(t, admin); got != before {
+		t.Errorf("synchronous_commit after the study stopped: %s, as found %s", got, before)
+	}
+	a.done("cleanup", tpcb)
+	// Once the first has ended, the store is free again.
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	a.cmd.Wait()
+	c := startProcess(t, bin, store, state, "--allow-env", "CAIRN_SERVE_TEST_PW")
+	c.ok(200, "GET", "/api/v1/jobs/"+j.ID, nil, &jj)
+	if jj.State != "stopped" {
+		t.Errorf("the stopped study, read by the next serve: %+v", jj)
+	}
+}
