@@ -43,7 +43,7 @@ SIGTERM or Ctrl-C stops the running jobs as Ctrl-C stops a run (kept, stored, re
 			return serve.Run(cmd.Context(), cfg)
 		},
 	}
-	cmd.Flags().StringVar(&cfg.Listen, "listen", "127.0.0.1:8321", "address to listen on; any but 127.0.0.1, ::1 or localhost needs a token")
+	cmd.Flags().StringVar(&cfg.Listen, "listen", "127.0.0.1:8321", "address to listen on, HOST:PORT (a host alone: port 8321); any but 127.0.0.1, ::1 or localhost needs a token")
 	cmd.Flags().StringVar(&cfg.TokenFile, "token-file", "", "file holding the token every request must carry (Authorization: Bearer TOKEN)")
 	cmd.Flags().StringSliceVar(&cfg.AllowEnv, "allow-env", []string{target.DefaultAllowEnv}, "the variables a spec may read as ${VAR}, in db's password only (comma-separated; '' for none)")
 	return cmd

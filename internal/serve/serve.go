@@ -65,6 +65,22 @@ type ListenError struct{ Msg string }
 func (e *ListenError) Error() string { return e.Msg }
 func (e *ListenError) BadInput()     {}
 
+// DefaultPort is the port cairn serve listens on when --listen names none.
+const DefaultPort = "8321"
+
+// listenAddr is a --listen address with the default port when it names none (127.0.0.1, ::1,
+// [::1], localhost), so that a host alone is the address meant, on loopback or not.
+func listenAddr(listen string) (string, error) {
+	if strings.TrimSpace(listen) == "" {
+		return "", &ListenError{"--listen: give an address, like 127.0.0.1:" + DefaultPort}
+	}
+	if _, _, err := net.SplitHostPort(listen); err == nil {
+		return listen, nil
+	}
+	host := strings.TrimSuffix(strings.TrimPrefix(listen, "["), "]")
+	return net.JoinHostPort(host, DefaultPort), nil
+}
+
 // Loopback reports whether a listen address stays on this host's loopback: 127.0.0.1, ::1 or
 // localhost. Any other address, 127.0.0.2 included, needs a token.
 func Loopback(listen string) bool {
@@ -114,6 +130,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	listen, err := listenAddr(cfg.Listen)
+	if err != nil {
+		return err
+	}
+	cfg.Listen = listen
 	// One service per store, before anything of it is read or written: the jobs of a running
 	// one are its own.
 	lock, err := lockStore(cfg.Store, jobDir(cfg.Store))
@@ -121,13 +142,16 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer lock.Close()
-	tok, err := token(cfg)
-	if err != nil {
-		return err
-	}
+	// The address is checked by listening on it before a token is made: a service that cannot
+	// start prints none.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return &ListenError{fmt.Sprintf("--listen %s: %v", cfg.Listen, err)}
+	}
+	tok, err := token(cfg)
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	jobsCtx, stopJobs := context.WithCancel(ctx)
 	defer stopJobs()
@@ -169,13 +193,16 @@ func authorized(tok string, h http.Handler) http.Handler {
 	if tok == "" {
 		return h
 	}
-	want := []byte("Bearer " + tok)
+	want := []byte(tok)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if public(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		// The scheme is case-insensitive (RFC 7235 section 2.1): "bearer" is "Bearer".
+		scheme, given, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		given = strings.TrimLeft(given, " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(given), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
 			writeError(w, http.StatusUnauthorized, "give the token as 'Authorization: Bearer TOKEN' (cairn serve printed it at start, or it is in its --token-file)", "")
 			return

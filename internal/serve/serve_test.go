@@ -563,6 +563,19 @@ func TestTokenBeyondLoopback(t *testing.T) {
 	s.token = tok
 	s.ok(200, "GET", "/api/v1/jobs", nil, nil)
 	s.token = ""
+	// The scheme is case-insensitive (RFC 7235): "bearer", "BEARER" are "Bearer".
+	for _, scheme := range []string{"bearer", "BEARER", "Bearer", "Basic"} {
+		req, _ := http.NewRequest("GET", s.base+"/api/v1/jobs", nil)
+		req.Header.Set("Authorization", scheme+" "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{true: 200, false: 401}[scheme != "Basic"]; resp.StatusCode != want {
+			t.Errorf("Authorization: %s TOKEN: %d, want %d", scheme, resp.StatusCode, want)
+		}
+	}
 	if strings.Contains(s.all.String(), tok) {
 		t.Error("a response holds the token")
 	}

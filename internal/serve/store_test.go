@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,5 +119,50 @@ func TestSecondServeOnAServedStore(t *testing.T) {
 	c.ok(200, "GET", "/api/v1/jobs/"+j.ID, nil, &jj)
 	if jj.State != "stopped" {
 		t.Errorf("the stopped study, read by the next serve: %+v", jj)
+	}
+}
+
+// --listen with a host and no port listens on the default port; an address that cannot be listened
+// on is refused before a token is made and printed.
+func TestListenWithoutPort(t *testing.T) {
+	bin := cairnBinary(t)
+	store := filepath.Join(t.TempDir(), "results.db")
+	code, said := runServe(t, bin, "--listen", "127.0.0.2:99999", "--results", store)
+	if code != 2 || strings.Contains(said, "Bearer") || strings.Count(strings.TrimSpace(said), "\n") > 0 {
+		t.Errorf("--listen with a bad port: exit %d, %q", code, said)
+	}
+	if ln, err := net.Listen("tcp", "127.0.0.2:8321"); err != nil {
+		t.Skipf("127.0.0.2:8321 is taken (%v): the default port cannot be tried", err)
+	} else {
+		ln.Close()
+	}
+	var out bytes.Buffer
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.2", "--results", store)
+	cmd.Stdout, cmd.Stderr = &lockedWriter{w: &out}, &lockedWriter{w: &out}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	for i := 0; ; i++ {
+		resp, err := http.Get("http://127.0.0.2:" + "8321" + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if i > 100 || cmd.ProcessState != nil {
+			t.Fatalf("cairn serve --listen 127.0.0.2 does not answer on port 8321: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("cairn serve after SIGTERM: %v", err)
+	}
+	said = out.String()
+	if strings.Count(said, "Bearer ") != 1 || !strings.Contains(said, "listening on http://127.0.0.2:8321") {
+		t.Errorf("cairn serve --listen 127.0.0.2 said:\n%s", said)
 	}
 }
