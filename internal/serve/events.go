@@ -36,8 +36,15 @@ func (ev *events) Event(e sink.Event) {
 		m.publishLocked(r, "step", map[string]any{"i": e.I, "n": e.N, "vu": e.VU, "repeat": e.Repeat, "case": e.Case})
 	case sink.Applied:
 		m.publishLocked(r, "setting", map[string]any{"name": e.Name, "value": e.Value, "read_back": e.ReadBack, "live": e.Live})
+	case sink.Opened:
+		// Recorded at once: a service killed before the end leaves the record naming the
+		// profile or study it had stored so far.
+		r.ResultID = e.ID
+		m.saveLocked()
 	case sink.Stored:
 		r.ResultID = e.ID
+	case sink.NotStored:
+		r.ResultID = ""
 	}
 }
 

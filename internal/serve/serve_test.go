@@ -911,9 +911,20 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	}
 	said.WriteString(p.all.String() + p.stderr.String())
 	p = startProcess(t, bin, store, state, "--allow-env", "CAIRN_SERVE_TEST_PW")
-	p.ok(200, "GET", "/api/v1/jobs/"+k.ID, nil, &got)
-	if got.State != "interrupted" {
-		t.Errorf("the killed serve's job: %+v", got)
+	var gk job
+	p.ok(200, "GET", "/api/v1/jobs/"+k.ID, nil, &gk)
+	if gk.State != "interrupted" {
+		t.Errorf("the killed serve's job: %+v", gk)
+	}
+	// Its study is stored (from its start): the job's record names it.
+	if gk.ResultID == "" || gk.ResultID == got.ResultID {
+		t.Errorf("the killed serve's study job has no result_id of its own: %+v", gk)
+	} else {
+		var doc struct{ Kind string }
+		p.ok(200, "GET", "/api/v1/results/"+gk.ResultID, nil, &doc)
+		if doc.Kind != "study" {
+			t.Errorf("the killed serve's job names result %s, a %q", gk.ResultID, doc.Kind)
+		}
 	}
 	if got := asFound(t, admin); got != before {
 		t.Errorf("synchronous_commit after the restart: %s, as found %s\n%s", got, before, p.stderr)

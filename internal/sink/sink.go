@@ -29,6 +29,7 @@ const (
 	Applied                 // a study's setting: Name, Value, ReadBack ("" when restored), Live
 	Summary                 // Run, Profile or Study is the finished document (Spec: the run's)
 	Stored                  // What (results.KindRun …) was stored as ID in the store at Path
+	Opened                  // What (a profile, a study) is stored as ID before its first run, to be completed
 	NotStored               // the study measured nothing and was removed from the store
 	Written                 // What's document was written to Path
 	Interrupted             // stopped before What started: nothing was measured
@@ -175,7 +176,11 @@ func (k *Sink) ProfileHooks(ctx context.Context, h *runner.Hooks, repeats int) {
 		if k.Store == nil {
 			return nil
 		}
-		return k.Store.BeginProfile(bg, p)
+		if err := k.Store.BeginProfile(bg, p); err != nil {
+			return err
+		}
+		k.publish(Event{Kind: Opened, What: results.KindProfile, ID: p.ID, Path: k.Store.Path})
+		return nil
 	}
 	h.StepStart = func(i, n, vu, rep int) {
 		k.publish(Event{Kind: StepBegun, What: results.KindProfile, I: i, N: n, VU: vu, Repeat: rep, Repeats: repeats})
@@ -237,7 +242,11 @@ func (k *Sink) StudyHooks(ctx context.Context, h *study.Hooks, st *study.Study) 
 		if k.Store == nil {
 			return nil
 		}
-		return k.Store.BeginStudy(bg, s)
+		if err := k.Store.BeginStudy(bg, s); err != nil {
+			return err
+		}
+		k.publish(Event{Kind: Opened, What: results.KindStudy, ID: s.ID, Path: k.Store.Path})
+		return nil
 	}
 	h.Step = func(i, n int, step study.Step) {
 		k.publish(Event{Kind: StepBegun, What: results.KindStudy, I: i, N: n, VU: step.VU, Repeat: step.Repeat,
