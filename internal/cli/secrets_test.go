@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,5 +84,60 @@ func TestQueryPasswordWithSpecials(t *testing.T) {
 		}
 		hidden("the password written raw", out+stderr)
 		oneCleanLine(t, stderr)
+	}
+}
+
+// The results store is never a benchmark's database: named as it is, through a symbolic link or
+// another spelling of its path, it is refused before anything is written to it, and it stays a
+// store that lists its results.
+func TestResultsStoreIsNoTarget(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "results.db")
+	bench := testutil.SQLite(t)
+	if code, _, stderr := cairn(t, "tpcb", "prepare", "--db", bench, "--results", store); code != 0 {
+		t.Fatalf("prepare: %s", stderr)
+	}
+	if code, _, stderr := cairn(t, "tpcb", "run", "--db", bench, "--duration", "1s", "--rampup", "0s", "--results", store); code != 0 {
+		t.Fatalf("run: %s", stderr)
+	}
+	link := filepath.Join(t.TempDir(), "link.db")
+	if err := os.Symlink(store, link); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []string{"sqlite://" + store, "sqlite://" + link, "sqlite://" + dir + "/../" + filepath.Base(dir) + "/results.db"} {
+		for _, cmd := range []string{"prepare", "run", "cleanup"} {
+			code, _, stderr := cairn(t, "tpcb", cmd, "--db", db, "--results", store)
+			if code != ExitUsage || !strings.Contains(stderr, "is cairn's results store") {
+				t.Errorf("tpcb %s --db %s: exit %d %s", cmd, db, code, stderr)
+			}
+			oneCleanLine(t, stderr)
+		}
+	}
+	// Through the default store too ($CAIRN_RESULTS), and not yet created.
+	fresh := filepath.Join(t.TempDir(), "fresh.db")
+	t.Setenv("CAIRN_RESULTS", fresh)
+	if code, _, stderr := cairn(t, "tpcb", "prepare", "--db", "sqlite://"+fresh); code != ExitUsage {
+		t.Errorf("prepare into the store not yet made: exit %d %s", code, stderr)
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Error("the refused prepare made the store's file")
+	}
+	after, _ := os.ReadFile(store)
+	if !bytes.Equal(before, after) {
+		t.Error("the refused commands changed the store")
+	}
+	code, out, stderr := cairn(t, "results", "list", "--results", store)
+	if code != 0 || !strings.Contains(out, "tpcb") {
+		t.Errorf("results list: exit %d %s %s", code, out, stderr)
+	}
+	tables := tablesOf(t, "sqlite://"+store)
+	for _, tb := range []string{"pgbench_accounts", "pgbench_branches"} {
+		if tables[tb] {
+			t.Errorf("the store holds %s", tb)
+		}
 	}
 }

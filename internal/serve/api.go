@@ -98,10 +98,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func fail(w http.ResponseWriter, err error) {
 	var nf *results.NotFoundError
 	var se *spec.Error
+	var ue *target.URLError
 	var bi interface{ BadInput() }
 	field := ""
-	if errors.As(err, &se) {
+	switch {
+	case errors.As(err, &se):
 		field = se.Key
+	case errors.As(err, &ue):
+		field = "db" // a URL's problem is db's
 	}
 	switch {
 	case errors.As(err, &nf):
@@ -207,6 +211,9 @@ func parse(ctx context.Context, q request, env target.Env, busy func(key string)
 		if err != nil {
 			return nil, err
 		}
+		if err := target.CheckReserved(ctx, st.Spec.DB); err != nil {
+			return nil, err
+		}
 		var plan bytes.Buffer
 		if busy(where(st.Spec.DB)) {
 			fmt.Fprintf(&plan, "%s is busy with another job: the study is checked against it when it starts\n", where(st.Spec.DB))
@@ -228,6 +235,9 @@ func parse(ctx context.Context, q request, env target.Env, busy func(key string)
 		s.DB = target.DefaultDB()
 	}
 	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	if err := target.CheckReserved(ctx, s.DB); err != nil {
 		return nil, err
 	}
 	p := &parsed{kind: q.Kind, workload: s.Workload, db: s.DB, binds: s.ClientCPUs != "", plan: job.SpecText(s)}

@@ -135,6 +135,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	cfg.Listen = listen
+	// The store is never a job's database, whatever path names it.
+	ctx = target.WithReserved(ctx, "cairn serve's results store", cfg.Store)
 	// One service per store, before anything of it is read or written: the jobs of a running
 	// one are its own.
 	lock, err := lockStore(cfg.Store, jobDir(cfg.Store))
@@ -161,7 +163,9 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	a := &api{cfg: cfg, m: m}
-	srv := &http.Server{Handler: a.handler(tok), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: a.handler(tok), ReadHeaderTimeout: 10 * time.Second,
+		// A request reads what the service's context holds (its reserved store), not its end.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	fmt.Fprintf(cfg.Log, "cairn serve: listening on http://%s (results store %s)\n", ln.Addr(), cfg.Store)
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr().String())

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/serve"
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
@@ -164,5 +165,33 @@ func TestListenWithoutPort(t *testing.T) {
 	said = out.String()
 	if strings.Count(said, "Bearer ") != 1 || !strings.Contains(said, "listening on http://127.0.0.2:8321") {
 		t.Errorf("cairn serve --listen 127.0.0.2 said:\n%s", said)
+	}
+}
+
+// The service's results store is never a job's database, named as it is or through a link: 400,
+// field db, and no job.
+func TestServeStoreIsNoTarget(t *testing.T) {
+	s := start(t, serve.Config{Version: "test"})
+	bench := testutil.SQLite(t)
+	tpcb := "workload: tpcb\nduration: 1s\nrampup: 0s\nprogress: 0s\ndb: "
+	s.done("prepare", tpcb+bench) // the store exists: a run stored in it
+	s.done("run", tpcb+bench)
+	link := filepath.Join(t.TempDir(), "link.db")
+	if err := os.Symlink(s.store, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []string{"sqlite://" + s.store, "sqlite://" + link} {
+		for _, kind := range []string{"prepare", "run", "check", "cleanup"} {
+			var e struct{ Error, Field string }
+			s.ok(400, "POST", "/api/v1/jobs", map[string]string{"kind": kind, "spec": tpcb + db}, &e)
+			if e.Field != "db" || !strings.Contains(e.Error, "is cairn serve's results store") {
+				t.Errorf("%s on %s: %+v", kind, db, e)
+			}
+		}
+	}
+	var list struct{ Jobs []job }
+	s.ok(200, "GET", "/api/v1/jobs", nil, &list)
+	if len(list.Jobs) != 2 {
+		t.Errorf("refused jobs were made: %+v", list.Jobs)
 	}
 }
