@@ -167,6 +167,11 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 	if err := writable(path); err != nil {
 		return nil, err
 	}
+	// Nothing is opened on a full disk: SQLite would fail half-way and leave a WAL index that
+	// breaks every reader of the store until space is freed.
+	if err := diskFull(path); err != nil {
+		return nil, err
+	}
 	// busy_timeout makes a second writer wait for the first instead of failing; _txlock=immediate
 	// takes the write lock at BEGIN, so two writers never deadlock upgrading read locks, and the
 	// identity check in migrate cannot race with another process creating the store. Nothing in
@@ -183,12 +188,12 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 	s := &Store{db: db, Path: path}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
-		return nil, err
+		return nil, orDiskFull(path, err)
 	}
 	// WAL lets 'results list' read while a run writes.
 	if err := switchToWAL(ctx, db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("results store %s: %w", path, err)
+		return nil, orDiskFull(path, fmt.Errorf("results store %s: %w", path, err))
 	}
 	return s, nil
 }
@@ -241,9 +246,15 @@ func OpenStoreReadOnly(ctx context.Context, path string) (*Store, error) {
 		return nil, &StoreError{fmt.Sprintf("results store %s is a directory: give a file path with --results", path)}
 	}
 	// mode=ro needs the WAL index (-shm) to exist or be creatable; where neither holds (read-only
-	// media, a directory cairn may not write), immutable=1 reads the file as it stands.
+	// media, a directory cairn may not write), immutable=1 reads the file as it stands. On a full
+	// disk, where SQLite would make a WAL index it cannot fill, a store without WAL content is
+	// read as it stands at once.
+	modes := []string{"mode=ro", "immutable=1"}
+	if diskFull(path) != nil && walEmpty(path) {
+		modes = modes[1:]
+	}
 	var lastErr error
-	for _, mode := range []string{"mode=ro", "immutable=1"} {
+	for _, mode := range modes {
 		db, err := sql.Open("sqlite", "file:"+path+"?"+mode+"&_pragma=busy_timeout(30000)")
 		if err != nil {
 			return nil, &StoreError{fmt.Sprintf("results store %s: %v", path, err)}
@@ -258,7 +269,7 @@ func OpenStoreReadOnly(ctx context.Context, path string) (*Store, error) {
 			return nil, lastErr // foreign or newer: trying another mode changes nothing
 		}
 	}
-	return nil, lastErr
+	return nil, orDiskFull(path, lastErr)
 }
 
 // check verifies that the file is a cairn store of a schema this cairn can read.
@@ -541,7 +552,7 @@ func setDocument(ctx context.Context, tx *sql.Tx, id int64, doc any) error {
 func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("results store %s: %w", s.Path, err)
+		return orDiskFull(s.Path, fmt.Errorf("results store %s: %w", s.Path, err))
 	}
 	if err := f(tx); err != nil {
 		tx.Rollback()
@@ -550,10 +561,10 @@ func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
 		if errors.As(err, &se) || errors.As(err, &nf) {
 			return err
 		}
-		return fmt.Errorf("results store %s: %w", s.Path, err)
+		return orDiskFull(s.Path, fmt.Errorf("results store %s: %w", s.Path, err))
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("results store %s: %w", s.Path, err)
+		return orDiskFull(s.Path, fmt.Errorf("results store %s: %w", s.Path, err))
 	}
 	return nil
 }
