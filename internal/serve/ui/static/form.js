@@ -19,8 +19,9 @@ prepare:
   warehouses: 1
 `,
   study: `# A small study: TPC-C on SQLite at 1 and 2 VUs, twice each, in random order. A study on
-# PostgreSQL or MySQL names its settings here and gives db as a URL whose password is \${VAR},
-# read from cairn serve's environment.
+# PostgreSQL or MySQL names its settings here and gives db as a URL whose password is
+# \${CAIRN_PASSWORD}, read from cairn serve's environment (cairn serve --allow-env names the
+# variables it may read; \${VAR} is read nowhere else).
 name: sqlite-vus
 workload: tpcc
 db: sqlite://cairn-serve.db
@@ -129,7 +130,7 @@ export function newJob(main, navigate) {
 
   main.replaceChildren(el("section", { class: "item" },
     el("div", { class: "bar" }, el("h2", { class: "grow" }, "New job"), el("label", {}, "kind ", kind), validate, start),
-    el("p", { class: "notes" }, "A run spec (YAML or JSON, as cairn run --spec reads; a list of VU counts makes it a profile) or a study (as cairn study run reads). prepare, check and cleanup take a run spec. Passwords are written as ${VAR}: the server reads them from its own environment."),
+    el("p", { class: "notes" }, "A run spec (YAML or JSON, as cairn run --spec reads; a list of VU counts makes it a profile) or a study (as cairn study run reads). prepare, check and cleanup take a run spec. Passwords are written as ${VAR}: the server reads them from its own environment, only the variables it allows (cairn serve --allow-env, CAIRN_PASSWORD by default), and only in db's password."),
     status,
     el("div", { class: "editor" },
       el("div", { class: "code" }, el("div", { class: "paper" }), band, text),
