@@ -24,6 +24,7 @@ otherwise; any other address needs a token (--token-file, or one printed once at
 sent to it names its password as ${VAR}, read from cairn serve's environment: only the variables
 --allow-env names (CAIRN_PASSWORD unless told), and only in db's password (the URL's userinfo,
 ?password=, ?sslpassword=); a ${VAR} anywhere else, or a password written in the spec, is refused.
+A study's restart command runs only when the service was started with --allow-restart.
 SIGTERM or Ctrl-C stops the running jobs as Ctrl-C stops a run (kept, stored, restored) and exits 0.
 
   cairn serve
@@ -45,6 +46,7 @@ SIGTERM or Ctrl-C stops the running jobs as Ctrl-C stops a run (kept, stored, re
 	}
 	cmd.Flags().StringVar(&cfg.Listen, "listen", "127.0.0.1:8321", "address to listen on, HOST:PORT (a host alone: port 8321); any but 127.0.0.1, ::1 or localhost needs a token")
 	cmd.Flags().StringVar(&cfg.TokenFile, "token-file", "", "file holding the token every request must carry (Authorization: Bearer TOKEN)")
+	cmd.Flags().BoolVar(&cfg.AllowRestart, "allow-restart", false, "let a posted study run its restart command, in a shell as this service's user (off: such a study is refused)")
 	cmd.Flags().StringSliceVar(&cfg.AllowEnv, "allow-env", []string{target.DefaultAllowEnv}, "the variables a spec may read as ${VAR}, in db's password only (comma-separated; '' for none)")
 	return cmd
 }

@@ -204,12 +204,16 @@ type parsed struct {
 // (a study, which connects to its server and changes nothing) checks it. A study whose target
 // busy says a job of this service loads is checked against its server when it starts: read
 // now, the running job's settings would pass for the server's own.
-func parse(ctx context.Context, q request, env target.Env, busy func(key string) bool) (*parsed, error) {
+func parse(ctx context.Context, q request, cfg Config, busy func(key string) bool) (*parsed, error) {
 	text := []byte(q.Spec)
+	env := cfg.env()
 	if q.Kind == "study" {
 		st, err := study.ReadEnv(text, env)
 		if err != nil {
 			return nil, err
+		}
+		if st.Restart != "" && !cfg.AllowRestart {
+			return nil, &spec.Error{Key: "restart", Msg: "cairn serve runs no command a client sends: run this study with 'cairn study run', or start cairn serve with --allow-restart (then anyone who may post runs such commands as its user)"}
 		}
 		if err := target.CheckReserved(ctx, st.Spec.DB); err != nil {
 			return nil, err
@@ -297,7 +301,7 @@ func (a *api) validate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := parse(r.Context(), q, a.m.env, a.m.busy)
+	p, err := parse(r.Context(), q, a.m.cfg, a.m.busy)
 	if err != nil {
 		fail(w, err)
 		return
@@ -310,7 +314,7 @@ func (a *api) create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := parse(r.Context(), q, a.m.env, a.m.busy)
+	p, err := parse(r.Context(), q, a.m.cfg, a.m.busy)
 	if err != nil {
 		fail(w, err)
 		return

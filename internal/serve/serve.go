@@ -41,6 +41,10 @@ type Config struct {
 	// --allow-env). A client must not read the service's environment back through a plan, an
 	// error or a record.
 	AllowEnv []string
+	// AllowRestart lets a posted study run its restart command (cairn serve --allow-restart):
+	// the command runs in a shell as the service's user, so without the operator's word a client
+	// that may post could run anything there, and read the service's environment in the job's log.
+	AllowRestart bool
 }
 
 // env is how the service reads its specs' ${VAR}s.

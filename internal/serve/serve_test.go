@@ -969,3 +969,33 @@ func TestBindingJobRunsAlone(t *testing.T) {
 		t.Errorf("after the binding job cairn may run on %d CPUs of %d", set.Count(), runtime.NumCPU())
 	}
 }
+
+// A study's restart command is a shell command the service would run as its own user: a client
+// may not send one unless the operator started the service with --allow-restart (a study with
+// "restart: env" would otherwise print the service's environment into the job's log).
+func TestStudyRestartNeedsTheOperator(t *testing.T) {
+	db, _ := serverDB(t, "postgres")
+	text, err := os.ReadFile("../../studies/ci/postgres-synchronous-commit-live.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	study := string(text) + "db: " + db + "\nrestart: env\n"
+	for _, allow := range []bool{false, true} {
+		s := start(t, serve.Config{AllowRestart: allow})
+		for _, path := range []string{"/api/v1/validate", "/api/v1/jobs"} {
+			code, body, _ := s.do("POST", path, map[string]string{"kind": "study", "spec": study})
+			var e struct{ Error, Field, ID string }
+			json.Unmarshal(body, &e)
+			if path == "/api/v1/jobs" && code == http.StatusCreated {
+				s.do("POST", "/api/v1/jobs/"+e.ID+"/stop", nil)
+			}
+			switch {
+			case !allow && (code != http.StatusBadRequest || e.Field != "restart" || !strings.Contains(e.Error, "--allow-restart")):
+				t.Errorf("%s without --allow-restart: %d %s", path, code, body)
+			case allow && code >= 400:
+				t.Errorf("%s with --allow-restart: %d %s", path, code, body)
+			}
+		}
+		s.stop()
+	}
+}
