@@ -13,6 +13,7 @@ import (
 	"log"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,9 @@ type mysqlTarget struct {
 	kind    string
 	version string
 	timeout time.Duration // the connect timeout, for messages
+	// infile is whether the server takes LOAD DATA LOCAL: 0 not known yet, 1 yes, 2 no.
+	infileMu sync.Mutex
+	infile   int
 }
 
 // Open connects once to verify the address, login and database, and learns MySQL from MariaDB.
@@ -212,13 +216,68 @@ func (t *mysqlTarget) statusTable() string {
 
 // TxnCounterSQL counts COMMIT and ROLLBACK statements server-wide (MySQL has no per-database
 // counter); the stored procedures commit explicitly, so each transaction is counted once.
+// MariaDB's information_schema.GLOBAL_STATUS has the Com_* counters and is read in one statement
+// with the headline; MySQL 8's performance_schema.global_status leaves them out (only SHOW GLOBAL
+// STATUS has them), so on MySQL this is the statement Snapshot runs for them.
 func (t *mysqlTarget) TxnCounterSQL() string {
+	if t.kind != "mariadb" {
+		return comStatus
+	}
 	return fmt.Sprintf("(SELECT CAST(SUM(VARIABLE_VALUE) AS SIGNED) FROM %s WHERE VARIABLE_NAME IN ('COM_COMMIT','COM_ROLLBACK','Com_commit','Com_rollback'))", t.statusTable())
+}
+
+// comStatus reads MySQL's transaction counter and start.
+const comStatus = "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback', 'Uptime')"
+
+// Snapshot implements target.Snapshotter. On MySQL it takes two statements: the headline and the
+// server's clock in one, then SHOW GLOBAL STATUS for Com_commit, Com_rollback and Uptime (an
+// autocommitted SELECT and a SHOW count in neither). The two are a round trip apart, at both edges
+// alike. On MariaDB one statement reads all (target.SnapshotSQL).
+func (t *mysqlTarget) Snapshot(ctx context.Context, c target.Conn, headlineSQL string) (target.Reading, error) {
+	if t.kind == "mariadb" {
+		return target.SnapshotSQL(ctx, t, c, headlineSQL)
+	}
+	var r target.Reading
+	var now int64
+	q := "SELECT 0, UNIX_TIMESTAMP()"
+	if headlineSQL != "" {
+		q = "SELECT COALESCE(" + headlineSQL + ", 0), UNIX_TIMESTAMP()"
+	}
+	if err := c.QueryRow(ctx, q, target.SimpleArgs(c)...).Scan(&r.Headline, &now); err != nil {
+		return r, err
+	}
+	rows, err := c.Query(ctx, comStatus, target.SimpleArgs(c)...)
+	if err != nil {
+		return r, err
+	}
+	defer rows.Close()
+	var seen int
+	for rows.Next() {
+		var name string
+		var v int64
+		if err := rows.Scan(&name, &v); err != nil {
+			return r, err
+		}
+		switch strings.ToLower(name) {
+		case "com_commit", "com_rollback":
+			r.Counter += v
+			seen++
+		case "uptime":
+			r.Start = now - v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return r, err
+	}
+	r.NoCounter = seen < 2
+	return r, nil
 }
 
 func (t *mysqlTarget) TxnCounterName() string {
 	return "Com_commit + Com_rollback (server-wide: MySQL has no per-database counter)"
 }
+
+var _ target.Snapshotter = (*mysqlTarget)(nil)
 
 func (t *mysqlTarget) UptimeSQL() string {
 	return fmt.Sprintf("(SELECT CAST(UNIX_TIMESTAMP() - VARIABLE_VALUE AS SIGNED) FROM %s WHERE VARIABLE_NAME IN ('UPTIME','Uptime'))", t.statusTable())
@@ -302,12 +361,15 @@ func (t *mysqlTarget) Conn(ctx context.Context) (target.Conn, error) {
 	}
 	c.BeginSQL = "START TRANSACTION"
 	c.BeginRO = "START TRANSACTION"
-	c.BulkLoader = loadData
-	return &conn{c}, nil
+	c.BulkLoader = t.bulkLoad
+	return &conn{c, t}, nil
 }
 
 // conn adds LOAD DATA of delimited text to the shared database/sql connection.
-type conn struct{ *sqlconn.Conn }
+type conn struct {
+	*sqlconn.Conn
+	t *mysqlTarget
+}
 
 // IntCell implements target.Cells: the wire reads *p when it encodes the argument, so that
 // setting it allocates nothing (an int64 boxed into an argument list allocates); a statement the
@@ -333,8 +395,12 @@ func (c intCell) Value() (driver.Value, error) { return *c.p, nil }
 // SetImplicitTx implements target.ImplicitTx (autocommit off instead of START TRANSACTION).
 func (c *conn) SetImplicitTx(on bool) { c.Conn.ImplicitTx = on }
 
-// LoadDelimited streams r through LOAD DATA LOCAL INFILE with FIELDS TERMINATED BY delim.
+// LoadDelimited streams r through LOAD DATA LOCAL INFILE with FIELDS TERMINATED BY delim, or
+// as INSERTs where the server refuses LOAD DATA LOCAL.
 func (c *conn) LoadDelimited(ctx context.Context, table string, columns []string, delim byte, r io.Reader) (int64, error) {
+	if !c.t.localInfile(ctx, c.Conn) {
+		return insertDelimited(ctx, c.Conn, table, columns, delim, r)
+	}
 	name := fmt.Sprintf("cairn-%d", readerSeq.Add(1))
 	lines := &lineCounter{r: r}
 	my.RegisterReaderHandler(name, func() io.Reader { return lines })
