@@ -11,8 +11,8 @@ import (
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
-	"github.com/cairn-bench/cairn/internal/workload"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
+	"github.com/cairn-bench/cairn/internal/workload"
 	_ "github.com/cairn-bench/cairn/internal/workload/all"
 )
 

@@ -283,10 +283,13 @@ func (t *mysqlTarget) UptimeSQL() string {
 	return fmt.Sprintf("(SELECT CAST(UNIX_TIMESTAMP() - VARIABLE_VALUE AS SIGNED) FROM %s WHERE VARIABLE_NAME IN ('UPTIME','Uptime'))", t.statusTable())
 }
 
+// Settings records the variables that matter for reading a result; those a server lacks (MySQL
+// 8's innodb_spin_wait_pause_multiplier and innodb_log_writer_threads on MariaDB) are left out.
 func (t *mysqlTarget) Settings(ctx context.Context, c target.Conn) (map[string]string, error) {
 	rows, err := c.Query(ctx, `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_buffer_pool_size',
 		'innodb_flush_log_at_trx_commit','innodb_log_file_size','transaction_isolation','tx_isolation',
-		'max_connections','sync_binlog','log_bin','innodb_spin_wait_delay','innodb_doublewrite','innodb_io_capacity')`)
+		'max_connections','sync_binlog','log_bin','innodb_spin_wait_delay','innodb_doublewrite','innodb_io_capacity',
+		'innodb_spin_wait_pause_multiplier','innodb_log_writer_threads','innodb_redo_log_capacity','local_infile','performance_schema')`)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"testing"
 
@@ -210,4 +211,101 @@ func TestTxnCounterIsComCommit(t *testing.T) {
 	if !strings.Contains(tg.TxnCounterName(), "Com_commit") {
 		t.Errorf("counter named %q", tg.TxnCounterName())
 	}
+}
+
+// TestAuthPlugins logs in as a user of each authentication plugin the server has, over TCP
+// without TLS and with it, and runs a prepared statement on each connection: MySQL 8's default
+// caching_sha2_password (a new user's first login is its full authentication: over TCP without
+// TLS the password goes RSA-encrypted with the server's public key; the next login takes the
+// server's cache), and mysql_native_password, which HammerDB's older clients need. TLS is tried
+// where the server has it (MySQL 8 makes its own certificates; a MariaDB without any has none).
+func TestAuthPlugins(t *testing.T) {
+	ctx := context.Background()
+	tg, admin := open(t)
+	base, err := neturl.Parse(testutil.MySQL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tls string
+	if err := admin.QueryRow(ctx, "SELECT @@have_ssl").Scan(&tls); err != nil {
+		tls = "NO"
+	}
+	plugins := map[string]bool{}
+	rows, err := admin.Query(ctx, "SELECT PLUGIN_NAME FROM information_schema.PLUGINS WHERE PLUGIN_TYPE = 'AUTHENTICATION' AND PLUGIN_STATUS = 'ACTIVE'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			t.Fatal(err)
+		}
+		plugins[p] = true
+	}
+	rows.Close()
+	tried := 0
+	for _, plugin := range []string{"caching_sha2_password", "mysql_native_password"} {
+		if !plugins[plugin] {
+			t.Logf("%s %s has no %s", tg.Name(), mustVersion(t, tg), plugin)
+			continue
+		}
+		user := "cairn_auth_" + strings.TrimSuffix(plugin, "_password")
+		create := "CREATE USER '" + user + "'@'127.0.0.1' IDENTIFIED WITH " + plugin + " BY 'Secret-9'"
+		if tg.Kind() == "mariadb" {
+			create = "CREATE USER '" + user + "'@'127.0.0.1' IDENTIFIED VIA " + plugin + " USING PASSWORD('Secret-9')"
+		}
+		for _, q := range []string{"DROP USER IF EXISTS '" + user + "'@'127.0.0.1'", create} {
+			if _, err := admin.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Cleanup(func() { admin.Exec(context.Background(), "DROP USER IF EXISTS '"+user+"'@'127.0.0.1'") })
+		modes := []string{"false", "false"} // the first a full authentication, the second from the cache
+		if tls == "YES" {
+			modes = append(modes, "skip-verify")
+		}
+		for i, mode := range modes {
+			u := *base
+			u.User = neturl.UserPassword(user, "Secret-9")
+			u.Path = "/information_schema"
+			u.RawQuery = "tls=" + mode
+			db, err := target.Open(ctx, u.String())
+			if err != nil {
+				t.Errorf("%s, tls=%s, login %d: %v", plugin, mode, i+1, err)
+				continue
+			}
+			c, err := db.Conn(ctx)
+			if err != nil {
+				db.Close()
+				t.Errorf("%s, tls=%s: a VU's connection: %v", plugin, mode, err)
+				continue
+			}
+			var cipher, got string
+			var n int64
+			if err := c.Prepare(ctx, "q", "SELECT CURRENT_USER(), ? + 1"); err != nil {
+				t.Errorf("%s, tls=%s: prepare: %v", plugin, mode, err)
+			} else if err := c.QueryRow(ctx, "q", int64(41)).Scan(&got, &n); err != nil || n != 42 || !strings.HasPrefix(got, user+"@") {
+				t.Errorf("%s, tls=%s: %q %d, %v", plugin, mode, got, n, err)
+			}
+			if err := c.QueryRow(ctx, "SELECT COALESCE((SELECT VARIABLE_VALUE FROM "+sessionStatus(tg)+" WHERE VARIABLE_NAME = 'Ssl_cipher'), '')").Scan(&cipher); err != nil {
+				t.Errorf("%s, tls=%s: Ssl_cipher: %v", plugin, mode, err)
+			} else if (cipher != "") != (mode != "false") {
+				t.Errorf("%s, tls=%s: the session's cipher is %q", plugin, mode, cipher)
+			}
+			c.Close()
+			db.Close()
+			tried++
+		}
+	}
+	if tried == 0 {
+		t.Fatalf("%s has none of the plugins", tg.Name())
+	}
+}
+
+// sessionStatus is the table of the session's status variables.
+func sessionStatus(tg target.Target) string {
+	if tg.Kind() == "mariadb" {
+		return "information_schema.SESSION_STATUS"
+	}
+	return "performance_schema.session_status"
 }
