@@ -95,8 +95,7 @@ answers() {
   local p
   p=$(port "$1")
   case $(kind "$1") in
-    postgres) "$cache/$1/bin/pg_ctl" status -D "$data/$1/data" >/dev/null 2>&1 &&
-      (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null ;;
+    postgres) [ -f "$data/$1/data/postmaster.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null ;;
     *) [ -S "$data/$1/mysqld.sock" ] && (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null ;;
   esac
 }
@@ -149,8 +148,11 @@ start_pg() {
   mkdir -p "$d"
   chown postgres:postgres "$d"
   if [ ! -d "$d/data" ]; then
-    su postgres -s /bin/sh -c "'$bin/bin/initdb' -D '$d/data' -U postgres -A trust -E UTF8 --locale=C.UTF-8 >'$d/init.log' 2>&1" ||
-      su postgres -s /bin/sh -c "'$bin/bin/initdb' -D '$d/data' -U postgres -A trust -E UTF8 --locale=C >'$d/init.log' 2>&1" ||
+    # Passwords over TCP (md5 takes SCRAM passwords too), none on the socket, where this script
+    # makes the role: a wrong password must be refused, as the login tests expect.
+    local auth="--auth-local=trust --auth-host=md5"
+    su postgres -s /bin/sh -c "'$bin/bin/initdb' -D '$d/data' -U postgres $auth -E UTF8 --locale=C.UTF-8 >'$d/init.log' 2>&1" ||
+      su postgres -s /bin/sh -c "'$bin/bin/initdb' -D '$d/data' -U postgres $auth -E UTF8 --locale=C >'$d/init.log' 2>&1" ||
       { tail -20 "$d/init.log" >&2; exit 1; }
     cat >>"$d/data/postgresql.conf" <<CONF
 port = $p
@@ -177,8 +179,8 @@ CONF
 pg_exec() {
   local p out
   p=$(port "$1")
-  out=$(psql -X -qAt -h 127.0.0.1 -p "$p" -U postgres -d postgres -c "$2")
-  if [ -n "$out" ]; then psql -X -q -h 127.0.0.1 -p "$p" -U postgres -d postgres -c "$out"; fi
+  out=$(psql -X -qAt -h "$data/$1" -p "$p" -U postgres -d postgres -c "$2")
+  if [ -n "$out" ]; then psql -X -q -h "$data/$1" -p "$p" -U postgres -d postgres -c "$out"; fi
 }
 
 start() {
