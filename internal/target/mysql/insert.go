@@ -78,10 +78,10 @@ func insertRows(ctx context.Context, c *sqlconn.Conn, table string, columns []st
 			fillErr = s.w.send()
 		}
 		n, err := s.wait()
-		if fillErr != nil {
+		if fillErr != nil && !errors.Is(fillErr, errInsertFailed) {
 			return n, s.w.rows, fillErr
 		}
-		return n, s.w.rows, err
+		return n, s.w.rows, err // the failed statement's own error, when one failed
 	})
 	if fillErr != nil && !errors.Is(fillErr, errInsertFailed) {
 		return 0, fillErr // the generator's own error, as it gave it

@@ -94,6 +94,10 @@ func TestLoadWithoutLocalInfile(t *testing.T) {
 	if _, err := load(120000-5, 10); err == nil {
 		t.Error("an INSERT load with a duplicate key succeeded")
 	}
+	// A duplicate in the first of several statements: the load stops with the server's error.
+	if _, err := load(99990, 30000); err == nil || !strings.Contains(err.Error(), "Duplicate entry") {
+		t.Errorf("an INSERT load with a duplicate key in its first statement: %v, want the server's duplicate-key error", err)
+	}
 	failed := errors.New("generator failed")
 	_, err := c.BulkLoad(ctx, "cairn_insert_test", cols, func(w target.RowWriter) error {
 		for id := int64(200000); id < 220000; id++ {
