@@ -71,7 +71,7 @@ func (t *mysqlTarget) refuseLocal() {
 // as LOAD DATA streams while the generator writes.
 func insertRows(ctx context.Context, c *sqlconn.Conn, table string, columns []string, fill func(target.RowWriter) error) (int64, error) {
 	var fillErr error
-	n, err := allOrNothing(ctx, c, table, func() (int64, int64, error) {
+	n, err := allOrNothing(ctx, c, "INSERT INTO", table, func() (int64, int64, error) {
 		s := newInserter(ctx, c, table, columns)
 		fillErr = fill(s.w)
 		if fillErr == nil {

@@ -410,7 +410,7 @@ func (c *conn) LoadDelimited(ctx context.Context, table string, columns []string
 	defer my.DeregisterReaderHandler(name)
 	q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET binary FIELDS TERMINATED BY '%c' ESCAPED BY '' LINES TERMINATED BY '\\n' (%s)",
 		name, table, delim, strings.Join(columns, ", "))
-	return allOrNothing(ctx, c.Conn, table, func() (int64, int64, error) {
+	return allOrNothing(ctx, c.Conn, "LOAD DATA", table, func() (int64, int64, error) {
 		res, err := c.C.ExecContext(ctx, q)
 		if err != nil {
 			return 0, lines.n, err
@@ -438,7 +438,7 @@ func (l *lineCounter) Read(p []byte) (int, error) {
 // of failing; target.Conn promises a bulk load that is whole or absent. The load therefore runs in
 // a transaction of its own (a savepoint inside the caller's) that is undone when fewer rows went in
 // than were sent.
-func allOrNothing(ctx context.Context, c *sqlconn.Conn, table string, load func() (loaded, sent int64, err error)) (int64, error) {
+func allOrNothing(ctx context.Context, c *sqlconn.Conn, how, table string, load func() (loaded, sent int64, err error)) (int64, error) {
 	begin, commit, undo := "BEGIN", "COMMIT", "ROLLBACK"
 	if c.InTx() {
 		begin, commit, undo = "SAVEPOINT cairn_load", "RELEASE SAVEPOINT cairn_load", "ROLLBACK TO SAVEPOINT cairn_load"
@@ -452,10 +452,10 @@ func allOrNothing(ctx context.Context, c *sqlconn.Conn, table string, load func(
 	}
 	if err != nil {
 		_, _ = c.C.ExecContext(context.WithoutCancel(ctx), undo)
-		return 0, fmt.Errorf("LOAD DATA %s: %w", table, err)
+		return 0, fmt.Errorf("%s %s: %w", how, table, err)
 	}
 	if _, err := c.C.ExecContext(ctx, commit); err != nil {
-		return 0, fmt.Errorf("LOAD DATA %s: %w", table, err)
+		return 0, fmt.Errorf("%s %s: %w", how, table, err)
 	}
 	return n, nil
 }
@@ -474,7 +474,7 @@ func loadData(ctx context.Context, c *sqlconn.Conn, table string, columns []stri
 	defer my.DeregisterReaderHandler(name)
 	w := target.NewTextRowWriter(pw)
 	var fillErr error
-	n, err := allOrNothing(ctx, c, table, func() (int64, int64, error) {
+	n, err := allOrNothing(ctx, c, "LOAD DATA", table, func() (int64, int64, error) {
 		done := make(chan error, 1)
 		var n int64
 		go func() {
