@@ -437,7 +437,8 @@ func (l *lineCounter) Read(p []byte) (int, error) {
 // it skips the rows it refuses (a duplicate key, a value it cannot store) with a warning instead
 // of failing; target.Conn promises a bulk load that is whole or absent. The load therefore runs in
 // a transaction of its own (a savepoint inside the caller's) that is undone when fewer rows went in
-// than were sent.
+// than were sent. The INSERT loads (insert.go) run in it too, as several statements that stand or
+// fall together; how names the statement in errors.
 func allOrNothing(ctx context.Context, c *sqlconn.Conn, how, table string, load func() (loaded, sent int64, err error)) (int64, error) {
 	begin, commit, undo := "BEGIN", "COMMIT", "ROLLBACK"
 	if c.InTx() {
