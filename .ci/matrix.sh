@@ -2,7 +2,7 @@
 # The version matrix (docs/versions.md): starts the servers of .ci/versions.sh and runs the tests
 # named in .ci/matrix-tests on each pair of them, every server required, one pair at a time:
 #
-#   bash .ci/matrix.sh [PAIR...]     PAIR is MYSQLNAME+PGNAME; default: mysql80+pg12 mariadb114+pg17 +pg18
+#   bash .ci/matrix.sh [PAIR...]     PAIR is MYSQLNAME+PGNAME; default: mysql80+pg12 mariadb114+pg17
 #
 # A pair names a MySQL-kind server and a PostgreSQL one of versions.sh (either may be empty: the
 # default server of that kind is then left out of the pass's required servers and its tests skip).
@@ -10,7 +10,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 pairs=("$@")
-[ ${#pairs[@]} -gt 0 ] || pairs=(mysql80+pg12 mariadb114+pg17 +pg18)
+# PostgreSQL 18 (+pg18) is not in CI's default: a third pass would take CI past its 40 minutes on
+# a busy host (docs/versions.md, CI's time).
+[ ${#pairs[@]} -gt 0 ] || pairs=(mysql80+pg12 mariadb114+pg17)
 names=()
 for p in "${pairs[@]}"; do
   for n in ${p%%+*} ${p##*+}; do names+=("$n"); done
