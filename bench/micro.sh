@@ -44,6 +44,8 @@ p = u.urlparse(sys.argv[1])
 print(p.hostname or "127.0.0.1", p.port or 3306, p.path.strip("/") or "cairn_bench")' "$BENCH_MYSQL")
 fi
 MY=mysql://cairn:cairn@$MYHOST:$MYPORT/$MYDB
+# The label of the MySQL-kind server's lines: mariadb, or mysql for a MySQL server.
+MYLABEL=$(mysql --no-defaults -h "$MYHOST" -P "$MYPORT" -u cairn -pcairn -Nse "SELECT IF(VERSION() LIKE '%MariaDB%', 'mariadb', 'mysql')" 2>/dev/null || echo mariadb)
 out=bench/out
 mkdir -p "$out"
 go build -o "$out/cairn" ./cmd/cairn
@@ -145,11 +147,11 @@ echo "                                   clients     peer tps   peer CPU |  cair
 case $which in
   pgbench) bench_pgbench ;;
   sysbench-pg) bench_sysbench postgres "$PG" --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=cairn --pgsql-password=cairn --pgsql-db="$PGDB" ;;
-  sysbench-mysql) bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB" ;;
+  sysbench-mysql) bench_sysbench "$MYLABEL" "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB" ;;
   all)
     bench_pgbench
     bench_sysbench postgres "$PG" --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=cairn --pgsql-password=cairn --pgsql-db="$PGDB"
-    bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB"
+    bench_sysbench "$MYLABEL" "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB"
     ;;
   *) echo "usage: bench/micro.sh [pgbench|sysbench-pg|sysbench-mysql|all]"; exit 2 ;;
 esac
