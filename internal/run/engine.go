@@ -69,6 +69,9 @@ type Snapshot struct {
 	Counter  int64
 	Start    int64 // server start time (restart detection)
 	OK       bool
+	// NoCounter: the server answered without its transaction counter (target.Reading), so
+	// Counter counts nothing.
+	NoCounter bool
 	// Stalled VUs were still inside a transaction when the reading was taken, after waiting up to
 	// EdgeWait for them, so their sessions could not publish their counts (target.LaggingCounter).
 	Stalled int
@@ -599,7 +602,7 @@ func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
 			r, err := target.Snapshot(ctx, e.Target, *mon, e.HeadlineSQL)
 			if err == nil {
 				t2 := time.Now()
-				return Snapshot{At: t1.Add(t2.Sub(t1) / 2), Headline: r.Headline, Counter: r.Counter, Start: r.Start, OK: true}
+				return Snapshot{At: t1.Add(t2.Sub(t1) / 2), Headline: r.Headline, Counter: r.Counter, Start: r.Start, OK: true, NoCounter: r.NoCounter}
 			}
 			(*mon).Close()
 			*mon = nil
@@ -950,7 +953,7 @@ func (m *monitor) sample(now time.Duration, last bool) {
 	}
 	if !last {
 		s := e.snapshot(m.snapCtx, m.mon)
-		if s.OK && m.lastProg.OK && e.Target.TxnCounterSQL() != "" && s.Counter >= m.lastProg.Counter {
+		if s.OK && m.lastProg.OK && !s.NoCounter && !m.lastProg.NoCounter && e.Target.TxnCounterSQL() != "" && s.Counter >= m.lastProg.Counter {
 			d := s.At.Sub(m.lastProg.At).Minutes()
 			p.HeadlinePM = float64(s.Headline-m.lastProg.Headline) / d
 			p.TxnPM = float64(s.Counter-m.lastProg.Counter) / d

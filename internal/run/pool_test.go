@@ -156,7 +156,7 @@ func (b *pooledBumper) UseConn(c workload.VU) { b.c = c.(*pooledBumper).c }
 // the server's count of the window, less them, is exactly the committed updates; and every
 // observer statement issued in the run got a connection within a transaction's time.
 func TestLenderKeepsToThePool(t *testing.T) {
-	edgeTable(t)
+	flushing(t, edgeTable(t))
 	ctx := context.Background()
 	named, peak := testutil.PeakSessions(t, testutil.PG(t), 20*time.Millisecond)
 	tg, err := target.Open(ctx, named)

@@ -99,6 +99,10 @@ func serverHeadline(d *results.Document, out *run.Outcome, def *workload.Run, t 
 	case !out.Start.OK || !out.End.OK:
 		d.Result.TPM = clientPerMin(clientTxns)
 		d.Result.TPMSource = "client: the server could not be read at an end of the window"
+	case out.Start.NoCounter || out.End.NoCounter:
+		d.Result.TPM = clientPerMin(clientTxns)
+		d.Result.TPMSource = "client: the server's transaction counter (" + t.TxnCounterName() + ") could not be read"
+		d.Notes = append(d.Notes, "the server's transaction counter could not be read: TPM is client-counted")
 	default:
 		n := out.End.Counter - out.Start.Counter - out.OwnTxns
 		d.Result.TPM = perMin(n)

@@ -4,10 +4,15 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/target"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
+	"github.com/cairn-bench/cairn/internal/workload"
 	_ "github.com/cairn-bench/cairn/internal/workload/all"
 )
 
@@ -47,5 +52,27 @@ func TestHeadlineIsTheWorkloads(t *testing.T) {
 				t.Errorf("result.nopm %v beside headline %+v", d.Result.NOPM, h)
 			}
 		})
+	}
+}
+
+// counterless is a server target whose transaction counter is named but was not there.
+type counterless struct{ target.Target }
+
+func (counterless) TxnCounterSQL() string  { return "SHOW GLOBAL STATUS …" }
+func (counterless) TxnCounterName() string { return "Com_commit + Com_rollback" }
+
+// A reading without the server's transaction counter (MySQL 8's Com_* counters read where it has
+// none) gives a client-counted TPM that says why, never a TPM of 0 from the server.
+func TestTPMWithoutTheCounter(t *testing.T) {
+	d := &results.Document{Window: results.Window{Seconds: 60, ClientSeconds: 60},
+		Txns: map[string]*results.Txn{"new_order": {Count: 100}, "payment": {Count: 120}}}
+	out := &run.Outcome{Start: run.Snapshot{OK: true, Headline: 10, NoCounter: true}, End: run.Snapshot{OK: true, Headline: 110, NoCounter: true}}
+	def := &workload.Run{Types: []string{"new_order", "payment"}, HeadlineName: "NOPM"}
+	serverHeadline(d, out, def, counterless{}, 220)
+	if d.Result.TPM == nil || *d.Result.TPM != 220 || !strings.HasPrefix(d.Result.TPMSource, "client: the server's transaction counter (Com_commit + Com_rollback) could not be read") {
+		t.Errorf("TPM %v from %q", d.Result.TPM, d.Result.TPMSource)
+	}
+	if len(d.Notes) == 0 || !strings.Contains(strings.Join(d.Notes, "\n"), "transaction counter could not be read") {
+		t.Errorf("notes %q", d.Notes)
 	}
 }

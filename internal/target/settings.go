@@ -112,11 +112,22 @@ func (e *LockedError) BadInput() {}
 // UnknownSettingError is a setting the server does not have.
 type UnknownSettingError struct {
 	Name, Server string
+	Version      string   // the server's version, "" where not known
 	Near         []string // names the server has that look like it
 }
 
+// Error names the server and its version, and for a setting of the catalog the servers and
+// versions that have it: `MariaDB 10.11 has no setting "innodb_spin_wait_pause_multiplier": MySQL
+// 8.0.16 or later has it`.
 func (e *UnknownSettingError) Error() string {
-	msg := fmt.Sprintf("%s has no setting %q", e.Server, e.Name)
+	who := e.Server
+	if v := MajorMinor(e.Server, e.Version); v != "" {
+		who += " " + v
+	}
+	msg := fmt.Sprintf("%s has no setting %q", who, e.Name)
+	if w := whoHas(e.Name); w != "" {
+		return msg + ": " + w
+	}
 	if len(e.Near) > 0 {
 		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(e.Near, ", "))
 	}

@@ -441,6 +441,7 @@ func (s *Shards) Snapshot(ctx context.Context, _ Conn, headlineSQL string) (Read
 		sum.Headline += r.Headline
 		sum.Counter += r.Counter
 		sum.Start += r.Start
+		sum.NoCounter = sum.NoCounter || r.NoCounter
 	}
 	return sum, nil
 }

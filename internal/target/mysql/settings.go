@@ -54,7 +54,7 @@ func (t *mysqlTarget) DescribeSetting(ctx context.Context, c target.Conn, name s
 		}
 	}
 	if errors.Is(err, sql.ErrNoRows) || err != nil && strings.Contains(err.Error(), "no rows") {
-		return s, &target.UnknownSettingError{Name: name, Server: t.Name(), Near: t.near(ctx, c, s.Name)}
+		return s, &target.UnknownSettingError{Name: name, Server: t.Name(), Version: t.version, Near: t.near(ctx, c, s.Name)}
 	}
 	if err != nil {
 		return s, err

@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/testutil"
+)
+
+// comCount reads Com_commit + Com_rollback as SHOW GLOBAL STATUS shows them, on a connection of
+// the test's own.
+func comCount(t *testing.T, c target.Conn) int64 {
+	t.Helper()
+	rows, err := c.Query(context.Background(), "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var sum int64
+	var seen int
+	for rows.Next() {
+		var n string
+		var v int64
+		if err := rows.Scan(&n, &v); err != nil {
+			t.Fatal(err)
+		}
+		sum += v
+		seen++
+	}
+	if seen != 2 {
+		t.Fatalf("SHOW GLOBAL STATUS shows %d of Com_commit and Com_rollback", seen)
+	}
+	return sum
+}
+
+// TestTPMIsComCommit is issue 39's acceptance on the MySQL or MariaDB test server as it is (on
+// MySQL 8 with local_infile OFF, its default): prepare succeeds; a run of a 20 s window without
+// rampup prints a TPM within 2% of the change of Com_commit + Com_rollback that the test reads
+// itself just before and after the run, divided by the run's own window, less cairn's own
+// transactions (result.own_txns: none on MySQL, where cairn's reads are autocommitted SELECTs
+// and SHOWs that count in neither); check passes.
+func TestTPMIsComCommit(t *testing.T) {
+	url := testutil.MySQL(t)
+	tg, c := testutil.Open(t, url)
+	v, _ := tg.Version(context.Background())
+	var local int64
+	if err := c.QueryRow(context.Background(), "SELECT @@local_infile").Scan(&local); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s %s, local_infile %d", tg.Name(), v, local)
+	prepared(t, url)
+	for _, mode := range []string{"sql", "procs"} {
+		js := filepath.Join(t.TempDir(), "r.json")
+		before := comCount(t, c)
+		code, out, stderr := cairn(t, "tpcc", "run", "--db", url, "--vu", "2", "--rampup", "0s", "--duration", "20s",
+			"--mode", mode, "--no-store", "--json", js)
+		after := comCount(t, c)
+		if code != 0 {
+			t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+		}
+		d := readDoc(t, js)
+		tpm := field(t, d, "result.tpm").(float64)
+		src := field(t, d, "result.tpm_source").(string)
+		window := field(t, d, "window.seconds").(float64)
+		var own float64
+		if o, ok := d["result"].(map[string]any)["own_txns"].(float64); ok {
+			own = o
+		}
+		want := (float64(after-before) - own) / (window / 60)
+		t.Logf("--mode %s: TPM %.0f (%s), Com_commit+Com_rollback changed by %d over a %.3f s window: %.0f a minute", mode, tpm, src, after-before, window, want)
+		if !strings.HasPrefix(src, "server: Com_commit") {
+			t.Errorf("--mode %s: TPM from %q", mode, src)
+		}
+		if tpm < 0.98*want || tpm > 1.02*want || tpm < 100 {
+			t.Errorf("--mode %s: TPM %.0f, the server's own count %.0f a minute: more than 2%% apart", mode, tpm, want)
+		}
+		if !strings.Contains(out, "MySQL TPM") && !strings.Contains(out, "MariaDB TPM") {
+			t.Errorf("no TPM in the summary:\n%s", out)
+		}
+	}
+	if code, out, stderr := cairn(t, "tpcc", "check", "--db", url); code != 0 {
+		t.Fatalf("check: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestStudyMySQL8 runs studies/mysql8-spin-wait-pause-multiplier.yaml as shipped, shortened with
+// --set, on MySQL 8.0.16 or later: NOPM at each VU count for each multiplier, the multiplier as
+// found afterwards (read on a connection of the test's own), and the server's persisted
+// configuration (performance_schema.persisted_variables and mysqld-auto.cnf, where the server's
+// data directory is on this host) as found: studies change settings with SET GLOBAL, never
+// SET PERSIST. On a server without the setting, TestStudyFiles checks the plan's refusal.
+func TestStudyMySQL8(t *testing.T) {
+	url := testutil.MySQL(t)
+	ctx := context.Background()
+	tg, c := testutil.Open(t, url)
+	v, _ := tg.Version(ctx)
+	if has, _ := target.CatalogHas("innodb_spin_wait_pause_multiplier", tg.Name(), v); !has {
+		t.Skipf("%s %s has no innodb_spin_wait_pause_multiplier: the study needs MySQL 8.0.16 or later (CI's version matrix runs it on MySQL 8.0.31)", tg.Name(), v)
+	}
+	persisted := func() (string, string) {
+		t.Helper()
+		rows, err := c.Query(ctx, "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM performance_schema.persisted_variables ORDER BY VARIABLE_NAME")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var vars []string
+		for rows.Next() {
+			var n, v string
+			if err := rows.Scan(&n, &v); err != nil {
+				t.Fatal(err)
+			}
+			vars = append(vars, n+"="+v)
+		}
+		var dir string
+		if err := c.QueryRow(ctx, "SELECT @@datadir").Scan(&dir); err != nil {
+			t.Fatal(err)
+		}
+		file, err := os.ReadFile(filepath.Join(dir, "mysqld-auto.cnf"))
+		if err != nil && !os.IsNotExist(err) {
+			file = []byte("unreadable: " + err.Error())
+		}
+		return strings.Join(vars, "; "), string(file)
+	}
+	before := setting(t, url, "innodb_spin_wait_pause_multiplier")
+	vars, file := persisted()
+	fresh(t, "tpcc", url)
+	js := filepath.Join(t.TempDir(), "study.json")
+	t.Setenv("CAIRN_PASSWORD", "cairn")
+	code, out, stderr := cairn(t, "study", "run", "../../studies/mysql8-spin-wait-pause-multiplier.yaml", "--set", "db="+url,
+		"--set", "prepare.warehouses=1", "--set", "vu=1,2", "--set", "rampup=1s", "--set", "duration=3s", "--set", "pause=0s",
+		"--no-store", "--json", js)
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if got := setting(t, url, "innodb_spin_wait_pause_multiplier"); got != before {
+		t.Errorf("innodb_spin_wait_pause_multiplier is %s after the study, was %s", got, before)
+	}
+	if v2, f2 := persisted(); v2 != vars || f2 != file {
+		t.Errorf("the persisted configuration changed: variables %q, was %q; mysqld-auto.cnf %q, was %q", v2, vars, f2, file)
+	}
+	st := readStudyDoc(t, js)
+	if !st.Restored || len(st.Cases) != 3 {
+		t.Fatalf("restored %v, %d cases, want 3", st.Restored, len(st.Cases))
+	}
+	for _, cs := range st.Cases {
+		if cs.Profile == nil || len(cs.Profile.Steps) != 2 {
+			t.Fatalf("case %+v: want a step per VU count", cs)
+		}
+		for _, step := range cs.Profile.Steps {
+			for _, d := range step.Runs {
+				if d.Result.NOPM == nil || *d.Result.NOPM <= 0 {
+					t.Errorf("case %s, %d VUs: NOPM %v", cs.Label, d.VU, d.Result.NOPM)
+				}
+			}
+		}
+	}
+	for _, m := range []string{"innodb_spin_wait_pause_multiplier=5", "innodb_spin_wait_pause_multiplier=25", "innodb_spin_wait_pause_multiplier=50", "NOPM"} {
+		if !strings.Contains(out, m) {
+			t.Errorf("the study's output lacks %q:\n%s", m, out)
+		}
+	}
+}
