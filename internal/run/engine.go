@@ -190,9 +190,13 @@ type Engine struct {
 	lag      time.Duration
 	flushSQL string
 	edge     atomic.Pointer[edge]
-	monStmts int64 // statements the monitor has sent (the monitor goroutine's own)
-	ownBase  int64 // monStmts at the start edge's reading
-	ownEnd   int64 // Outcome.OwnTxns
+	// countsOwn: the server's transaction counter counts the statements cairn sends in the
+	// target's database (target.CountsOwn), so they are counted here and left out of TPM and
+	// of the progress lines' server rates.
+	countsOwn bool
+	monStmts  int64 // statements the monitor has sent (the monitor goroutine's own)
+	ownBase   int64 // monStmts at the start edge's reading
+	ownEnd    int64 // Outcome.OwnTxns
 	// pool serves the terminals, when there are; lentTxns counts the observers' statements run
 	// on its executors' connections (Lender), lentBase their count at the start edge's reading.
 	pool     *pool
@@ -447,6 +451,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	e.vus = vus
 	e.after = metrics.NewSet(len(e.Types), cfg.Rate > 0)
+	e.countsOwn = target.CountsOwn(e.Target) && e.Target.TxnCounterSQL() != ""
 	if lc, ok := e.Target.(target.LaggingCounter); ok && e.HeadlineSQL != "" && e.Target.TxnCounterSQL() != "" {
 		asked := mon
 		if lend {
@@ -624,6 +629,7 @@ func (e *Engine) edgeSnapshot(ctx context.Context, mon *target.Conn, start bool)
 	}
 	if e.flushSQL == "" {
 		// Nothing makes a session publish: every VU may hold back its last moments' commits.
+		e.ownEdge(start, 0)
 		s := e.snapshot(ctx, mon)
 		for _, v := range e.vus {
 			s.Unflushed += v.held.Load()
@@ -685,20 +691,40 @@ wait:
 			unflushed += 2 // the monitor's readings since its last publication
 		}
 	}
-	if start {
-		e.ownBase = e.monStmts
-		e.lentBase = e.lentTxns.Load()
-	} else {
-		// The VUs' publications at this edge are counted in this reading, and the monitor's
-		// statements since the start edge's publication; the start edge's were before it. The
-		// observers' statements on executors' connections ran before those executors published
-		// at the edges (executors waiting at an edge serve only the monitor).
-		e.ownEnd = e.monStmts - e.ownBase + int64(sent) + e.lentTxns.Load() - e.lentBase
-	}
+	// The VUs' publications at this edge are counted in this reading, and the monitor's
+	// statements since the start edge's publication; the start edge's were before it. The
+	// observers' statements on executors' connections ran before those executors published at
+	// the edges (executors waiting at an edge serve only the monitor).
+	e.ownEdge(start, int64(sent))
 	s := e.snapshot(ctx, mon)
 	close(ed.release)
 	s.Stalled, s.Unflushed = stalled, unflushed
 	return s
+}
+
+// ownEdge marks cairn's own statements in the target's database at a window edge, before its
+// reading: at the start the count the window's own statements start from, at the end
+// Outcome.OwnTxns, with sent publishing statements of the VUs at this edge. Nothing where the
+// counter does not count them.
+func (e *Engine) ownEdge(start bool, sent int64) {
+	if !e.countsOwn {
+		return
+	}
+	if start {
+		e.ownBase = e.monStmts
+		e.lentBase = e.lentTxns.Load()
+		return
+	}
+	e.ownEnd = e.monStmts - e.ownBase + sent + e.lentTxns.Load() - e.lentBase
+}
+
+// ownNow is how many statements cairn has sent on its own account in the target's database
+// so far, where the counter counts them: the progress lines' server rates leave them out.
+func (e *Engine) ownNow() int64 {
+	if !e.countsOwn {
+		return 0
+	}
+	return e.monStmts + e.lentTxns.Load()
 }
 
 // onlyStalled reports whether every VU that has not met ed has been inside its transaction for
@@ -782,6 +808,7 @@ type monitor struct {
 	tick, progSet *metrics.Set
 	all           *hdrhistogram.Histogram
 	lastProg      Snapshot
+	lastOwn       int64 // cairn's own statements at lastProg (Engine.ownNow)
 	// next is the next second's tick; lastTick the last one's time, lastProgAt the last
 	// progress sample's, nextProg when the next one is due.
 	next, lastTick, lastProgAt, nextProg time.Duration
@@ -950,15 +977,16 @@ func (m *monitor) sample(now time.Duration, last bool) {
 	}
 	if !last {
 		s := e.snapshot(m.snapCtx, m.mon)
+		own := e.ownNow() // this reading's statement included
 		if s.OK && m.lastProg.OK && e.Target.TxnCounterSQL() != "" && s.Counter >= m.lastProg.Counter {
 			d := s.At.Sub(m.lastProg.At).Minutes()
 			p.HeadlinePM = float64(s.Headline-m.lastProg.Headline) / d
-			p.TxnPM = float64(s.Counter-m.lastProg.Counter) / d
+			p.TxnPM = float64(max(s.Counter-m.lastProg.Counter-(own-m.lastOwn), 0)) / d
 			p.Source = "server"
 		} else {
 			e.clientRates(&p, set, p.Interval)
 		}
-		m.lastProg = s
+		m.lastProg, m.lastOwn = s, own
 	} else {
 		e.clientRates(&p, set, p.Interval)
 	}

@@ -1,0 +1,112 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
+	"github.com/cairn-bench/cairn/internal/workload/tpcc"
+)
+
+// runWithProgress runs the spec text and returns its document and its live progress samples.
+func runWithProgress(t *testing.T, text string) (*results.Document, []workload.Progress) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := spec.Read([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	se, err := Open(ctx, s, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer se.Close()
+	var samples []workload.Progress
+	d, err := se.Run(ctx, Hooks{Progress: func(p workload.Progress, _ string) { samples = append(samples, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, samples
+}
+
+// clientTxns is what the client counted in the window as the server counts transactions: every
+// attempt, committed or rolled back, the failed ones and the retried ones too.
+func clientTxns(d *results.Document) int64 {
+	var n int64
+	for _, tx := range d.Txns {
+		n += tx.Count + tx.Errors + tx.Retries
+	}
+	return n
+}
+
+// TestOwnStatementsNeverCount: cairn's samplers (waits and running threads every 10 ms, 200
+// statements a second) and its progress readings never reach the server's transaction counter
+// TPM reads. With every sampler on, TPM's count — TPM × the window's minutes — is the client's
+// count of transactions in the window, to within the transactions in flight at the two edges;
+// the live lines' server TPM adds up to the client's count over the same span, to within what
+// the sessions hold back at the readings. On PostgreSQL the samplers run outside the database;
+// with terminals they ride the pooled connections and are counted and left out; on MariaDB the
+// counter (Com_commit + Com_rollback) does not count autocommitted statements.
+func TestOwnStatementsNeverCount(t *testing.T) {
+	for _, c := range []struct {
+		name, engine string
+		db           func(testing.TB) string
+		// keying: VUs that key and think, a transaction a second or so against the samplers'
+		// hundreds of statements; live: the live lines are checked too (a busy PostgreSQL
+		// session holds its counts back for a second or more, which swings them by more than
+		// the samplers would add).
+		keying, live bool
+	}{
+		{"postgres", "vu: 4\n", testutil.PG, false, false},
+		{"postgres keying", "vu: 20\n", testutil.PG, true, true},
+		{"postgres pooled", "vu: 2\nterminals: 20\nconnections: 2\n", testutil.PG, true, true},
+		{"mariadb", "vu: 4\n", testutil.MySQL, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := c.db(t)
+			t.Cleanup(func() { workload.Cleanup(context.Background(), db, tpcc.Footprint) })
+			text := fmt.Sprintf("workload: tpcc\ndb: %s\n%srampup: 1s\nduration: 5s\nseed: 5\nprogress: 1s\n"+
+				"wait-sample: 10ms\nrunning-sample: 10ms\nwaits: instrument\nprepare:\n  warehouses: 1\n", db, c.engine)
+			if c.keying {
+				text += "options:\n  keying-thinking: true\n"
+			}
+			d, samples := runWithProgress(t, text)
+			if d.Result.TPM == nil || !strings.HasPrefix(d.Result.TPMSource, "server") {
+				t.Fatalf("TPM %v, headline %+v: want server-counted", d.Result.TPM, d.Result.Headline)
+			}
+			if pooled := strings.HasSuffix(c.name, "pooled"); pooled != (d.Terminals != nil) {
+				t.Fatalf("terminals %+v", d.Terminals)
+			}
+			client := clientTxns(d)
+			inFlight := int64(2 * d.VU) // at most one a connection at each edge
+			counted := float64(*d.Result.TPM) * d.Window.Seconds / 60
+			if client == 0 || math.Abs(counted-float64(client)) > float64(inFlight)+1 {
+				t.Errorf("TPM %d over %.3f s counts %.0f transactions, the client %d (at most %d in flight at the edges): %s",
+					*d.Result.TPM, d.Window.Seconds, counted, client, inFlight, d.Result.TPMSource)
+			}
+			var server, clientLive, span float64
+			n := 0
+			for _, p := range samples {
+				if p.Source != "server" {
+					continue
+				}
+				n++
+				server += p.TxnPM * p.Interval.Minutes()
+				clientLive += float64(p.Count)
+				span += p.Interval.Seconds()
+			}
+			// A reading may lack what the sessions hold back, up to a second of their commits.
+			slack := 5 + clientLive/math.Max(span, 1)
+			if c.live && (n < 3 || math.Abs(server-clientLive) > slack) {
+				t.Errorf("%d live lines' server TPM count %.0f transactions, the client %.0f (within %.0f)", n, server, clientLive, slack)
+			}
+			t.Logf("TPM %d (%.0f transactions), client %d; live: server %.0f, client %.0f over %d lines", *d.Result.TPM, counted, client, server, clientLive, n)
+		})
+	}
+}
