@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/dustin/go-humanize"
 )
 
@@ -170,11 +171,17 @@ func summarizeRun(d *results.Document, label string) itemView {
 		v.Figures = append(v.Figures, kv{h.Name, num(h.Value)})
 	}
 	if r.TPM != nil {
-		tpm := thousands(float64(*r.TPM))
+		tpm := summary.TPMText(d)
+		if a := r.TPMApprox; a != nil {
+			tpm += fmt.Sprintf(" (approximate: between %s and %s)", thousands(float64(a.Min)), thousands(float64(a.Max)))
+		}
 		if r.TPMSource != "" {
 			tpm += " (" + r.TPMSource + ")"
 		}
 		v.Figures = append(v.Figures, kv{"TPM", tpm})
+		if a := summary.TPMApprox(d); a != "" {
+			v.Notes = append(v.Notes, a)
+		}
 	}
 	if r.TPS != nil {
 		v.Figures = append(v.Figures, kv{"TPS", num(*r.TPS)})
@@ -200,6 +207,9 @@ func summarizeRun(d *results.Document, label string) itemView {
 	}
 	v.Figures = append(v.Figures, terminals(d)...)
 	v.Figures = append(v.Figures, kv{"errors", strconv.FormatInt(d.TotalErrors(), 10)})
+	if f := summary.InFlight(d); f != "" {
+		v.Figures = append(v.Figures, kv{"in flight at the window's end", strings.TrimPrefix(f, "in flight at the window's end: ")})
+	}
 	if d.Client.CPUusPerTxn > 0 {
 		v.Figures = append(v.Figures, kv{"client CPU per transaction", num(d.Client.CPUusPerTxn) + " µs"})
 	}
@@ -267,6 +277,12 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 		}
 		if s.TPM.N > 0 {
 			row.TPM = num(s.TPM.Mean)
+			for _, d := range st.Runs {
+				if d.Result.TPMApprox != nil {
+					row.TPM = "~" + row.TPM // a run's bounds are in its own summary
+					break
+				}
+			}
 		}
 		if s.P95ms.N > 0 {
 			row.P95, row.P99 = num(s.P95ms.Mean), num(s.P99ms.Mean)

@@ -50,10 +50,10 @@ func CompareRuns(w io.Writer, groups []Group) {
 		if none(f, docs) {
 			continue // a figure none of them has (recorded by later versions of cairn)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t", f.Name, figureText(f.Name, results.NewStat(a)))
+		fmt.Fprintf(tw, "%s\t%s\t", f.Name, approxMark(f.Name, docs[0])+figureText(f.Name, results.NewStat(a)))
 		for i := 1; i < len(groups); i++ {
 			d := results.Compare(a, f.Values(docs[i]))
-			fmt.Fprintf(tw, "%s\t%s\t", figureText(f.Name, d.Other), deltaText(d))
+			fmt.Fprintf(tw, "%s\t%s\t", approxMark(f.Name, docs[i])+figureText(f.Name, d.Other), deltaText(d))
 			if d.P >= 0 {
 				anyP = true
 				untestable = untestable || !d.Testable()
@@ -64,6 +64,26 @@ func CompareRuns(w io.Writer, groups []Group) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	// What 'results show' says beside the figures: an approximate TPM's bounds, and what was in
+	// flight at the window's end.
+	var beside []string
+	for i, g := range docs {
+		for _, d := range g {
+			who := string(rune('A' + i))
+			if len(g) > 1 {
+				who += " #" + d.ID
+			}
+			for _, line := range []string{TPMApprox(d), InFlight(d)} {
+				if line != "" {
+					beside = append(beside, "  "+who+": "+line)
+				}
+			}
+		}
+	}
+	if len(beside) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(beside, "\n"))
+	}
 	var waits, synch []string
 	for i, g := range docs {
 		if top := g[0].Waits.Top(4); top != "" {
@@ -159,6 +179,20 @@ func spreadNote(w io.Writer, repeat int, more string) {
 func untestableNote(w io.Writer, per string) {
 	fmt.Fprintf(w, "'untestable (n=…)': with n runs %s the test cannot reach p < %.2f however large the difference (its smallest p is 2/C(n1+n2, n1)); it needs %d runs %s: repeat more to decide\n",
 		per, results.Alpha, results.MinRuns(), per)
+}
+
+// approxMark is "~" for the TPM of a side with an approximate TPM (its bounds are said below
+// the table), "" otherwise.
+func approxMark(figure string, runs []*results.Document) string {
+	if figure != "TPM" {
+		return ""
+	}
+	for _, d := range runs {
+		if d != nil && d.Result.TPMApprox != nil {
+			return "~"
+		}
+	}
+	return ""
 }
 
 // cutMark marks a group holding runs whose window was cut short of its plan.

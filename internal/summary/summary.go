@@ -95,7 +95,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}
 	tw.Flush()
 	limits(w, d)
-	inFlight(w, d)
+	if f := InFlight(d); f != "" {
+		fmt.Fprintln(w, f)
+	}
 	if len(d.StmtOrder) > 0 {
 		fmt.Fprintln(w, "\nstatements in the window:")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -161,8 +163,8 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if d.Result.TPMSource != "" {
 		fmt.Fprintf(w, "TPM source: %s\n", d.Result.TPMSource)
 	}
-	if a := d.Result.TPMApprox; a != nil {
-		fmt.Fprintf(w, "TPM is approximate, between %d and %d: %s\n", a.Min, a.Max, a.Why)
+	if a := TPMApprox(d); a != "" {
+		fmt.Fprintln(w, a)
 	}
 	if q := d.Queries; q != nil {
 		fmt.Fprintf(w, "queries: %d (reads %d, writes %d, other %d), %.1f per second\n", q.Total, q.Reads, q.Writes, q.Other, q.PerSec)
@@ -176,14 +178,38 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}
 }
 
-// inFlight prints what was still running when the window ended, and the latency of those that
-// completed after it, which no figure of the window includes.
-func inFlight(w io.Writer, d *results.Document) {
+// TPMText is a run's TPM as the result lines show it: "~1,318" when it is approximate, "" when
+// the run has none.
+func TPMText(d *results.Document) string {
+	if d.Result.TPM == nil {
+		return ""
+	}
+	t := Thousands(float64(*d.Result.TPM))
+	if d.Result.TPMApprox != nil {
+		t = "~" + t
+	}
+	return t
+}
+
+// TPMApprox says how approximate a run's TPM is and why, "" when it is exact: every place that
+// shows the figure shows this line with it.
+func TPMApprox(d *results.Document) string {
+	a := d.Result.TPMApprox
+	if a == nil {
+		return ""
+	}
+	return fmt.Sprintf("TPM is approximate, between %d and %d: %s", a.Min, a.Max, a.Why)
+}
+
+// InFlight says what was still running when the window ended, and the latency of those that
+// completed after it, which no figure of the window includes; "" when nothing was.
+func InFlight(d *results.Document) string {
 	f := d.Window.InFlight
 	if f == nil || f.AtEnd == 0 {
-		return
+		return ""
 	}
-	fmt.Fprintf(w, "in flight at the window's end: %s, the oldest running for %s", workload.Plural(f.AtEnd, "transaction"), dur(f.OldestMs))
+	var w strings.Builder
+	fmt.Fprintf(&w, "in flight at the window's end: %s, the oldest running for %s", workload.Plural(f.AtEnd, "transaction"), dur(f.OldestMs))
 	var after []string
 	for _, n := range d.TxnOrder {
 		if a := d.Txns[n].AfterWindow; a != nil {
@@ -198,12 +224,12 @@ func inFlight(w io.Writer, d *results.Document) {
 		}
 	}
 	if len(after) > 0 {
-		fmt.Fprintf(w, "; completed after it, in no figure above: %s", strings.Join(after, ", "))
+		fmt.Fprintf(&w, "; completed after it, in no figure above: %s", strings.Join(after, ", "))
 	}
 	if f.Unfinished > 0 {
-		fmt.Fprintf(w, "; %d still running when cairn stopped waiting, the oldest for %s", f.Unfinished, dur(f.UnfinishedOldestMs))
+		fmt.Fprintf(&w, "; %d still running when cairn stopped waiting, the oldest for %s", f.Unfinished, dur(f.UnfinishedOldestMs))
 	}
-	fmt.Fprintln(w)
+	return w.String()
 }
 
 // dur writes milliseconds as seconds from one second up.
@@ -224,7 +250,7 @@ func StepLine(d *results.Document) string {
 		b.WriteString(" nothing measured")
 	}
 	if d.Result.TPM != nil {
-		fmt.Fprintf(&b, ", TPM %s", Thousands(float64(*d.Result.TPM)))
+		fmt.Fprintf(&b, ", TPM %s", TPMText(d))
 	}
 	if m := d.Main(); m != nil && m.Count > 0 {
 		fmt.Fprintf(&b, ", %s p95 %s ms", d.MainTxn, Ms(m.LatencyMs.P95))
@@ -273,7 +299,7 @@ func Profile(w io.Writer, p *results.Profile) {
 		if st.VU == p.Marks.Bottleneck {
 			marks = append(marks, "bottleneck")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", st.VU, statText(s.Headline), statText(s.TPM),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", st.VU, statText(s.Headline), approxMark("TPM", st.Runs)+statText(s.TPM),
 			statMs(s.P50ms), statMs(s.P95ms), statMs(s.P99ms), s.Errors, s.CPUusPerTxn.Mean, strings.Join(marks, ","))
 	}
 	tw.Flush()
