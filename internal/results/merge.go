@@ -83,7 +83,7 @@ func withoutPart(config any) string {
 // parts, latency histograms merged (exactly: each part stores its histograms), the headline counted
 // once by the database between the earliest window-start reading and the latest window-end
 // reading of the parts, each part's client CPU kept. It refuses documents that are not all the
-// parts of one run, a missing part among them.
+// parts of one run, a missing part among them, and a part that did not measure the whole window.
 func Merge(parts []Loaded) (*Document, error) {
 	if len(parts) < 2 {
 		return nil, mergef("merge needs the results of at least two parts of a run, got %d", len(parts))
@@ -121,6 +121,18 @@ func Merge(parts []Loaded) (*Document, error) {
 			first.Part.Run, first.Part.N, strings.Join(missing, ", "))
 	}
 	slices.SortFunc(ds, func(a, b *Document) int { return a.Part.I - b.Part.I })
+	for _, d := range ds {
+		// A part cut short is a missing part for the rest of the window: the database counted
+		// the other parts' transactions there, without its VUs'.
+		if d.Cut() {
+			why := ""
+			if d.Interrupted {
+				why = ", interrupted"
+			}
+			return nil, mergef("part %d/%d (result %s) of run %q measured only %s planned%s: a merged run must be measured by every part over the whole window, so cairn refuses it (run the whole run again)",
+				d.Part.I, d.Part.N, seen[d.Part.I], first.Part.Run, d.CutText(), why)
+		}
+	}
 	ids := make(map[*Document]string, len(ds))
 	for _, d := range ds {
 		ids[d] = seen[d.Part.I]
