@@ -120,7 +120,9 @@ type itemView struct {
 	Segments    []segmentRow // a study's VU counts × live values
 	Notes       []string
 	Interrupted bool
-	Brief       string // the conditions in a line, beside the collapsed table
+	// Marks are the reasons the result did not measure what was planned (results.Reason).
+	Marks []string
+	Brief string // the conditions in a line, beside the collapsed table
 }
 
 type kv struct{ K, V string }
@@ -152,8 +154,8 @@ func summarize(it Item, label string) itemView {
 
 func summarizeRun(d *results.Document, label string) itemView {
 	v := itemView{Label: label, Interrupted: d.Cut(), Notes: d.Notes}
-	if d.Cut() && d.Window.PlannedSeconds > 0 {
-		v.Notes = append(v.Notes, "window cut short: "+d.CutText()+" planned; not comparable with full runs as it is")
+	for _, r := range d.NotAsPlanned {
+		v.Marks = append(v.Marks, r.String())
 	}
 	v.Facts = append(v.Facts, facts("run", d.ID, d.Workload, d.StartedAt, d.Target, d.Cairn)...)
 	if d.ProfileID != "" {
@@ -207,6 +209,9 @@ func summarizeRun(d *results.Document, label string) itemView {
 	}
 	v.Figures = append(v.Figures, terminals(d)...)
 	v.Figures = append(v.Figures, kv{"errors", strconv.FormatInt(d.TotalErrors(), 10)})
+	if o := d.Outage; o != nil {
+		v.Figures = append(v.Figures, kv{"without service", o.Text()})
+	}
 	if f := summary.InFlight(d); f != "" {
 		v.Figures = append(v.Figures, kv{"in flight at the window's end", strings.TrimPrefix(f, "in flight at the window's end: ")})
 	}
@@ -231,6 +236,9 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 		for _, d := range st.Runs {
 			v.Interrupted = v.Interrupted || d.Cut()
 		}
+	}
+	for _, r := range p.Reasons() {
+		v.Marks = append(v.Marks, r.String())
 	}
 	v.Facts = append(v.Facts, facts("profile", p.ID, p.Workload, p.StartedAt, p.Target, p.Cairn)...)
 	vus := make([]string, len(p.VUs))
@@ -296,14 +304,11 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 				ms = append(ms, m.name)
 			}
 		}
-		cut := 0
-		for _, d := range st.Runs {
-			if d.Cut() {
-				cut++
+		for _, m := range summary.StepMarks(st) {
+			if len(st.Runs) == 1 {
+				m = "1 " + m
 			}
-		}
-		if cut > 0 {
-			ms = append(ms, fmt.Sprintf("%d cut short", cut))
+			ms = append(ms, m)
 		}
 		row.Mark = strings.Join(ms, ", ")
 		v.Steps = append(v.Steps, row)

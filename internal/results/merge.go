@@ -313,6 +313,11 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 	if m.Window.Start.IsZero() {
 		m.Window.Start = first.Part.StartAt
 	}
+	m.Outage = mergeOutages(ds, m.StartedAt)
+	m.MarkWindow("")
+	if o := m.Outage; o != nil && o.Seconds > 0 {
+		m.Mark(Outage, o.Text())
+	}
 	mergersMu.Lock()
 	f := mergers[m.Workload]
 	mergersMu.Unlock()
@@ -333,6 +338,46 @@ func OnMerge(workload string, f func(m *Document, parts []*Document)) {
 	mergersMu.Lock()
 	mergers[workload] = f
 	mergersMu.Unlock()
+}
+
+// mergeOutages puts the parts' stretches without service on the merged run's clock (start) and
+// joins those that overlap: the run had no service where any part had none; the failed
+// connection attempts are summed. nil when no part had an outage.
+func mergeOutages(ds []*Document, start time.Time) *OutageFigures {
+	var o *OutageFigures
+	var spans []OutageSpan
+	for _, d := range ds {
+		po := d.Outage
+		if po == nil {
+			continue
+		}
+		if o == nil {
+			o = &OutageFigures{MaxSeconds: po.MaxSeconds, Spans: []OutageSpan{}}
+		}
+		o.ConnectFailures += po.ConnectFailures
+		o.Aborted = o.Aborted || po.Aborted
+		off := d.StartedAt.Sub(start).Seconds()
+		for _, s := range po.Spans {
+			spans = append(spans, OutageSpan{From: s.From + off, To: s.To + off})
+		}
+	}
+	if o == nil {
+		return nil
+	}
+	slices.SortFunc(spans, func(a, b OutageSpan) int { return cmpFloat(a.From, b.From) })
+	var total float64
+	for _, s := range spans {
+		if n := len(o.Spans); n > 0 && s.From <= o.Spans[n-1].To {
+			o.Spans[n-1].To = max(o.Spans[n-1].To, s.To)
+			continue
+		}
+		o.Spans = append(o.Spans, s)
+	}
+	for _, s := range o.Spans {
+		total += s.To - s.From
+	}
+	o.Seconds = math.Round(total*1000) / 1000
+	return o
 }
 
 // mergeHists merges the parts' histograms of each transaction type that get returns of each;

@@ -41,6 +41,8 @@ type Config struct {
 type JobMetrics interface {
 	Tick(run.Tick)
 	Progress(workload.Progress)
+	// Marked is told the codes of the stored result's mark (not as planned).
+	Marked(codes []string)
 	Done()
 }
 

@@ -124,8 +124,13 @@ func CompareProfiles(w io.Writer, groups []Group) {
 	if name == "" {
 		name = "headline"
 	}
+	anyMarked := false
 	for i, g := range groups {
-		fmt.Fprintf(w, "%c: profile %s\n", 'A'+i, g.Label)
+		mark := ""
+		if rs := g.Profile.Reasons(); len(rs) > 0 {
+			mark, anyMarked = " · "+results.MarkText(rs), true
+		}
+		fmt.Fprintf(w, "%c: profile %s%s\n", 'A'+i, g.Label, mark)
 	}
 	for i := 1; i < len(groups); i++ {
 		other := groups[i].Profile
@@ -160,6 +165,9 @@ func CompareProfiles(w io.Writer, groups []Group) {
 	}
 	fmt.Fprintln(w)
 	spreadNote(w, base.Repeat, "profile with --repeat 3 or more")
+	if anyMarked {
+		cutNote(w)
+	}
 }
 
 // spreadNote says how the step differences above were tested, or why they were not: runs
@@ -195,22 +203,27 @@ func approxMark(figure string, runs []*results.Document) string {
 	return ""
 }
 
-// cutMark marks a group holding runs whose window was cut short of its plan.
+// cutMark marks a group holding runs that did not measure what was planned, with their reasons.
 func cutMark(runs []*results.Document) string {
-	var cut []string
+	var marks []string
 	for _, d := range runs {
-		if d != nil && d.Cut() {
-			cut = append(cut, d.CutText())
+		if d == nil || !d.Marked() {
+			continue
 		}
+		t := results.MarkText(d.NotAsPlanned)
+		if len(runs) > 1 {
+			t = "#" + d.ID + " " + t
+		}
+		marks = append(marks, t)
 	}
-	if len(cut) == 0 {
+	if len(marks) == 0 {
 		return ""
 	}
-	return " · CUT SHORT: window " + strings.Join(cut, ", ")
+	return " · " + strings.Join(marks, " · ")
 }
 
 func cutNote(w io.Writer) {
-	fmt.Fprintln(w, "cut short: a run measured only part of its planned window (Ctrl-C, an error); its figures are not comparable with full runs as they are")
+	fmt.Fprintln(w, "not as planned: a run did not measure what was planned (its window cut short or over plan, an outage in it, a part of a run alone); its figures are not comparable with full runs as they are")
 }
 
 func figureText(name string, s results.Stat) string {

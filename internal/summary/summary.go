@@ -78,8 +78,8 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if d.Window.Seconds > 0 {
 		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
 	}
-	if d.Cut() && d.Window.PlannedSeconds > 0 {
-		fmt.Fprintf(w, "CUT SHORT: the window measured %s planned; not comparable with full runs as it is\n", d.CutText())
+	for _, r := range d.NotAsPlanned {
+		fmt.Fprintf(w, "%s; not comparable with full runs as it is\n", r)
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -144,6 +144,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}
 	if c.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", c.Reconnects)
+	}
+	if o := d.Outage; o != nil && !d.MarkedWith(results.Outage) {
+		fmt.Fprintf(w, "outage: %s\n", o.Text())
 	}
 	if len(d.Errors) > 0 {
 		keys := make([]string, 0, len(d.Errors))
@@ -259,6 +262,9 @@ func StepLine(d *results.Document) string {
 	if d.ID != "" {
 		fmt.Fprintf(&b, " (result %s)", d.ID)
 	}
+	if d.Marked() {
+		b.WriteString(" · " + results.MarkText(d.NotAsPlanned))
+	}
 	if d.Window.Seconds > 0 {
 		b.WriteString("\n    " + observe.Diagnosis(d, nil))
 	}
@@ -299,11 +305,15 @@ func Profile(w io.Writer, p *results.Profile) {
 		if st.VU == p.Marks.Bottleneck {
 			marks = append(marks, "bottleneck")
 		}
+		marks = append(marks, StepMarks(st)...)
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", st.VU, statText(s.Headline), approxMark("TPM", st.Runs)+statText(s.TPM),
 			statMs(s.P50ms), statMs(s.P95ms), statMs(s.P99ms), s.Errors, s.CPUusPerTxn.Mean, strings.Join(marks, ","))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	for _, r := range p.Reasons() {
+		fmt.Fprintf(w, "%s; not comparable with a profile measured as planned as it is\n", r)
+	}
 	m := p.Marks
 	if peak := p.StepAt(m.Peak); peak != nil {
 		fmt.Fprintf(w, "peak: %s, %s %s\n", workload.Plural(m.Peak, "VU"), Thousands(peak.Summary.Headline.Mean), name)
@@ -323,6 +333,32 @@ func Profile(w io.Writer, p *results.Profile) {
 			(b.Summary.P95ms.Mean-a.Summary.P95ms.Mean)/float64(b.VU-a.VU), workload.Plural(a.VU, "VU"))
 	}
 	StepDiagnoses(w, p, "")
+}
+
+// StepMarks are a step's runs' marks for a table's marks column: "cut short", "2 outage".
+func StepMarks(st *results.Step) []string {
+	n := map[string]int{}
+	var order []string
+	for _, d := range st.Runs {
+		for _, r := range d.NotAsPlanned {
+			if r.Code == results.PartMissing {
+				continue
+			}
+			if n[r.Code] == 0 {
+				order = append(order, r.Code)
+			}
+			n[r.Code]++
+		}
+	}
+	var out []string
+	for _, c := range order {
+		label := strings.ToLower(results.Reason{Code: c}.Label())
+		if len(st.Runs) > 1 {
+			label = fmt.Sprintf("%d %s", n[c], label)
+		}
+		out = append(out, label)
+	}
+	return out
 }
 
 // StepDiagnoses prints the diagnosis of each step of a profile, from its first measured run,
