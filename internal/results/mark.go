@@ -98,6 +98,9 @@ func (d *Document) MarkWindow(why string) {
 	w := d.Window
 	if d.Cut() {
 		t := "window " + d.CutText() + " planned"
+		if w.PlannedSeconds == 0 {
+			t = "stopped before it ended: the figures cover what ran" // a run of its own shape (TPC-H)
+		}
 		if why != "" {
 			t += ", " + why
 		}

@@ -181,6 +181,9 @@ func (se *Session) Run(ctx context.Context, h Hooks) (*results.Document, error) 
 			d.Workload = s.Workload
 			d.Config = s.Config()
 			d.Cairn.Version = se.Version
+			if d.Interrupted {
+				d.MarkWindow("interrupted")
+			}
 		}
 		return d, err
 	}
