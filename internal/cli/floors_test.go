@@ -22,10 +22,10 @@ var floors = map[string]int{
 	"study":                 80,
 	"runner":                70,
 	"openmetrics":           65, // /metrics: a consumer of the engine's ticks
+	"report":                62, // draws documents, in summary's words where it says what they say
 	"profile":               60, // a profile's steps
 	"run":                   60, // the engine
 	"summary":               60, // words documents for people
-	"report":                60, // draws them
 	"spec":                  55,
 	"workload/all":          53,
 	"workload/fanout":       52,

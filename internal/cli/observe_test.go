@@ -377,3 +377,28 @@ func TestBindingBadInput(t *testing.T) {
 		oneCleanLine(t, stderr)
 	}
 }
+
+// The samplers' intervals have a floor of 10 ms, refused below it on the command line and in a
+// spec (exit 2, one line): --running-sample 1ns once sampled "every 0 ms" and counted hundreds of
+// thousands of its own statements into TPM. 0 still turns the running-threads sampler off.
+func TestSamplingFloor(t *testing.T) {
+	for _, args := range [][]string{{"--running-sample", "1ns"}, {"--running-sample", "9ms"}, {"--wait-sample", "1ms"}} {
+		code, _, stderr := cairn(t, append([]string{"tpcc", "run", "--print-spec"}, args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, args[0]+" "+args[1]) || !strings.Contains(stderr, "10ms") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+		oneCleanLine(t, stderr)
+	}
+	spec := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(spec, []byte("workload: tpcc\nrunning-sample: 5ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := cairn(t, "run", "--spec", spec); code != ExitUsage || !strings.Contains(stderr, "running-sample: need 0s (none) or between 10ms and 1s") {
+		t.Errorf("spec running-sample 5ms: exit %d, %q", code, stderr)
+	}
+	for _, v := range []string{"0s", "10ms"} {
+		if code, out, stderr := cairn(t, "tpcc", "run", "--print-spec", "--running-sample", v); code != 0 || !strings.Contains(out, "running-sample: "+v) {
+			t.Errorf("--running-sample %s: exit %d, %q %q", v, code, out, stderr)
+		}
+	}
+}

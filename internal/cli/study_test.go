@@ -693,7 +693,7 @@ func TestCutRunsMarked(t *testing.T) {
 	if _, out, _ := cairn(t, "results", "list", "--steps", "--results", store); !strings.Contains(out, "cut short") {
 		t.Errorf("list of the cut run:\n%s", out)
 	}
-	if _, out, _ := cairn(t, "results", "export", "1", "--format", "csv", "--results", store); !strings.Contains(out, ",cut") || !strings.HasSuffix(strings.TrimSpace(out), ",true") {
+	if _, out, _ := cairn(t, "results", "export", "1", "--format", "csv", "--results", store); !strings.Contains(out, ",cut,not_as_planned") || !strings.HasSuffix(strings.TrimSpace(out), ",true,cut_short") {
 		t.Errorf("export of the study:\n%s", out)
 	}
 	if _, out, _ := cairn(t, "results", "compare", runs[0].ID, cut, "--results", store); !strings.Contains(out, "CUT SHORT: window") {

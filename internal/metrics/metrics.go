@@ -388,6 +388,10 @@ type Second struct {
 	// ServerCPUOK (a local server whose process is known); live figures only, not stored.
 	ServerCPU   float64 `json:"-"`
 	ServerCPUOK bool    `json:"-"`
+	// ConnectFailures are the failed attempts to open a connection again in this second;
+	// NoServiceS how much of it the database gave no service, in seconds (docs/result-format.md#outage).
+	ConnectFailures int64   `json:"connect_failures,omitempty"`
+	NoServiceS      float64 `json:"no_service_s,omitempty"`
 }
 
 // CPUShare is how a CPU (or the host, over all of them) spent an interval, in percent of it:

@@ -69,13 +69,16 @@ func (e *Env) Server() *Server {
 	return e.server
 }
 
-// conn is a connection to t, Target or one of its members, for an observer's statements: a
-// composite target's members keep connections of their own.
+// conn is a connection to t, Target or one of its members, for an observer's statements, and
+// the only way an observer gets one: cairn's own statements never count in the server's
+// transaction counter (target.OwnConn), and those that ride a run's pooled connections (Conn)
+// are counted by the engine and left out. A composite target's members keep connections of
+// their own.
 func (e *Env) conn(ctx context.Context, t target.Target) (target.Conn, error) {
 	if _, composite := e.Target.(target.Composite); e.Conn != nil && !composite {
 		return e.Conn(ctx)
 	}
-	return t.Conn(ctx)
+	return target.OwnConn(ctx, t)
 }
 
 func (e *Env) note(line string) {
@@ -90,7 +93,9 @@ type Kind struct {
 	// Order places the observer: observers start in rising order and close in reverse, so that a
 	// server's binding comes before anything opens a connection and is restored after.
 	Order int
-	// Start begins observing a run; nil and no error when there is nothing to watch on it.
+	// Start begins observing a run; nil and no error when there is nothing to watch on it. An
+	// observer that sends statements to the target opens its connections through env (its
+	// conn): cairn's own statements never count in the server's transaction counter.
 	Start func(ctx context.Context, env *Env) (Observer, error)
 }
 

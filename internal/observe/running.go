@@ -82,6 +82,7 @@ func RunningOf(d *results.Document) *Running {
 // countSource is one server's query of its running threads, prepared on its own connection.
 type countSource struct {
 	c     target.Conn
+	args  []any
 	v     int64 // the scan's destination, kept so that a sample allocates none
 	where string
 	t     tally // this server's own samples (the running's lock guards it)
@@ -188,7 +189,7 @@ func startRunning(ctx context.Context, env *Env) (Observer, error) {
 		if !ok {
 			continue
 		}
-		sql, perDB := rt.RunningSQL()
+		sql, args, perDB := rt.RunningSQL()
 		key := m.Address()
 		if perDB {
 			key = target.Where(m)
@@ -202,7 +203,7 @@ func startRunning(ctx context.Context, env *Env) (Observer, error) {
 			o.closeConns()
 			return nil, fmt.Errorf("running threads: %w", err)
 		}
-		o.srcs = append(o.srcs, &countSource{c: c, where: key})
+		o.srcs = append(o.srcs, &countSource{c: c, args: args, where: key})
 		if err := c.Prepare(ctx, runningStmt, sql); err != nil {
 			o.closeConns()
 			return nil, fmt.Errorf("running threads: preparing %q: %w", sql, err)
@@ -288,7 +289,7 @@ func (o *running) sample() {
 func (o *running) read(ctx context.Context) (n, q int64, ok bool, err error) {
 	ok = len(o.srcs) > 0
 	for _, s := range o.srcs {
-		if err = s.c.QueryRow(ctx, runningStmt).Scan(&s.v); err != nil {
+		if err = s.c.QueryRow(ctx, runningStmt, s.args...).Scan(&s.v); err != nil {
 			ok = false
 			break
 		}

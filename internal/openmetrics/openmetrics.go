@@ -58,6 +58,12 @@ type JobMetrics struct {
 	measuring          bool
 	hostCPU, serverCPU float64
 	hostOK, serverOK   bool
+	// connectFails and noService add up the seconds' failed connection attempts and time
+	// without service (docs/result-format.md#outage); marks are the stored result's reasons
+	// for its mark.
+	connectFails int64
+	noService    float64
+	marks        []string
 }
 
 // typeMetrics is one transaction type's counters: all is every transaction since the job started
@@ -113,6 +119,16 @@ func (j *JobMetrics) Tick(t run.Tick) {
 		j.hostCPU = t.Second.CPU.Busy()
 	}
 	j.serverCPU, j.serverOK = t.Second.ServerCPU, t.Second.ServerCPUOK
+	j.connectFails += t.Second.ConnectFailures
+	j.noService += t.Second.NoServiceS
+}
+
+// Marked records the reasons (their codes) for the mark of the result the job stored: a result
+// that did not measure what was planned.
+func (j *JobMetrics) Marked(codes []string) {
+	j.mu.Lock()
+	j.marks = append([]string(nil), codes...)
+	j.mu.Unlock()
 }
 
 // Progress is the job's progress samples (runner.Hooks.Progress): the ticks carry every figure
@@ -187,6 +203,10 @@ var (
 	descWinErrors = prometheus.NewDesc("cairn_window_errors_total", "Failed transactions the measured windows count.", typeLabels, nil)
 	descWinRetry  = prometheus.NewDesc("cairn_window_retries_total", "Extra attempts the measured windows count.", typeLabels, nil)
 	descLatency   = prometheus.NewDesc("cairn_transaction_duration_seconds", "Latency of the completed transactions since the job started (from the intended start under a rate).", typeLabels, nil)
+
+	descConnFails  = prometheus.NewDesc("cairn_connect_failures_total", "Failed attempts to open a connection again, after one was lost, since the job started.", jobLabels, nil)
+	descNoService  = prometheus.NewDesc("cairn_no_service_seconds_total", "Time the database gave no service (from a connection lost to its next answer) since the job started.", jobLabels, nil)
+	descNotPlanned = prometheus.NewDesc("cairn_not_as_planned", "1 for each reason the job's stored result did not measure what was planned (cut_short, over_plan, outage, part_missing, step_failed).", append(append([]string(nil), jobLabels...), "reason"), nil)
 )
 
 // collector reads every job's series at a scrape.
@@ -194,7 +214,8 @@ type collector struct{ r *Registry }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRunning, descMeasuring, descVUs, descHostCPU, descServerCPU,
-		descTxns, descErrors, descRetries, descRollbacks, descWinTxns, descWinErrors, descWinRetry, descLatency} {
+		descTxns, descErrors, descRetries, descRollbacks, descWinTxns, descWinErrors, descWinRetry, descLatency,
+		descConnFails, descNoService, descNotPlanned} {
 		ch <- d
 	}
 }
@@ -224,6 +245,11 @@ func (j *JobMetrics) collect(ch chan<- prometheus.Metric) {
 		if j.serverOK {
 			gauge(descServerCPU, j.serverCPU)
 		}
+	}
+	ch <- prometheus.MustNewConstMetric(descConnFails, prometheus.CounterValue, float64(j.connectFails), j.labels...)
+	ch <- prometheus.MustNewConstMetric(descNoService, prometheus.CounterValue, j.noService, j.labels...)
+	for _, m := range j.marks {
+		ch <- prometheus.MustNewConstMetric(descNotPlanned, prometheus.GaugeValue, 1, append(append([]string(nil), j.labels...), m)...)
 	}
 	for _, tm := range j.types {
 		l := append(append([]string(nil), j.labels...), tm.name)

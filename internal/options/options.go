@@ -9,7 +9,8 @@
 // values accepted), min and max (for numbers and durations), default (the default shown, for
 // fields whose zero value means "not given"; otherwise the struct's value when it was made is the
 // default), unset (the value meaning "not given", when zero is a real value), hidden (a flag kept
-// for compatibility, not shown), alias (another accepted name).
+// for compatibility, not shown), alias (another accepted name), zero (zero:"off": 0 means none,
+// beside the values min and max allow).
 //
 // Kinds: string, bool, int, int64, uint64, float64, time.Duration, []int.
 package options
@@ -53,7 +54,10 @@ type Field struct {
 	HasUnset bool
 	Hidden   bool
 	Alias    string
-	index    []int
+	// ZeroOff: 0 is accepted as "none" (a sampler turned off) beside the values min and max
+	// allow (tag zero:"off").
+	ZeroOff bool
+	index   []int
 }
 
 // Error is a bad option value; Name is the option's name. The command line words it as a flag
@@ -149,6 +153,7 @@ func fields(sv reflect.Value, prefix []int) []Field {
 				*b.dst = &v
 			}
 		}
+		f.ZeroOff = sf.Tag.Get("zero") == "off"
 		f.Unset, f.HasUnset = sf.Tag.Lookup("unset")
 		f.Default = sf.Tag.Get("default")
 		if f.Default == "" {
@@ -452,7 +457,12 @@ func (f Field) inRange(n float64, shown string) error {
 	}
 	// A count from 1 is worded by its floor alone ("need at least 1"), whatever its ceiling.
 	countFrom1 := f.Min != nil && *f.Min == 1 && f.Kind != Duration
+	if f.ZeroOff && n == 0 {
+		return nil
+	}
 	switch {
+	case f.ZeroOff && f.Min != nil && f.Max != nil && (n < *f.Min || n > *f.Max):
+		return &Error{Name: f.Name, Value: shown, Msg: fmt.Sprintf("need %s (none) or between %s and %s", show(0), show(*f.Min), show(*f.Max))}
 	case f.Min != nil && n < *f.Min && countFrom1:
 		return &Error{Name: f.Name, Value: shown, Msg: "need at least 1"}
 	case f.Min != nil && f.Max != nil && (n < *f.Min || n > *f.Max) && !countFrom1:

@@ -84,23 +84,30 @@ func Run(ctx context.Context, p *results.Profile, o Options, step StepFunc, h Ho
 				h.StepStart(i, n, vu, r)
 			}
 			d, err := step(ctx, vu, StepSeed(o.Seed, i))
+			if d != nil {
+				// A run that measured and then failed (its database gone for longer than
+				// max-outage) is kept with its own mark, as any other.
+				d.ProfileID = p.ID
+				st.Runs = append(st.Runs, d)
+				p.Summarize()
+				if h.StepDone != nil {
+					if err := h.StepDone(p, d, i); err != nil {
+						return err
+					}
+				}
+				i++
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					p.Interrupted = true
 					break
 				}
+				// The profile measured less than planned: it is marked, wherever it is shown.
+				p.Mark(results.StepFailed, fmt.Sprintf("the step at %d VUs failed (%v): the steps before it are all that ran", vu, err))
+				dropUnrun(p)
 				p.Summarize()
 				return fmt.Errorf("profile step %d VUs: %w", vu, err)
 			}
-			d.ProfileID = p.ID
-			st.Runs = append(st.Runs, d)
-			p.Summarize()
-			if h.StepDone != nil {
-				if err := h.StepDone(p, d, i); err != nil {
-					return err
-				}
-			}
-			i++
 			if d.Interrupted || ctx.Err() != nil {
 				p.Interrupted = true
 				break
@@ -110,10 +117,14 @@ func Run(ctx context.Context, p *results.Profile, o Options, step StepFunc, h Ho
 			break
 		}
 	}
-	// Drop a step that never ran (interrupted in the pause before it).
-	if last := p.Steps[len(p.Steps)-1]; len(last.Runs) == 0 {
-		p.Steps = p.Steps[:len(p.Steps)-1]
-	}
+	dropUnrun(p)
 	p.Summarize()
 	return nil
+}
+
+// dropUnrun drops a last step that never ran (interrupted in the pause before it, or failed).
+func dropUnrun(p *results.Profile) {
+	if n := len(p.Steps); n > 0 && len(p.Steps[n-1].Runs) == 0 {
+		p.Steps = p.Steps[:n-1]
+	}
 }

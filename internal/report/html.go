@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/dustin/go-humanize"
 )
 
@@ -119,7 +120,9 @@ type itemView struct {
 	Segments    []segmentRow // a study's VU counts × live values
 	Notes       []string
 	Interrupted bool
-	Brief       string // the conditions in a line, beside the collapsed table
+	// Marks are the reasons the result did not measure what was planned (results.Reason).
+	Marks []string
+	Brief string // the conditions in a line, beside the collapsed table
 }
 
 type kv struct{ K, V string }
@@ -151,8 +154,8 @@ func summarize(it Item, label string) itemView {
 
 func summarizeRun(d *results.Document, label string) itemView {
 	v := itemView{Label: label, Interrupted: d.Cut(), Notes: d.Notes}
-	if d.Cut() && d.Window.PlannedSeconds > 0 {
-		v.Notes = append(v.Notes, "window cut short: "+d.CutText()+" planned; not comparable with full runs as it is")
+	for _, r := range d.NotAsPlanned {
+		v.Marks = append(v.Marks, r.String())
 	}
 	v.Facts = append(v.Facts, facts("run", d.ID, d.Workload, d.StartedAt, d.Target, d.Cairn)...)
 	if d.ProfileID != "" {
@@ -170,11 +173,17 @@ func summarizeRun(d *results.Document, label string) itemView {
 		v.Figures = append(v.Figures, kv{h.Name, num(h.Value)})
 	}
 	if r.TPM != nil {
-		tpm := thousands(float64(*r.TPM))
+		tpm := summary.TPMText(d)
+		if a := r.TPMApprox; a != nil {
+			tpm += fmt.Sprintf(" (approximate: between %s and %s)", thousands(float64(a.Min)), thousands(float64(a.Max)))
+		}
 		if r.TPMSource != "" {
 			tpm += " (" + r.TPMSource + ")"
 		}
 		v.Figures = append(v.Figures, kv{"TPM", tpm})
+		if a := summary.TPMApprox(d); a != "" {
+			v.Notes = append(v.Notes, a)
+		}
 	}
 	if r.TPS != nil {
 		v.Figures = append(v.Figures, kv{"TPS", num(*r.TPS)})
@@ -200,6 +209,12 @@ func summarizeRun(d *results.Document, label string) itemView {
 	}
 	v.Figures = append(v.Figures, terminals(d)...)
 	v.Figures = append(v.Figures, kv{"errors", strconv.FormatInt(d.TotalErrors(), 10)})
+	if o := d.Outage; o != nil {
+		v.Figures = append(v.Figures, kv{"without service", o.Text()})
+	}
+	if f := summary.InFlight(d); f != "" {
+		v.Figures = append(v.Figures, kv{"in flight at the window's end", strings.TrimPrefix(f, "in flight at the window's end: ")})
+	}
 	if d.Client.CPUusPerTxn > 0 {
 		v.Figures = append(v.Figures, kv{"client CPU per transaction", num(d.Client.CPUusPerTxn) + " µs"})
 	}
@@ -221,6 +236,9 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 		for _, d := range st.Runs {
 			v.Interrupted = v.Interrupted || d.Cut()
 		}
+	}
+	for _, r := range p.Reasons() {
+		v.Marks = append(v.Marks, r.String())
 	}
 	v.Facts = append(v.Facts, facts("profile", p.ID, p.Workload, p.StartedAt, p.Target, p.Cairn)...)
 	vus := make([]string, len(p.VUs))
@@ -267,6 +285,12 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 		}
 		if s.TPM.N > 0 {
 			row.TPM = num(s.TPM.Mean)
+			for _, d := range st.Runs {
+				if d.Result.TPMApprox != nil {
+					row.TPM = "~" + row.TPM // a run's bounds are in its own summary
+					break
+				}
+			}
 		}
 		if s.P95ms.N > 0 {
 			row.P95, row.P99 = num(s.P95ms.Mean), num(s.P99ms.Mean)
@@ -280,14 +304,11 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 				ms = append(ms, m.name)
 			}
 		}
-		cut := 0
-		for _, d := range st.Runs {
-			if d.Cut() {
-				cut++
+		for _, m := range summary.StepMarks(st) {
+			if len(st.Runs) == 1 {
+				m = "1 " + m
 			}
-		}
-		if cut > 0 {
-			ms = append(ms, fmt.Sprintf("%d cut short", cut))
+			ms = append(ms, m)
 		}
 		row.Mark = strings.Join(ms, ", ")
 		v.Steps = append(v.Steps, row)

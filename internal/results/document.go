@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -28,28 +29,34 @@ type Document struct {
 	Study   *StudyRef       `json:"study,omitempty"`
 	Changes []SettingChange `json:"setting_changes,omitempty"`
 	// Segments are the window's parts between live changes, with their figures (segments.go).
-	Segments    []Segment        `json:"segments,omitempty"`
-	Cairn       Cairn            `json:"cairn"`
-	Workload    string           `json:"workload"`
-	MainTxn     string           `json:"main_transaction"` // the type whose latency profiles and reports show
-	StartedAt   time.Time        `json:"started_at"`
-	Interrupted bool             `json:"interrupted"`
-	Target      Target           `json:"target"`
-	Host        *Host            `json:"host,omitempty"`
-	VU          int              `json:"vu"`
-	Mode        string           `json:"mode,omitempty"`
-	Seed        uint64           `json:"seed"`
-	Window      Window           `json:"window"`
-	Result      Result           `json:"result"`
-	Txns        map[string]*Txn  `json:"transactions"`
-	TxnOrder    []string         `json:"transaction_order"`
-	Statements  map[string]*Stmt `json:"statements,omitempty"`
-	StmtOrder   []string         `json:"statement_order,omitempty"`
-	Queries     *Queries         `json:"queries,omitempty"`
-	Errors      map[string]int64 `json:"errors"`
-	Client      Client           `json:"client"`
+	Segments    []Segment `json:"segments,omitempty"`
+	Cairn       Cairn     `json:"cairn"`
+	Workload    string    `json:"workload"`
+	MainTxn     string    `json:"main_transaction"` // the type whose latency profiles and reports show
+	StartedAt   time.Time `json:"started_at"`
+	Interrupted bool      `json:"interrupted"`
+	// NotAsPlanned is the mark of a run that did not measure what was planned, with its reasons
+	// (mark.go); absent when it did.
+	NotAsPlanned []Reason         `json:"not_as_planned,omitempty"`
+	Target       Target           `json:"target"`
+	Host         *Host            `json:"host,omitempty"`
+	VU           int              `json:"vu"`
+	Mode         string           `json:"mode,omitempty"`
+	Seed         uint64           `json:"seed"`
+	Window       Window           `json:"window"`
+	Result       Result           `json:"result"`
+	Txns         map[string]*Txn  `json:"transactions"`
+	TxnOrder     []string         `json:"transaction_order"`
+	Statements   map[string]*Stmt `json:"statements,omitempty"`
+	StmtOrder    []string         `json:"statement_order,omitempty"`
+	Queries      *Queries         `json:"queries,omitempty"`
+	Errors       map[string]int64 `json:"errors"`
+	Client       Client           `json:"client"`
 	// Terminals is set when terminals were served by pooled connections (terminals.go).
 	Terminals *Terminals `json:"terminals,omitempty"`
+	// Outage is the time the database gave no service in the window, and the failed attempts
+	// to reach it; absent when it always did.
+	Outage *OutageFigures `json:"outage,omitempty"`
 	// Server, Waits and Binding are what cairn observed (docs/result-format.md#observations).
 	Server     *Server           `json:"server,omitempty"`
 	Waits      *Waits            `json:"waits,omitempty"`
@@ -267,6 +274,51 @@ type Headline struct {
 	Txn string `json:"transaction,omitempty"`
 }
 
+// OutageFigures is the time the database gave no service inside the measured window, and the
+// failed attempts to reach it (docs/result-format.md#outage). Time without service runs from a
+// connection lost (a statement failed for its connection, or a connection could not be opened)
+// to the next answer of the database: a transaction completed, or a connection opened.
+type OutageFigures struct {
+	// Seconds is the time without service in the window; Spans each stretch of it, in seconds
+	// since the run's start, clipped to the window.
+	Seconds float64      `json:"seconds"`
+	Spans   []OutageSpan `json:"spans"`
+	// ConnectFailures are the VUs' attempts to open a connection, after losing theirs, that
+	// failed inside the window.
+	ConnectFailures int64 `json:"connect_failures"`
+	// MaxSeconds is --max-outage (0: no limit); Aborted, that the run stopped because one
+	// stretch without service lasted longer.
+	MaxSeconds float64 `json:"max_outage_seconds"`
+	Aborted    bool    `json:"aborted,omitempty"`
+}
+
+// OutageSpan is one stretch without service, in seconds since the run's start.
+type OutageSpan struct {
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+}
+
+// Text says it in a line: "30.2 s without service in the window (15.1–45.3 s of the run), 57 failed connection attempts".
+func (o *OutageFigures) Text() string {
+	var spans []string
+	for i, s := range o.Spans {
+		if i == 3 {
+			spans = append(spans, fmt.Sprintf("and %d more", len(o.Spans)-3))
+			break
+		}
+		spans = append(spans, fmt.Sprintf("%.1f–%.1f s", s.From, s.To))
+	}
+	t := fmt.Sprintf("%.1f s without service in the window", o.Seconds)
+	if len(spans) > 0 {
+		t += " (" + strings.Join(spans, ", ") + " of the run)"
+	}
+	t += fmt.Sprintf(", %d failed connection attempt", o.ConnectFailures)
+	if o.ConnectFailures != 1 {
+		t += "s"
+	}
+	return t
+}
+
 // Approx is the range a figure's true value lies in, and why it is not exact.
 type Approx struct {
 	Min int64  `json:"min"`
@@ -384,6 +436,7 @@ func (d *Document) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	d.Config = decodeConfig(aux.Config)
+	d.upgradeMark()
 	return nil
 }
 

@@ -83,7 +83,7 @@ func withoutPart(config any) string {
 // parts, latency histograms merged (exactly: each part stores its histograms), the headline counted
 // once by the database between the earliest window-start reading and the latest window-end
 // reading of the parts, each part's client CPU kept. It refuses documents that are not all the
-// parts of one run, a missing part among them.
+// parts of one run, a missing part among them, and a part that did not measure the whole window.
 func Merge(parts []Loaded) (*Document, error) {
 	if len(parts) < 2 {
 		return nil, mergef("merge needs the results of at least two parts of a run, got %d", len(parts))
@@ -121,6 +121,18 @@ func Merge(parts []Loaded) (*Document, error) {
 			first.Part.Run, first.Part.N, strings.Join(missing, ", "))
 	}
 	slices.SortFunc(ds, func(a, b *Document) int { return a.Part.I - b.Part.I })
+	for _, d := range ds {
+		// A part cut short is a missing part for the rest of the window: the database counted
+		// the other parts' transactions there, without its VUs'.
+		if d.Cut() {
+			why := ""
+			if d.Interrupted {
+				why = ", interrupted"
+			}
+			return nil, mergef("part %d/%d (result %s) of run %q measured only %s planned%s: a merged run must be measured by every part over the whole window, so cairn refuses it (run the whole run again)",
+				d.Part.I, d.Part.N, seen[d.Part.I], first.Part.Run, d.CutText(), why)
+		}
+	}
 	ids := make(map[*Document]string, len(ds))
 	for _, d := range ds {
 		ids[d] = seen[d.Part.I]
@@ -301,6 +313,11 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 	if m.Window.Start.IsZero() {
 		m.Window.Start = first.Part.StartAt
 	}
+	m.Outage = mergeOutages(ds, m.StartedAt)
+	m.MarkWindow("")
+	if o := m.Outage; o != nil && o.Seconds > 0 {
+		m.Mark(Outage, o.Text())
+	}
 	mergersMu.Lock()
 	f := mergers[m.Workload]
 	mergersMu.Unlock()
@@ -321,6 +338,46 @@ func OnMerge(workload string, f func(m *Document, parts []*Document)) {
 	mergersMu.Lock()
 	mergers[workload] = f
 	mergersMu.Unlock()
+}
+
+// mergeOutages puts the parts' stretches without service on the merged run's clock (start) and
+// joins those that overlap: the run had no service where any part had none; the failed
+// connection attempts are summed. nil when no part had an outage.
+func mergeOutages(ds []*Document, start time.Time) *OutageFigures {
+	var o *OutageFigures
+	var spans []OutageSpan
+	for _, d := range ds {
+		po := d.Outage
+		if po == nil {
+			continue
+		}
+		if o == nil {
+			o = &OutageFigures{MaxSeconds: po.MaxSeconds, Spans: []OutageSpan{}}
+		}
+		o.ConnectFailures += po.ConnectFailures
+		o.Aborted = o.Aborted || po.Aborted
+		off := d.StartedAt.Sub(start).Seconds()
+		for _, s := range po.Spans {
+			spans = append(spans, OutageSpan{From: s.From + off, To: s.To + off})
+		}
+	}
+	if o == nil {
+		return nil
+	}
+	slices.SortFunc(spans, func(a, b OutageSpan) int { return cmpFloat(a.From, b.From) })
+	var total float64
+	for _, s := range spans {
+		if n := len(o.Spans); n > 0 && s.From <= o.Spans[n-1].To {
+			o.Spans[n-1].To = max(o.Spans[n-1].To, s.To)
+			continue
+		}
+		o.Spans = append(o.Spans, s)
+	}
+	for _, s := range o.Spans {
+		total += s.To - s.From
+	}
+	o.Seconds = math.Round(total*1000) / 1000
+	return o
 }
 
 // mergeHists merges the parts' histograms of each transaction type that get returns of each;

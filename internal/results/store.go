@@ -77,6 +77,9 @@ var migrations = []any{
 	CREATE INDEX results_by_profile ON results(profile_id, step_index);`,
 	// v3: studies. A study's runs refer to it through profile_id, as a profile's steps do.
 	allowStudies,
+	// v4: the codes of a result's mark (not_as_planned), for lists; NULL in the rows stored
+	// before it, whose interrupted column says the one reason they knew (cut short).
+	`ALTER TABLE results ADD COLUMN not_as_planned TEXT;`,
 }
 
 // allowStudies widens the results table's CHECK on kind to admit 'study'. SQLite cannot alter a
@@ -114,6 +117,9 @@ var SchemaVersion = len(migrations)
 type Store struct {
 	db   *sql.DB
 	Path string
+	// version is the store's schema version: a store opened read-only may be older than this
+	// cairn's (SchemaVersion), and lack the columns added since.
+	version int
 }
 
 // StoreError is a problem with the store file itself (foreign, newer, unreadable): a usage error,
@@ -185,7 +191,7 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, &StoreError{fmt.Sprintf("results store %s: %v", path, err)}
 	}
-	s := &Store{db: db, Path: path}
+	s := &Store{db: db, Path: path, version: SchemaVersion}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, orDiskFull(path, err)
@@ -287,6 +293,7 @@ func (s *Store) check(ctx context.Context) error {
 	case v > SchemaVersion:
 		return &StoreError{fmt.Sprintf("results store %s has schema version %d, written by a newer cairn (this one reads up to %d): upgrade cairn, or choose another file with --results", s.Path, v, SchemaVersion)}
 	}
+	s.version = v
 	return nil
 }
 
@@ -378,7 +385,8 @@ func (s *Store) SaveRun(ctx context.Context, d *Document, step int) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		id, err := insertRow(ctx, tx, row{kind: KindRun, profile: profile, step: stepIndex, workload: d.Workload,
 			target: d.Target, started: d.StartedAt, vu: strconv.Itoa(d.VU), headlineName: name, headline: headline,
-			tpm: tpm, p95: p95, window: d.Window.Seconds, interrupted: d.Cut(), config: d.Config, host: d.Host})
+			tpm: tpm, p95: p95, window: d.Window.Seconds, interrupted: d.Cut(), config: d.Config, host: d.Host,
+			marks: MarkCodes(d.NotAsPlanned)})
 		if err != nil {
 			return err
 		}
@@ -423,7 +431,7 @@ func (s *Store) UpdateProfile(ctx context.Context, p *Profile) error {
 		cfg, _ := json.Marshal(r.config)
 		host, _ := json.Marshal(r.host)
 		if _, err := tx.ExecContext(ctx, `UPDATE results SET headline = ?, tpm = ?, main_p95_ms = ?, interrupted = ?,
-			config = ?, host = ?, vu = ? WHERE id = ?`, r.headline, r.tpm, r.p95, r.interrupted, string(cfg), string(host), r.vu, id); err != nil {
+			config = ?, host = ?, vu = ?, not_as_planned = ? WHERE id = ?`, r.headline, r.tpm, r.p95, r.interrupted, string(cfg), string(host), r.vu, r.marks, id); err != nil {
 			return err
 		}
 		return setDocument(ctx, tx, id, stripRuns(p))
@@ -482,7 +490,7 @@ func profileRow(p *Profile) row {
 		vus[i] = strconv.Itoa(v)
 	}
 	r := row{kind: KindProfile, workload: p.Workload, target: p.Target, started: p.StartedAt, vu: strings.Join(vus, ","),
-		headlineName: p.Headline, interrupted: p.Interrupted, config: p.Config, host: p.Host}
+		headlineName: p.Headline, interrupted: p.Interrupted, config: p.Config, host: p.Host, marks: MarkCodes(p.Reasons())}
 	// A profile's headline in lists is its peak step's.
 	for _, st := range p.Steps {
 		if st.VU == p.Marks.Peak && st.Summary.Headline.N > 0 {
@@ -513,6 +521,7 @@ type row struct {
 	interrupted        bool
 	config             any
 	host               *Host
+	marks              string // the mark's codes (MarkCodes)
 }
 
 func insertRow(ctx context.Context, tx *sql.Tx, r row) (int64, error) {
@@ -524,11 +533,11 @@ func insertRow(ctx context.Context, tx *sql.Tx, r row) (int64, error) {
 	host, _ := json.Marshal(r.host)
 	res, err := tx.ExecContext(ctx, `INSERT INTO results (kind, profile_id, step_index, workload, target_kind,
 		target_name, target_version, target_address, started_at, vu, headline_name, headline, tpm, main_p95_ms,
-		window_seconds, interrupted, config, settings, host, document, stored_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, x'', ?)`,
+		window_seconds, interrupted, config, settings, host, document, stored_at, not_as_planned)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, x'', ?, ?)`,
 		r.kind, r.profile, r.step, r.workload, r.target.Kind, r.target.Name, r.target.Version, r.target.Address,
 		r.started.UTC().Format(time.RFC3339Nano), r.vu, r.headlineName, r.headline, r.tpm, r.p95, r.window,
-		r.interrupted, string(cfg), string(settings), string(host), time.Now().UTC().Format(time.RFC3339Nano))
+		r.interrupted, string(cfg), string(settings), string(host), time.Now().UTC().Format(time.RFC3339Nano), r.marks)
 	if err != nil {
 		return 0, err
 	}
@@ -588,10 +597,16 @@ type Entry struct {
 	// Interrupted: a run whose window was cut short of its plan (Ctrl-C, an error), a profile or
 	// study that stopped before its last step.
 	Interrupted bool
+	// NotAsPlanned are the codes of the result's mark (mark.go); a result stored before the mark
+	// existed has cut_short when it was interrupted.
+	NotAsPlanned []string
 	// Live: a study that changed settings inside its runs' windows, which has no one figure
 	// (an older cairn stored its first case's peak, across the live values, as one).
 	Live bool
 }
+
+// markColumn is the column of the mark's codes (schema version 4).
+const markColumn = "not_as_planned"
 
 // Filter selects entries for List.
 type Filter struct {
@@ -605,7 +620,10 @@ type Filter struct {
 func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	q := `SELECT id, kind, COALESCE(profile_id, 0), workload, target_kind, target_name, target_version, started_at,
 		vu, headline_name, headline, tpm, main_p95_ms, COALESCE(window_seconds, 0), interrupted,
-		kind = 'study' AND COALESCE(json_array_length(config, '$.schedule'), 0) > 0 FROM results WHERE 1 = 1`
+		kind = 'study' AND COALESCE(json_array_length(config, '$.schedule'), 0) > 0, ` + markColumn + ` FROM results WHERE 1 = 1`
+	if s.version < 4 {
+		q = strings.Replace(q, markColumn, "NULL", 1) // a store older than the mark, opened read-only
+	}
 	var args []any
 	if f.Workload != "" {
 		q += " AND workload = ?"
@@ -631,9 +649,16 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	for rows.Next() {
 		var e Entry
 		var started string
+		var marks sql.NullString
 		if err := rows.Scan(&e.ID, &e.Kind, &e.ProfileID, &e.Workload, &e.TargetKind, &e.TargetName, &e.TargetVersion,
-			&started, &e.VU, &e.HeadlineName, &e.Headline, &e.TPM, &e.MainP95ms, &e.WindowSeconds, &e.Interrupted, &e.Live); err != nil {
+			&started, &e.VU, &e.HeadlineName, &e.Headline, &e.TPM, &e.MainP95ms, &e.WindowSeconds, &e.Interrupted, &e.Live, &marks); err != nil {
 			return nil, err
+		}
+		switch {
+		case marks.Valid && marks.String != "":
+			e.NotAsPlanned = strings.Split(marks.String, ",")
+		case !marks.Valid && e.Interrupted && e.Kind != KindStudy:
+			e.NotAsPlanned = []string{CutShort}
 		}
 		e.StartedAt, _ = time.Parse(time.RFC3339Nano, started)
 		out = append(out, e)

@@ -166,10 +166,22 @@ func TestStoreMigrations(t *testing.T) {
 	}
 	if _, err := db.Exec(`INSERT INTO results (kind, workload, target_kind, target_name, target_version, target_address, started_at,
 		vu, headline_name, headline, interrupted, config, settings, host, document, stored_at)
-		VALUES ('run', 'tpcc', 'sqlite', 'SQLite', '3', 'x.db', '2026-01-01T00:00:00Z', '1', 'NOPM', 42, 0, '{}', '{}', 'null', x'', '2026-01-01T00:00:00Z')`); err != nil {
+		VALUES ('run', 'tpcc', 'sqlite', 'SQLite', '3', 'x.db', '2026-01-01T00:00:00Z', '1', 'NOPM', 42, 0, '{}', '{}', 'null', x'', '2026-01-01T00:00:00Z'),
+		('run', 'tpcc', 'sqlite', 'SQLite', '3', 'x.db', '2026-01-01T00:01:00Z', '1', 'NOPM', 21, 1, '{}', '{}', 'null', x'', '2026-01-01T00:01:00Z')`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
+	// Read-only, the old store lists as it is: its interrupted run is cut short, the one mark
+	// it knew (v4 adds the mark's column).
+	ro, err := OpenStoreReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := ro.List(ctx, Filter{})
+	ro.Close()
+	if err != nil || len(es) != 2 || fmt.Sprint(es[0].NotAsPlanned) != "[cut_short]" || es[1].NotAsPlanned != nil {
+		t.Fatalf("an old store read-only: %v %+v", err, es)
+	}
 
 	s, err := OpenStore(ctx, path)
 	if err != nil {
@@ -182,9 +194,9 @@ func TestStoreMigrations(t *testing.T) {
 	if v != SchemaVersion || idx != 2 {
 		t.Fatalf("after upgrade: version %d (want %d), %d indexes", v, SchemaVersion, idx)
 	}
-	es, err := s.List(ctx, Filter{})
-	if err != nil || len(es) != 1 || *es[0].Headline != 42 {
-		t.Fatalf("old row after upgrade: %v %+v", err, es)
+	es, err = s.List(ctx, Filter{})
+	if err != nil || len(es) != 2 || *es[1].Headline != 42 || fmt.Sprint(es[0].NotAsPlanned) != "[cut_short]" {
+		t.Fatalf("old rows after upgrade: %v %+v", err, es)
 	}
 	if err := s.SaveRun(ctx, storedRun(1, 7), 0); err != nil {
 		t.Fatal(err)
@@ -198,8 +210,8 @@ func TestStoreMigrations(t *testing.T) {
 	if l, err := s.Load(ctx, st.ID); err != nil || l.Study == nil || l.Study.Name != "s" {
 		t.Fatalf("the study read back: %v %+v", err, l)
 	}
-	if es, _ := s.List(ctx, Filter{}); len(es) != 3 {
-		t.Fatalf("after storing a study: %d results, want 3", len(es))
+	if es, _ := s.List(ctx, Filter{}); len(es) != 4 {
+		t.Fatalf("after storing a study: %d results, want 4", len(es))
 	}
 }
 

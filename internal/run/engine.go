@@ -46,13 +46,16 @@ type Config struct {
 	// run's terminals, as IDs are of its VUs; AllTerminals is then the run's count.
 	TerminalIDs  []int
 	AllTerminals int
+	// MaxOutage, when positive, ends the run when the database has given no service for longer
+	// (an outage, Outcome.Outages); the window is then cut short where it stopped.
+	MaxOutage time.Duration
 }
 
 // ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
 // (a profile's step), with seed, pacing VUs when the workload keys and thinks.
 func ConfigOf(s workload.Engine, vu int, seed uint64, pace bool) Config {
 	c := Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: pace,
-		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit}
+		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit, MaxOutage: s.MaxOutage}
 	if s.Terminals > 0 {
 		c.Terminals, c.VUs = s.Terminals, s.Connections
 		if c.VUs == 0 {
@@ -143,6 +146,22 @@ type Outcome struct {
 	PeakRSS int64
 	// Pool is set when terminals were served by pooled connections (Config.Terminals).
 	Pool *PoolStats
+	// Outages are the stretches of the run without service, on its clock: each from a
+	// connection lost to the database's next answer (Engine.lostService, Engine.served), the
+	// last one ended where the run stopped if the database had not answered by then.
+	Outages []Span
+	// ConnectFailures are the failed attempts to open a connection again inside the window.
+	ConnectFailures int64
+	// OutageStop says the run stopped because an outage outlasted Config.MaxOutage.
+	OutageStop bool
+}
+
+// Span is a stretch of the run's clock.
+type Span struct{ From, To time.Duration }
+
+// Overlap is how much of s lies in [from, to).
+func (s Span) Overlap(from, to time.Duration) time.Duration {
+	return max(0, min(s.To, to)-max(s.From, from))
 }
 
 // InFlight counts the transactions under way at the window's end.
@@ -193,9 +212,13 @@ type Engine struct {
 	lag      time.Duration
 	flushSQL string
 	edge     atomic.Pointer[edge]
-	monStmts int64 // statements the monitor has sent (the monitor goroutine's own)
-	ownBase  int64 // monStmts at the start edge's reading
-	ownEnd   int64 // Outcome.OwnTxns
+	// countsOwn: the server's transaction counter counts the statements cairn sends in the
+	// target's database (target.CountsOwn), so they are counted here and left out of TPM and
+	// of the progress lines' server rates.
+	countsOwn bool
+	monStmts  int64 // statements the monitor has sent (the monitor goroutine's own)
+	ownBase   int64 // monStmts at the start edge's reading
+	ownEnd    int64 // Outcome.OwnTxns
 	// pool serves the terminals, when there are; lentTxns counts the observers' statements run
 	// on its executors' connections (Lender), lentBase their count at the start edge's reading.
 	pool     *pool
@@ -204,6 +227,13 @@ type Engine struct {
 
 	afterMu sync.Mutex
 	after   *metrics.Set
+
+	// lost is when the outage under way began (ns since t0, plus one; 0: the database serves);
+	// spans are the outages that ended; connFails counts the failed attempts to connect again.
+	lost      atomic.Int64
+	connFails atomic.Int64
+	spanMu    sync.Mutex
+	spans     []Span
 }
 
 // terminalID is the id of the run's i-th terminal.
@@ -450,6 +480,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	e.vus = vus
 	e.after = metrics.NewSet(len(e.Types), cfg.Rate > 0)
+	e.countsOwn = target.CountsOwn(e.Target) && e.Target.TxnCounterSQL() != ""
 	if lc, ok := e.Target.(target.LaggingCounter); ok && e.HeadlineSQL != "" && e.Target.TxnCounterSQL() != "" {
 		asked := mon
 		if lend {
@@ -587,9 +618,15 @@ func (e *Engine) monConn(ctx context.Context) (target.Conn, error) {
 }
 
 // snapshot reads the headline scalar, the server's transaction counter and its start time as the
-// target reads them (target.Snapshot), so they describe the same instant.
+// target reads them (target.Snapshot), so they describe the same instant. It tries for about
+// ten seconds: a window's edge needs its reading.
 func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
-	for attempt := 0; ; attempt++ {
+	return e.snapshotTries(ctx, mon, 50)
+}
+
+// snapshotTries reads a snapshot in at most tries attempts, 200 ms apart.
+func (e *Engine) snapshotTries(ctx context.Context, mon *target.Conn, tries int) Snapshot {
+	for attempt := 1; ; attempt++ {
 		if *mon == nil {
 			c, err := e.monConn(ctx)
 			if err == nil {
@@ -607,7 +644,7 @@ func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
 			(*mon).Close()
 			*mon = nil
 		}
-		if attempt >= 50 || ctx.Err() != nil {
+		if attempt >= tries || ctx.Err() != nil {
 			return Snapshot{At: time.Now()}
 		}
 		select {
@@ -627,6 +664,7 @@ func (e *Engine) edgeSnapshot(ctx context.Context, mon *target.Conn, start bool)
 	}
 	if e.flushSQL == "" {
 		// Nothing makes a session publish: every VU may hold back its last moments' commits.
+		e.ownEdge(start, 0)
 		s := e.snapshot(ctx, mon)
 		for _, v := range e.vus {
 			s.Unflushed += v.held.Load()
@@ -688,20 +726,40 @@ wait:
 			unflushed += 2 // the monitor's readings since its last publication
 		}
 	}
-	if start {
-		e.ownBase = e.monStmts
-		e.lentBase = e.lentTxns.Load()
-	} else {
-		// The VUs' publications at this edge are counted in this reading, and the monitor's
-		// statements since the start edge's publication; the start edge's were before it. The
-		// observers' statements on executors' connections ran before those executors published
-		// at the edges (executors waiting at an edge serve only the monitor).
-		e.ownEnd = e.monStmts - e.ownBase + int64(sent) + e.lentTxns.Load() - e.lentBase
-	}
+	// The VUs' publications at this edge are counted in this reading, and the monitor's
+	// statements since the start edge's publication; the start edge's were before it. The
+	// observers' statements on executors' connections ran before those executors published at
+	// the edges (executors waiting at an edge serve only the monitor).
+	e.ownEdge(start, int64(sent))
 	s := e.snapshot(ctx, mon)
 	close(ed.release)
 	s.Stalled, s.Unflushed = stalled, unflushed
 	return s
+}
+
+// ownEdge marks cairn's own statements in the target's database at a window edge, before its
+// reading: at the start the count the window's own statements start from, at the end
+// Outcome.OwnTxns, with sent publishing statements of the VUs at this edge. Nothing where the
+// counter does not count them.
+func (e *Engine) ownEdge(start bool, sent int64) {
+	if !e.countsOwn {
+		return
+	}
+	if start {
+		e.ownBase = e.monStmts
+		e.lentBase = e.lentTxns.Load()
+		return
+	}
+	e.ownEnd = e.monStmts - e.ownBase + sent + e.lentTxns.Load() - e.lentBase
+}
+
+// ownNow is how many statements cairn has sent on its own account in the target's database
+// so far, where the counter counts them: the progress lines' server rates leave them out.
+func (e *Engine) ownNow() int64 {
+	if !e.countsOwn {
+		return 0
+	}
+	return e.monStmts + e.lentTxns.Load()
 }
 
 // onlyStalled reports whether every VU that has not met ed has been inside its transaction for
@@ -785,12 +843,15 @@ type monitor struct {
 	tick, progSet *metrics.Set
 	all           *hdrhistogram.Histogram
 	lastProg      Snapshot
+	lastOwn       int64 // cairn's own statements at lastProg (Engine.ownNow)
 	// next is the next second's tick; lastTick the last one's time, lastProgAt the last
 	// progress sample's, nextProg when the next one is due.
 	next, lastTick, lastProgAt, nextProg time.Duration
 	txns, errors                         int64
 	// win is the window's counts per type at the last tick, measured this second's share of them.
 	win, winNow, measured []metrics.Counts
+	// fails is the failed connection attempts at the last tick, failsBase at the window's start.
+	fails, failsBase int64
 }
 
 // monitor runs the clock until the window has been measured or ctx is cancelled.
@@ -805,16 +866,20 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 		m.wait(ctx)
 		now := time.Since(e.t0)
 		interrupted := ctx.Err() != nil
-		if !out.WindowStarted && now >= e.ws && !interrupted {
+		if l := e.lost.Load(); e.Cfg.MaxOutage > 0 && l != 0 && now-time.Duration(l-1) > e.Cfg.MaxOutage {
+			out.OutageStop = true
+		}
+		if !out.WindowStarted && now >= e.ws && !interrupted && !out.OutageStop {
 			m.windowStart()
 		}
 		windowOver := out.WindowStarted && now >= e.we
-		last := interrupted || windowOver
+		last := interrupted || windowOver || out.OutageStop
 		if last {
 			if out.WindowStarted {
 				m.windowEnd(now)
 			}
 			out.Interrupted = interrupted && !windowOver
+			out.OutageStop = out.OutageStop && !windowOver && !interrupted
 		}
 		if now >= m.next || last {
 			m.second(now, last)
@@ -849,6 +914,7 @@ func (m *monitor) windowStart() {
 	e.cpu[0] = readCPU()
 	out.Start = e.edgeSnapshot(m.snapCtx, m.mon, true)
 	out.WindowStarted = true
+	m.failsBase = e.connFails.Load()
 	if e.Observe != nil {
 		e.Observe.Window(true)
 	}
@@ -868,6 +934,8 @@ func (m *monitor) windowEnd(now time.Duration) {
 			out.InFlight.Oldest = max(out.InFlight.Oldest, now-time.Duration(b-1))
 		}
 	}
+	out.ConnectFailures = e.connFails.Load() - m.failsBase
+	out.Outages = e.outages(now)
 	e.cpu[1] = readCPU()
 	out.End = e.edgeSnapshot(m.snapCtx, m.mon, false)
 	out.OwnTxns = e.ownEnd
@@ -895,6 +963,7 @@ func (m *monitor) second(now time.Duration, last bool) {
 	e := m.e
 	e.rec.DrainTick(m.tick)
 	sec := metrics.Second{T: math.Round(now.Seconds()*1000) / 1000, Window: m.lastTick >= e.ws && now <= e.we+50*time.Millisecond}
+	prev := m.lastTick
 	m.lastTick = now
 	m.all.Reset()
 	for i := range m.tick.Lat {
@@ -906,6 +975,9 @@ func (m *monitor) second(now time.Duration, last bool) {
 		sec.Headline = m.tick.Counts[e.Headline].Count
 	}
 	sec.P95ms = float64(m.all.ValueAtQuantile(95)) / 1000
+	fails := e.connFails.Load()
+	sec.ConnectFailures, m.fails = fails-m.fails, fails
+	sec.NoServiceS = math.Round(e.withoutService(prev, now).Seconds()*1000) / 1000
 	if e.Observe != nil {
 		e.Observe.Tick(&sec)
 	}
@@ -952,16 +1024,19 @@ func (m *monitor) sample(now time.Duration, last bool) {
 		p.InWindow = now - e.ws
 	}
 	if !last {
-		s := e.snapshot(m.snapCtx, m.mon)
+		// One attempt: a database that does not answer (an outage) must not stop the clock; the
+		// line then shows the client's rates.
+		s := e.snapshotTries(m.snapCtx, m.mon, 1)
+		own := e.ownNow() // this reading's statement included
 		if s.OK && m.lastProg.OK && !s.NoCounter && !m.lastProg.NoCounter && e.Target.TxnCounterSQL() != "" && s.Counter >= m.lastProg.Counter {
 			d := s.At.Sub(m.lastProg.At).Minutes()
 			p.HeadlinePM = float64(s.Headline-m.lastProg.Headline) / d
-			p.TxnPM = float64(s.Counter-m.lastProg.Counter) / d
+			p.TxnPM = float64(max(s.Counter-m.lastProg.Counter-(own-m.lastOwn), 0)) / d
 			p.Source = "server"
 		} else {
 			e.clientRates(&p, set, p.Interval)
 		}
-		m.lastProg = s
+		m.lastProg, m.lastOwn = s, own
 	} else {
 		e.clientRates(&p, set, p.Interval)
 	}
@@ -1145,6 +1220,7 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			s.ErrKey = errKey(class, err, retries)
 		}
 		v.shard.Record(&s)
+		e.service(class, err, end)
 		if end >= we && start < we {
 			e.recordAfter(&s)
 		}
@@ -1188,6 +1264,54 @@ func (e *Engine) attempt(ctx context.Context, vu workload.VU) (rolledBack bool, 
 	}
 }
 
+// service notes what a transaction's end at says of the database: a statement that failed
+// for its connection begins an outage (unless one is under way); any other answer, an error
+// included, ends it.
+func (e *Engine) service(class target.ErrClass, err error, at time.Duration) {
+	if err != nil && class == target.ErrConnection {
+		e.lostService(at)
+		return
+	}
+	if e.lost.Load() != 0 {
+		e.served(at)
+	}
+}
+
+// lostService begins an outage at at, unless one is under way.
+func (e *Engine) lostService(at time.Duration) { e.lost.CompareAndSwap(0, int64(at)+1) }
+
+// served ends the outage under way, if any, at at: the database answered.
+func (e *Engine) served(at time.Duration) {
+	l := e.lost.Load()
+	if l == 0 || !e.lost.CompareAndSwap(l, 0) {
+		return
+	}
+	from := time.Duration(l - 1)
+	e.spanMu.Lock()
+	e.spans = append(e.spans, Span{From: from, To: max(at, from)})
+	e.spanMu.Unlock()
+}
+
+// outages are the run's stretches without service up to now, the one under way ending now.
+func (e *Engine) outages(now time.Duration) []Span {
+	e.spanMu.Lock()
+	out := append([]Span(nil), e.spans...)
+	e.spanMu.Unlock()
+	if l := e.lost.Load(); l != 0 {
+		out = append(out, Span{From: time.Duration(l - 1), To: max(now, time.Duration(l-1))})
+	}
+	return out
+}
+
+// withoutService is how much of [from, to) had no service.
+func (e *Engine) withoutService(from, to time.Duration) time.Duration {
+	var d time.Duration
+	for _, s := range e.outages(to) {
+		d += s.Overlap(from, to)
+	}
+	return d
+}
+
 // recordAfter keeps a transaction that was in flight at the window's end and completed after it:
 // at most one per VU, so one lock will do.
 func (e *Engine) recordAfter(s *metrics.Sample) {
@@ -1212,7 +1336,9 @@ func errKey(class target.ErrClass, err error, retries int64) string {
 	return class.String() + ": " + msg
 }
 
-// reconnect replaces a lost connection, backing off from 100 ms to 2 s, until it works or the run stops.
+// reconnect replaces a lost connection, backing off from 100 ms to a second, until it works or
+// the run stops. Each failed attempt is counted, and is no service; a connection opened is the
+// database's answer, which the backoff can see up to a second late.
 func (e *Engine) reconnect(ctx context.Context, v *vuState) bool {
 	backoff := 100 * time.Millisecond
 	for !e.stopped() {
@@ -1221,14 +1347,17 @@ func (e *Engine) reconnect(ctx context.Context, v *vuState) bool {
 			if err = v.vu.Bind(ctx, c); err == nil {
 				v.conn, v.prepared = c, nil
 				e.reconnects.Add(1)
+				e.served(time.Since(e.t0))
 				return true
 			}
 			c.Close()
 		}
+		e.connFails.Add(1)
+		e.lostService(time.Since(e.t0))
 		if !e.sleep(ctx, v, backoff) {
 			return false
 		}
-		backoff = min(backoff*2, 2*time.Second)
+		backoff = min(backoff*2, time.Second)
 	}
 	return false
 }

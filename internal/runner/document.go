@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -41,6 +42,8 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 			def.Finish(d)
 		}
 	}()
+	d.Outage = outageOf(out, cfg)
+	defer markOf(d, out, cfg) // on every return
 	if !out.WindowStarted {
 		d.Notes = append(d.Notes, "interrupted during rampup: nothing was measured")
 		return d
@@ -67,6 +70,51 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	}
 	return d
 }
+
+// markOf marks what the run did not measure as planned: its window cut short or over plan, and
+// the time without service in it (outage).
+func markOf(d *results.Document, out *run.Outcome, cfg run.Config) {
+	why := ""
+	switch {
+	case out.Interrupted:
+		why = "interrupted"
+	case out.OutageStop:
+		why = "stopped: no service for longer than max-outage " + options.FormatDuration(cfg.MaxOutage)
+	}
+	d.MarkWindow(why)
+	if o := d.Outage; o != nil && o.Seconds > 0 {
+		d.Mark(results.Outage, o.Text())
+	}
+}
+
+// outageOf is the time without service in the window and the failed connection attempts in
+// it, nil when there were none.
+func outageOf(out *run.Outcome, cfg run.Config) *results.OutageFigures {
+	if !out.WindowStarted {
+		return nil
+	}
+	ws := out.WindowStartsAt.Sub(out.StartedAt)
+	we := ws + out.ClientWindow
+	o := &results.OutageFigures{ConnectFailures: out.ConnectFailures, MaxSeconds: cfg.MaxOutage.Seconds(), Aborted: out.OutageStop}
+	var total time.Duration
+	for _, sp := range out.Outages {
+		if d := sp.Overlap(ws, we); d > 0 {
+			total += d
+			o.Spans = append(o.Spans, results.OutageSpan{From: secs(max(sp.From, ws)), To: secs(min(sp.To, we))})
+		}
+	}
+	o.Seconds = secs(total)
+	if o.Seconds == 0 && o.ConnectFailures == 0 && !o.Aborted {
+		return nil
+	}
+	if o.Spans == nil {
+		o.Spans = []results.OutageSpan{}
+	}
+	return o
+}
+
+// secs is d in seconds, to the millisecond.
+func secs(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
 
 // serverHeadline sets the headline from the database's own count read at both ends of the window, and
 // TPM from the server's transaction counter; a client count stands in, with a note, where the

@@ -189,4 +189,6 @@ func (pt *part) mark(d *results.Document, out *run.Outcome) {
 	}
 	d.Part = p
 	d.Notes = append(d.Notes, fmt.Sprintf("part %d/%d of run %q: its figures are its share's; 'cairn results merge' makes the run's", pt.I, pt.N, pt.run))
+	// A part alone is not the run the spec describes: the other parts' VUs are missing from it.
+	d.Mark(results.PartMissing, fmt.Sprintf("part %d/%d of run %q, the other parts' VUs not in it: 'cairn results merge' makes the run of its parts", pt.I, pt.N, pt.run))
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
@@ -180,6 +181,9 @@ func (se *Session) Run(ctx context.Context, h Hooks) (*results.Document, error) 
 			d.Workload = s.Workload
 			d.Config = s.Config()
 			d.Cairn.Version = se.Version
+			if d.Interrupted {
+				d.MarkWindow("interrupted")
+			}
 		}
 		return d, err
 	}
@@ -311,7 +315,19 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	if restoreErr != nil {
 		return d, fmt.Errorf("the run was measured, but what cairn changed on the server was not all restored ('cairn restore' undoes the rest): %w", restoreErr)
 	}
+	if out.OutageStop {
+		return d, &OutageError{Max: cfg.MaxOutage}
+	}
 	return d, nil
+}
+
+// OutageError is a run that stopped because the database gave no service for longer than
+// max-outage: its document is kept, its window cut short and marked.
+type OutageError struct{ Max time.Duration }
+
+func (e *OutageError) Error() string {
+	return fmt.Sprintf("the database gave no service for longer than max-outage %s: the run stopped, its window cut short (--max-outage 0 never stops)",
+		options.FormatDuration(e.Max))
 }
 
 // Profile runs the spec's profile: once per VU count (Repeat times each), pausing between runs.

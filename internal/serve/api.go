@@ -438,7 +438,9 @@ type entry struct {
 	MainP95ms     *float64 `json:"main_p95_ms,omitempty"`
 	WindowSeconds float64  `json:"window_seconds"`
 	Interrupted   bool     `json:"interrupted"`
-	Live          bool     `json:"live"`
+	// NotAsPlanned are the codes of the result's mark (docs/result-format.md#not_as_planned).
+	NotAsPlanned []string `json:"not_as_planned,omitempty"`
+	Live         bool     `json:"live"`
 }
 
 func (a *api) results(w http.ResponseWriter, r *http.Request) {
@@ -476,7 +478,7 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 		x := entry{ID: strconv.FormatInt(e.ID, 10), Kind: e.Kind, Workload: e.Workload, TargetKind: e.TargetKind,
 			TargetName: e.TargetName, TargetVersion: e.TargetVersion, StartedAt: e.StartedAt.UTC().Format(time.RFC3339),
 			VU: e.VU, HeadlineName: e.HeadlineName, Headline: e.Headline, TPM: e.TPM, MainP95ms: e.MainP95ms,
-			WindowSeconds: e.WindowSeconds, Interrupted: e.Interrupted, Live: e.Live}
+			WindowSeconds: e.WindowSeconds, Interrupted: e.Interrupted, NotAsPlanned: e.NotAsPlanned, Live: e.Live}
 		if e.ProfileID != 0 {
 			x.ProfileID = strconv.FormatInt(e.ProfileID, 10)
 		}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/sink"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -23,6 +25,8 @@ type events struct {
 	r   *running
 	mu  sync.Mutex // the log's partial line: Out and Err write from the run's goroutines
 	lat *hdrhistogram.Histogram
+	// marked, when set, is told the codes of the finished result's mark (the job's metrics).
+	marked func(codes []string)
 }
 
 // Event is the sink's subscriber: steps, settings and the stored result's id become events;
@@ -45,6 +49,30 @@ func (ev *events) Event(e sink.Event) {
 		r.ResultID = e.ID
 	case sink.NotStored:
 		r.ResultID = ""
+	case sink.Summary:
+		var rs []results.Reason
+		switch {
+		case e.Run != nil:
+			rs = e.Run.NotAsPlanned
+		case e.Profile != nil:
+			rs = e.Profile.Reasons()
+		case e.Study != nil:
+			for _, d := range e.Study.Runs() {
+				for _, x := range d.NotAsPlanned {
+					if !slices.ContainsFunc(rs, func(y results.Reason) bool { return y.Code == x.Code }) {
+						rs = append(rs, x)
+					}
+				}
+			}
+		}
+		r.NotAsPlanned = rs
+		if ev.marked != nil {
+			var codes []string
+			for _, x := range rs {
+				codes = append(codes, x.Code)
+			}
+			ev.marked(codes)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/outfile"
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/sink"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -44,8 +45,10 @@ type Job struct {
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
 	ResultID  string     `json:"result_id,omitempty"`
-	Error     string     `json:"error,omitempty"`
-	Spec      string     `json:"spec"`
+	// NotAsPlanned is the mark of the job's result: why it did not measure what was planned.
+	NotAsPlanned []results.Reason `json:"not_as_planned,omitempty"`
+	Error        string           `json:"error,omitempty"`
+	Spec         string           `json:"spec"`
 }
 
 // Event is one server-sent event of a job: its name and its JSON data.
@@ -283,6 +286,7 @@ func (m *manager) run(r *running) {
 		jm := m.cfg.JobMetrics(r.ID, r.Workload, r.Target)
 		o.Tick = func(t runTick) { ev.tick(t); jm.Tick(t) }
 		o.Progress = func(p workload.Progress) { ev.progress(p); jm.Progress(p) }
+		ev.marked = jm.Marked
 		defer jm.Done()
 	}
 	procs := runtime.GOMAXPROCS(0)

@@ -60,6 +60,8 @@ func (cfg Config) env() target.Env {
 type JobMetrics interface {
 	Tick(run.Tick)
 	Progress(workload.Progress)
+	// Marked is told the codes of the stored result's mark (not as planned).
+	Marked(codes []string)
 	Done()
 }
 

@@ -55,6 +55,22 @@ func Gate(w io.Writer, groups [][]results.Loaded, pct float64) error {
 	if base[0].Study != nil || other[0].Study != nil {
 		return &GateInputError{"--fail-on-regression gates runs and profiles; compare a study's cases without it"}
 	}
+	// A result that did not measure what was planned is no evidence either way.
+	for _, g := range [][]results.Loaded{base, other} {
+		for _, l := range g {
+			var rs []results.Reason
+			switch {
+			case l.Run != nil:
+				rs = l.Run.NotAsPlanned
+			case l.Profile != nil:
+				rs = l.Profile.Reasons()
+			}
+			if len(rs) > 0 {
+				return &GateInputError{fmt.Sprintf("--fail-on-regression: result %s did not measure what was planned (%s): the gate judges only results measured as planned; run it again",
+					l.ID, results.MarkText(rs))}
+			}
+		}
+	}
 	fmt.Fprintf(w, "\nregression gate: a figure fails when B is worse than A by more than %g%% and p < %.2f\n", pct, results.Alpha)
 	failed, gated := 0, 0
 	verdict := func(label string, d results.Delta) {

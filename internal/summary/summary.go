@@ -78,8 +78,8 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if d.Window.Seconds > 0 {
 		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
 	}
-	if d.Cut() && d.Window.PlannedSeconds > 0 {
-		fmt.Fprintf(w, "CUT SHORT: the window measured %s planned; not comparable with full runs as it is\n", d.CutText())
+	for _, r := range d.NotAsPlanned {
+		fmt.Fprintf(w, "%s; not comparable with full runs as it is\n", r)
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -95,7 +95,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}
 	tw.Flush()
 	limits(w, d)
-	inFlight(w, d)
+	if f := InFlight(d); f != "" {
+		fmt.Fprintln(w, f)
+	}
 	if len(d.StmtOrder) > 0 {
 		fmt.Fprintln(w, "\nstatements in the window:")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -143,6 +145,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if c.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", c.Reconnects)
 	}
+	if o := d.Outage; o != nil && !d.MarkedWith(results.Outage) {
+		fmt.Fprintf(w, "outage: %s\n", o.Text())
+	}
 	if len(d.Errors) > 0 {
 		keys := make([]string, 0, len(d.Errors))
 		for k := range d.Errors {
@@ -161,8 +166,8 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if d.Result.TPMSource != "" {
 		fmt.Fprintf(w, "TPM source: %s\n", d.Result.TPMSource)
 	}
-	if a := d.Result.TPMApprox; a != nil {
-		fmt.Fprintf(w, "TPM is approximate, between %d and %d: %s\n", a.Min, a.Max, a.Why)
+	if a := TPMApprox(d); a != "" {
+		fmt.Fprintln(w, a)
 	}
 	if q := d.Queries; q != nil {
 		fmt.Fprintf(w, "queries: %d (reads %d, writes %d, other %d), %.1f per second\n", q.Total, q.Reads, q.Writes, q.Other, q.PerSec)
@@ -176,14 +181,38 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}
 }
 
-// inFlight prints what was still running when the window ended, and the latency of those that
-// completed after it, which no figure of the window includes.
-func inFlight(w io.Writer, d *results.Document) {
+// TPMText is a run's TPM as the result lines show it: "~1,318" when it is approximate, "" when
+// the run has none.
+func TPMText(d *results.Document) string {
+	if d.Result.TPM == nil {
+		return ""
+	}
+	t := Thousands(float64(*d.Result.TPM))
+	if d.Result.TPMApprox != nil {
+		t = "~" + t
+	}
+	return t
+}
+
+// TPMApprox says how approximate a run's TPM is and why, "" when it is exact: every place that
+// shows the figure shows this line with it.
+func TPMApprox(d *results.Document) string {
+	a := d.Result.TPMApprox
+	if a == nil {
+		return ""
+	}
+	return fmt.Sprintf("TPM is approximate, between %d and %d: %s", a.Min, a.Max, a.Why)
+}
+
+// InFlight says what was still running when the window ended, and the latency of those that
+// completed after it, which no figure of the window includes; "" when nothing was.
+func InFlight(d *results.Document) string {
 	f := d.Window.InFlight
 	if f == nil || f.AtEnd == 0 {
-		return
+		return ""
 	}
-	fmt.Fprintf(w, "in flight at the window's end: %s, the oldest running for %s", workload.Plural(f.AtEnd, "transaction"), dur(f.OldestMs))
+	var w strings.Builder
+	fmt.Fprintf(&w, "in flight at the window's end: %s, the oldest running for %s", workload.Plural(f.AtEnd, "transaction"), dur(f.OldestMs))
 	var after []string
 	for _, n := range d.TxnOrder {
 		if a := d.Txns[n].AfterWindow; a != nil {
@@ -198,12 +227,12 @@ func inFlight(w io.Writer, d *results.Document) {
 		}
 	}
 	if len(after) > 0 {
-		fmt.Fprintf(w, "; completed after it, in no figure above: %s", strings.Join(after, ", "))
+		fmt.Fprintf(&w, "; completed after it, in no figure above: %s", strings.Join(after, ", "))
 	}
 	if f.Unfinished > 0 {
-		fmt.Fprintf(w, "; %d still running when cairn stopped waiting, the oldest for %s", f.Unfinished, dur(f.UnfinishedOldestMs))
+		fmt.Fprintf(&w, "; %d still running when cairn stopped waiting, the oldest for %s", f.Unfinished, dur(f.UnfinishedOldestMs))
 	}
-	fmt.Fprintln(w)
+	return w.String()
 }
 
 // dur writes milliseconds as seconds from one second up.
@@ -224,7 +253,7 @@ func StepLine(d *results.Document) string {
 		b.WriteString(" nothing measured")
 	}
 	if d.Result.TPM != nil {
-		fmt.Fprintf(&b, ", TPM %s", Thousands(float64(*d.Result.TPM)))
+		fmt.Fprintf(&b, ", TPM %s", TPMText(d))
 	}
 	if m := d.Main(); m != nil && m.Count > 0 {
 		fmt.Fprintf(&b, ", %s p95 %s ms", d.MainTxn, Ms(m.LatencyMs.P95))
@@ -232,6 +261,9 @@ func StepLine(d *results.Document) string {
 	fmt.Fprintf(&b, ", %d errors", d.TotalErrors())
 	if d.ID != "" {
 		fmt.Fprintf(&b, " (result %s)", d.ID)
+	}
+	if d.Marked() {
+		b.WriteString(" · " + results.MarkText(d.NotAsPlanned))
 	}
 	if d.Window.Seconds > 0 {
 		b.WriteString("\n    " + observe.Diagnosis(d, nil))
@@ -273,11 +305,15 @@ func Profile(w io.Writer, p *results.Profile) {
 		if st.VU == p.Marks.Bottleneck {
 			marks = append(marks, "bottleneck")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", st.VU, statText(s.Headline), statText(s.TPM),
+		marks = append(marks, StepMarks(st)...)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", st.VU, statText(s.Headline), approxMark("TPM", st.Runs)+statText(s.TPM),
 			statMs(s.P50ms), statMs(s.P95ms), statMs(s.P99ms), s.Errors, s.CPUusPerTxn.Mean, strings.Join(marks, ","))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	for _, r := range p.Reasons() {
+		fmt.Fprintf(w, "%s; not comparable with a profile measured as planned as it is\n", r)
+	}
 	m := p.Marks
 	if peak := p.StepAt(m.Peak); peak != nil {
 		fmt.Fprintf(w, "peak: %s, %s %s\n", workload.Plural(m.Peak, "VU"), Thousands(peak.Summary.Headline.Mean), name)
@@ -297,6 +333,32 @@ func Profile(w io.Writer, p *results.Profile) {
 			(b.Summary.P95ms.Mean-a.Summary.P95ms.Mean)/float64(b.VU-a.VU), workload.Plural(a.VU, "VU"))
 	}
 	StepDiagnoses(w, p, "")
+}
+
+// StepMarks are a step's runs' marks for a table's marks column: "cut short", "2 outage".
+func StepMarks(st *results.Step) []string {
+	n := map[string]int{}
+	var order []string
+	for _, d := range st.Runs {
+		for _, r := range d.NotAsPlanned {
+			if r.Code == results.PartMissing {
+				continue
+			}
+			if n[r.Code] == 0 {
+				order = append(order, r.Code)
+			}
+			n[r.Code]++
+		}
+	}
+	var out []string
+	for _, c := range order {
+		label := strings.ToLower(results.Reason{Code: c}.Label())
+		if len(st.Runs) > 1 {
+			label = fmt.Sprintf("%d %s", n[c], label)
+		}
+		out = append(out, label)
+	}
+	return out
 }
 
 // StepDiagnoses prints the diagnosis of each step of a profile, from its first measured run,

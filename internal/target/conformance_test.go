@@ -86,6 +86,51 @@ func TestConformance(t *testing.T) {
 				}
 			})
 
+			// cairn's own statements (observers' samples) go through OwnConn, and the counter
+			// TPM reads must not count them: 200 of them, autocommitted, prepared or not, move
+			// it by nothing (a few at most from the server's own background work).
+			t.Run("own statements", func(t *testing.T) {
+				if db.TxnCounterSQL() == "" {
+					t.Skip("no server counter: TPM is the client's count")
+				}
+				// The counter is read in the database (its expression is of the session's), after a
+				// pause in which the session publishes what it held back; each reading is one more.
+				time.Sleep(1500 * time.Millisecond)
+				read := func() int64 {
+					t.Helper()
+					var n int64
+					if err := c.QueryRow(ctx, "SELECT "+db.TxnCounterSQL()).Scan(&n); err != nil {
+						t.Fatal(err)
+					}
+					return n
+				}
+				own, err := target.OwnConn(ctx, db)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := read()
+				if err := own.Prepare(ctx, "conf_own", "SELECT "+p(1)+" + 0"); err != nil {
+					t.Fatal(err)
+				}
+				for i := range 100 {
+					var v int64
+					if err := own.QueryRow(ctx, "conf_own", int64(i)).Scan(&v); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := own.Exec(ctx, "SELECT 1"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := own.Begin(ctx, false); err == nil && !target.CountsOwn(db) {
+					t.Error("Begin on a connection for cairn's own statements: want it refused (its COMMIT would count)")
+				}
+				own.Close() // a session that ends publishes what it held back
+				time.Sleep(1500 * time.Millisecond)
+				if moved := read() - before; moved > 5 {
+					t.Errorf("200 statements on a connection for cairn's own statements moved the transaction counter by %d: %s", moved, db.TxnCounterName())
+				}
+			})
+
 			t.Run("prepared", func(t *testing.T) {
 				ins := fmt.Sprintf("INSERT INTO cairn_conformance (id, v, s) VALUES (%s, %s, %s)", p(1), p(2), p(3))
 				if err := c.Prepare(ctx, "conf_ins", ins); err != nil {

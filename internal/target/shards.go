@@ -428,6 +428,10 @@ func (s *Shards) Snapshot(ctx context.Context, _ Conn, headlineSQL string) (Read
 			r, err := Snapshot(ctx, m, s.snap[i], headlineSQL)
 			if err != nil {
 				errs[i] = fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+				// The next reading opens a connection again: a shard that was down and came
+				// back is read again (the engine retries a window's edge).
+				s.snap[i].Close()
+				s.snap[i] = nil
 			}
 			rs[i] = r
 		}()

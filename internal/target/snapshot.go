@@ -60,8 +60,9 @@ type Composite interface {
 }
 
 // RunningThreads is a target whose server can say how many of its threads run a statement now:
-// RunningSQL returns one integer, the sampling session itself left out; perDatabase says it
-// counts the target's database only (else the whole server, read once for members sharing it).
+// RunningSQL, run with args on a connection of OwnConn's, returns one integer, the sampling
+// session itself left out; perDatabase says it counts the target's database only (else the
+// whole server, read once for members sharing it).
 type RunningThreads interface {
-	RunningSQL() (sql string, perDatabase bool)
+	RunningSQL() (sql string, args []any, perDatabase bool)
 }

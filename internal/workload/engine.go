@@ -22,6 +22,7 @@ type Engine struct {
 	Rate         float64       `opt:"rate" min:"0" help:"open loop: R transactions per second in total, latency from the intended start (0: closed loop)"`
 	LatencyLimit time.Duration `opt:"latency-limit" help:"count transactions slower than this as late; with a rate, skip those already later when due"`
 	MaxRetries   int           `opt:"max-retries" min:"0" help:"retries of a transaction after a deadlock or serialization failure"`
+	MaxOutage    time.Duration `opt:"max-outage" help:"stop the run when the database gives no service for longer than this, its window cut short and marked (0: never)"`
 	Progress     time.Duration `opt:"progress" help:"interval of the live progress lines (0: none)"`
 	Seed         uint64        `opt:"seed" help:"seed of the run's random inputs; each profile step's is derived from it (0: random, printed and stored)"`
 	Repeat       int           `opt:"repeat" min:"1" help:"profile: runs per step; with 2 or more, figures are means with their spread"`
@@ -32,10 +33,15 @@ type Engine struct {
 	Parting
 }
 
+// DefaultMaxOutage is --max-outage's default: longer than a server's restart or a replica's
+// promotion takes, so that a run measures through them, and short enough that a database that is
+// gone does not hold a run of an hour for the rest of its window.
+const DefaultMaxOutage = 2 * time.Minute
+
 // EngineDefaults are the engine settings' defaults for a run (profile false) or a profile, with
 // the workload's own defaults applied.
 func EngineDefaults(info Info, profile bool) Engine {
-	e := Engine{VU: []int{4}, Rampup: 10 * time.Second, Duration: time.Minute, MaxRetries: 10,
+	e := Engine{VU: []int{4}, Rampup: 10 * time.Second, Duration: time.Minute, MaxRetries: 10, MaxOutage: DefaultMaxOutage,
 		Progress: 5 * time.Second, Repeat: 1, Pause: 10 * time.Second,
 		Observation: observe.Observation{Observe: "on", WaitSample: 100 * time.Millisecond, RunningSample: 50 * time.Millisecond, StacksHz: 99, Waits: "read"},
 		Connecting:  target.Connecting{ConnectTimeout: target.DefaultConnectTimeout}}

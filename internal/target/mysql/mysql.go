@@ -508,13 +508,13 @@ func loadData(ctx context.Context, c *sqlconn.Conn, table string, columns []stri
 // runs while it reads it. MariaDB builds its whole status table for one variable (about 110 µs
 // of server CPU a read, against 15 µs for SELECT 1), 50 times a second; with performance_schema
 // on, its threads table counts the same client threads for the cost of a scan of the threads.
-func (t *mysqlTarget) RunningSQL() (string, bool) {
+func (t *mysqlTarget) RunningSQL() (string, []any, bool) {
 	status := "SELECT CAST(VARIABLE_VALUE AS SIGNED) - 1 FROM " + t.statusTable() + " WHERE VARIABLE_NAME = 'THREADS_RUNNING'"
 	if t.kind != "mariadb" {
-		return status, false
+		return status, nil, false
 	}
 	return `SELECT IF(@@performance_schema, (SELECT COUNT(*) FROM performance_schema.threads
-  WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_COMMAND <> 'Sleep' AND PROCESSLIST_ID <> CONNECTION_ID()), (` + status + `))`, false
+  WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_COMMAND <> 'Sleep' AND PROCESSLIST_ID <> CONNECTION_ID()), (` + status + `))`, nil, false
 }
 
 // Split implements target.Splitter: on the wire (no TLS).
