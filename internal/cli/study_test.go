@@ -318,7 +318,7 @@ func TestStudyBadInput(t *testing.T) {
 	for _, c := range []struct {
 		name, db, text, want string
 	}{
-		{"unknown setting", pg, base + "settings: {synchronous_comit: [on]}\n", `PostgreSQL has no setting "synchronous_comit"`},
+		{"unknown setting", pg, base + "settings: {synchronous_comit: [on]}\n", `has no setting "synchronous_comit"`},
 		{"refused value", pg, base + "settings: {synchronous_commit: [maybe]}\n", "settings.synchronous_commit: maybe is not one of"},
 		{"restart without restart", pg, base + "settings: {shared_buffers: [256MB]}\n", "takes effect only when PostgreSQL restarts"},
 		{"value out of range", my, "name: bad\nworkload: oltp\nvu: [1]\nsettings: {innodb_spin_wait_delay: [7000]}\n", "above the server's maximum"},
