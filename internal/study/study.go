@@ -115,12 +115,9 @@ func ReadFile(path string) (*Study, error) {
 
 // Read parses a study: a run spec with the study's own keys beside its own.
 func Read(text []byte) (*Study, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		return nil, errf("", "not YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, errf("", "empty")
+	doc, err := spec.Document(text, "YAML")
+	if err != nil {
+		return nil, err
 	}
 	st := &Study{Order: "sequential", Ready: 60 * time.Second, ClientCPUs: []string{""}, ServerCPUs: []string{""}, Text: text}
 	var schedule *yaml.Node
@@ -183,7 +180,7 @@ func Read(text []byte) (*Study, error) {
 		}
 		return true, nil
 	}
-	s, err := spec.FromNode(doc.Content[0], extra)
+	s, err := spec.FromNode(doc, extra)
 	if err != nil {
 		return nil, err
 	}
