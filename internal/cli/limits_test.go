@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // --vu beyond what the database accepts is refused before any connection is opened, naming the
@@ -266,5 +268,22 @@ func TestSynopsisFlagsExist(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Fatalf("checked only %d flags of the synopsis", checked)
+	}
+}
+
+// docs/result-format.md gives the running threads' sampling interval the run takes by default.
+func TestResultFormatRunningInterval(t *testing.T) {
+	b, err := os.ReadFile("../../docs/result-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?m)^\\| `interval_ms` \\| the sampling interval in ms: (\\d+) by default \\(`--running-sample`").FindSubmatch(b)
+	w, err := workload.Get("tpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := workload.EngineDefaults(w.Info(), false).RunningSample
+	if m == nil || string(m[1]) != strconv.FormatInt(def.Milliseconds(), 10) {
+		t.Errorf("docs/result-format.md's running interval_ms row does not give the default, %d ms", def.Milliseconds())
 	}
 }
