@@ -133,6 +133,7 @@ func TestBadSpecs(t *testing.T) {
 		{"workload: tpcc\nvu: two\n", "vu: \"two\" is not a whole number"},
 		{"workload: tpcc\nduration: 10q\n", "duration: not a duration"},
 		{"workload: tpcc\nrampup: -1s\n", "rampup: must not be negative"},
+		{"workload: tpcc\nduration: 99999999999\n", "duration: too large: the longest duration is 2562047h47m16s"},
 		{"workload: tpcc\noptions:\n  mode: fast\n", "options.mode: use procs or sql (given fast)"},
 		{"workload: tpcc\noptions:\n  warehouses: 2\n", "options.warehouses"},
 		{"workload: tpcc\noptions: 3\n", "options: must be a mapping"},
