@@ -62,6 +62,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"tpcc", "nosuch"}, ExitUsage, "unknown command"},
 		{[]string{"nosuch"}, ExitUsage, "unknown command"},
 		{[]string{"tpcc", "run", "--no-such-flag"}, ExitUsage, "unknown flag"},
+		{[]string{"restore", "--db", "ftp://x"}, ExitUsage, `--db "ftp://x": unknown scheme "ftp"`},
 	}
 	for _, c := range cases {
 		code, _, stderr := cairn(t, c.args...)
