@@ -63,6 +63,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"nosuch"}, ExitUsage, "unknown command"},
 		{[]string{"tpcc", "run", "--no-such-flag"}, ExitUsage, "unknown flag"},
 		{[]string{"restore", "--db", "ftp://x"}, ExitUsage, `--db "ftp://x": unknown scheme "ftp"`},
+		{[]string{"results", "list", "--workload", "nosuch", "--results", dir + "/r.db"}, ExitUsage, `--workload "nosuch": use fanout, oltp, tpcb, tpcc, tpch`},
 	}
 	for _, c := range cases {
 		code, _, stderr := cairn(t, c.args...)
