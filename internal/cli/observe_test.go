@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -375,5 +377,57 @@ func TestBindingBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d %q, want %q", c.args, code, stderr, c.want)
 		}
 		oneCleanLine(t, stderr)
+	}
+}
+
+// A --waits instrument run killed with SIGKILL cannot put back what it turned on: the next plain
+// run says how many instruments are still on and how to restore them, and 'cairn restore'
+// restores them.
+func TestMariaDBInstrumentsLeftOnWarned(t *testing.T) {
+	url := testutil.MySQL(t)
+	oltpPrepared(t, url)
+	_, c := testutil.Open(t, url)
+	ctx := context.Background()
+	var pfs int64
+	if err := c.QueryRow(ctx, "SELECT @@performance_schema").Scan(&pfs); err != nil || pfs != 1 {
+		t.Skipf("performance_schema is off (%v): no instruments to leave on", err)
+	}
+	enabled := func() int64 {
+		var n int64
+		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/synch/%/innodb/%' AND ENABLED = 'YES'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := enabled()
+	cmd := exec.Command(cairnBinary(t), "oltp", "run", "--db", url, "--workload", "point-select", "--vu", "1", "--rampup", "0s", "--duration", "60s", "--waits", "instrument", "--no-store")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); cairn(t, "restore", "--db", url, "--force") })
+	for i := 0; enabled() == before; i++ {
+		if i > 300 {
+			t.Fatal("the run did not turn the instruments on")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // all of them: one UPDATE turns them on
+	on := enabled() - before
+	cmd.Process.Kill()
+	cmd.Wait()
+	code, out, stderr := cairn(t, "oltp", "run", "--db", url, "--workload", "point-select", "--vu", "1", "--rampup", "0s", "--duration", "1s", "--no-store")
+	want := fmt.Sprintf("waits: %d performance_schema instruments a cairn that did not finish (pid %d, --waits instrument) turned on are still on: 'cairn restore --db URL' turns them off", on, cmd.Process.Pid)
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("the run after a killed --waits instrument run: exit %d, want %q in\n%s%s", code, want, out, stderr)
+	}
+	if code, out, stderr := cairn(t, "restore", "--db", url); code != 0 || !strings.Contains(out, "restored:") {
+		t.Errorf("restore: exit %d %q %q", code, out, stderr)
+	}
+	if after := enabled(); after != before {
+		t.Errorf("%d InnoDB instruments enabled after restore, %d before", after, before)
+	}
+	code, out, _ = cairn(t, "oltp", "run", "--db", url, "--workload", "point-select", "--vu", "1", "--rampup", "0s", "--duration", "1s", "--no-store")
+	if code != 0 || strings.Contains(out, "are still on") {
+		t.Errorf("after restore the run still warns:\n%s", out)
 	}
 }

@@ -66,6 +66,13 @@ func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, instrument b
 			w.notes = append(w.notes, "--waits instrument did nothing: performance_schema is off")
 		}
 	} else {
+		// A run killed with --waits instrument could not restore what it turned on: its journal
+		// entry says what, and the next run says so before it reads (or turns on) anything.
+		if n, pid, err := leftOn(ctx, c, target.Where(t)); err != nil {
+			return nil, err
+		} else if n > 0 {
+			w.notes = append(w.notes, fmt.Sprintf("%d performance_schema instruments a cairn that did not finish (pid %d, --waits instrument) turned on are still on: 'cairn restore --db URL' turns them off", n, pid))
+		}
 		if instrument {
 			if err := w.instrument(ctx, t, save); err != nil {
 				return nil, err
@@ -163,6 +170,32 @@ func (w *myWaits) instrument(ctx context.Context, t *mysqlTarget, save target.Sa
 	}
 	w.notes = append(w.notes, fmt.Sprintf("--waits instrument turned on %d InnoDB mutex and rw-lock instruments for the run (restored after it)", len(w.restore)))
 	return nil
+}
+
+// leftOn counts the instruments the journal says a cairn that is no longer running turned on at
+// where and did not restore, that are still not as it found them, and names the last such cairn.
+func leftOn(ctx context.Context, c target.Conn, where string) (n, pid int, err error) {
+	pending, err := undo.Pending()
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range pending {
+		var d instrumentsUndo
+		if e.Kind != "mysql-instruments" || e.Alive() || json.Unmarshal(e.Data, &d) != nil || d.Where != where {
+			continue
+		}
+		for _, in := range d.Rows {
+			var on int
+			if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE NAME = ? AND (ENABLED <> ? OR TIMED <> ?)", in.Name, in.Enabled, in.Timed).Scan(&on); err != nil {
+				return 0, 0, err
+			}
+			if on > 0 {
+				n++
+				pid = e.PID
+			}
+		}
+	}
+	return n, pid, nil
 }
 
 // instrumentsUndo is the journal's record of instruments cairn turned on.
