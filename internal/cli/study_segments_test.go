@@ -35,8 +35,8 @@ func segmentRows(out string, vu string) int {
 }
 
 // TestStudyLiveSegments is the acceptance of figures per live segment on MariaDB: the live study
-// at 10 s windows stores 5 segments a run, whose spans are the window's seconds exactly and whose
-// length-weighted TPS is the run's within 1% and what a late tick moves them off the window;
+// at 10 s windows stores 5 segments a run, whose spans are the window's seconds exactly, which
+// span the window and count its transactions exactly, so their length-weighted TPS is the run's;
 // 'results compare' prints 5 segment rows per VU count and the CSV has a segment column.
 func TestStudyLiveSegments(t *testing.T) {
 	url := testutil.MySQL(t)
@@ -74,8 +74,9 @@ func TestStudyLiveSegments(t *testing.T) {
 			}
 		}
 		// The segments' spans partition the window's seconds of the time series: together they
-		// are every window second once, its transactions and its length, exactly.
-		var spanTxns, seriesTxns int64
+		// are every window second once, its transactions and its length, exactly. The window's
+		// seconds span the window and count its transactions, exactly.
+		var spanTxns, seriesTxns, runTxns int64
 		var spanSec, first, last, prev float64
 		seen := false
 		for _, g := range d.Segments {
@@ -92,17 +93,19 @@ func TestStudyLiveSegments(t *testing.T) {
 			}
 			prev = x.T
 		}
+		for _, tx := range d.Txns {
+			runTxns += tx.Count
+		}
 		if spanTxns != seriesTxns || math.Abs(spanSec-(last-first)) > 1e-6 {
 			t.Errorf("run %s: the segments span %d transactions over %.3f s, the window's seconds %d over %.3f s", d.ID, spanTxns, spanSec, seriesTxns, last-first)
 		}
-		// So their length-weighted TPS is the run's, within 1%, and within what the window's
-		// seconds miss or add to the run's window: a busy host's late tick (at the start, or at
-		// the end, where a second ending over 50 ms late is not a window second) moves the
-		// seconds' span off the window by that much, at the host's rate then.
-		w := d.Window.ClientSeconds
-		off := math.Abs(first-d.Window.RampupSeconds) + math.Abs(last-(d.Window.RampupSeconds+w))
-		if got, run := results.WeightedTPS(d.Segments), *d.Result.TPS; math.Abs(got-run) > (0.01+off/w)*run {
-			t.Errorf("run %s: length-weighted segment TPS %.1f, run %.1f (the window's seconds %.3f..%.3f, the window %.3f s after %.3f s)", d.ID, got, run, first, last, w, d.Window.RampupSeconds)
+		w, r := d.Window.ClientSeconds, d.Window.RampupSeconds
+		if seriesTxns != runTxns || math.Abs(first-r) > 0.0005 || math.Abs(last-(r+w)) > 0.0005 {
+			t.Errorf("run %s: the window's seconds count %d transactions over %.3f..%.3f s, the window %d over %.3f..%.3f s", d.ID, seriesTxns, first, last, runTxns, r, r+w)
+		}
+		// So their length-weighted TPS is the run's, but for the series' clock in milliseconds.
+		if got, run := results.WeightedTPS(d.Segments), *d.Result.TPS; math.Abs(got-run) > run*0.001/(w-0.001) {
+			t.Errorf("run %s: length-weighted segment TPS %.3f, run %.3f", d.ID, got, run)
 		}
 	}
 	code, out, _ = cairn(t, "results", "compare", st.ID, "--results", store)

@@ -497,7 +497,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}(v)
 	}
 
-	e.monitor(ctx, &mon, out)
+	counted := e.monitor(ctx, &mon, out)
 
 	// Let in-flight transactions finish (they are outside the window), then cut the rest off; after
 	// Ctrl-C only briefly, since the user asked to stop (a queue of VUs waiting for SQLite's one
@@ -541,6 +541,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 
 	out.Window = e.rec.Window()
+	e.lastSecond(out, counted)
 	e.afterMu.Lock()
 	out.After, e.after = e.after, nil // an abandoned VU may still finish
 	e.afterMu.Unlock()
@@ -788,14 +789,20 @@ type monitor struct {
 	txns, errors                         int64
 	// win is the window's counts per type at the last tick, measured this second's share of them.
 	win, winNow, measured []metrics.Counts
+	// carry is the window's part of the tick that ended the seconds before it, which the first
+	// second of the window counts; before is that tick's index in the series (-1: none).
+	carry  metrics.Second
+	before int
 }
 
-// monitor runs the clock until the window has been measured or ctx is cancelled.
-func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
+// monitor runs the clock until the window has been measured or ctx is cancelled, and returns the
+// window's counts per type as its last tick read them.
+func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) []metrics.Counts {
 	m := &monitor{e: e, out: out, mon: mon, snapCtx: context.WithoutCancel(ctx),
 		tick: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0), progSet: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0),
 		all: metrics.NewHist(), next: time.Second, nextProg: e.Cfg.Progress,
-		win: make([]metrics.Counts, len(e.Types)), winNow: make([]metrics.Counts, len(e.Types)), measured: make([]metrics.Counts, len(e.Types))}
+		win: make([]metrics.Counts, len(e.Types)), winNow: make([]metrics.Counts, len(e.Types)), measured: make([]metrics.Counts, len(e.Types)),
+		before: -1}
 	// The time series is the first consumer of the ticks.
 	m.ticks = append([]func(Tick){func(t Tick) { out.Series = append(out.Series, t.Second) }}, e.ticks...)
 	for {
@@ -804,6 +811,11 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 		interrupted := ctx.Err() != nil
 		if !out.WindowStarted && now >= e.ws && !interrupted {
 			m.windowStart()
+			if e.ws > m.lastTick {
+				// The seconds before the window end at its start, wherever it falls.
+				m.second(now, false)
+				m.sample(now, false)
+			}
 		}
 		windowOver := out.WindowStarted && now >= e.we
 		last := interrupted || windowOver
@@ -818,7 +830,7 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 			m.sample(now, last)
 		}
 		if last {
-			return
+			return m.win
 		}
 	}
 }
@@ -887,21 +899,58 @@ func (m *monitor) phase(last bool) string {
 	return "rampup"
 }
 
-// second drains the second's transactions from the VUs and publishes its Tick.
+// second drains the second's transactions from the VUs and publishes its Tick. The series' seconds
+// are cut at the window's edges and count by the window's own rule (a transaction is in the window
+// when it ended inside it), so that the window's seconds span it exactly and count exactly its
+// transactions: the second that ends the rampup ends at the window's start and keeps what ended
+// before it (what ended after it, before the tick, goes to the window's first second); a second
+// of the window counts the window's transactions only, and the last ends at the window's end
+// (what ended after it, in flight at the end, is in no second, as in no other figure).
 func (m *monitor) second(now time.Duration, last bool) {
 	e := m.e
 	e.rec.DrainTick(m.tick)
-	sec := metrics.Second{T: math.Round(now.Seconds()*1000) / 1000, Window: m.lastTick >= e.ws && now <= e.we+50*time.Millisecond}
-	m.lastTick = now
+	e.rec.WindowCounts(m.winNow)
+	for i, c := range m.winNow {
+		p := m.win[i]
+		m.measured[i] = metrics.Counts{Count: c.Count - p.Count, Rollbacks: c.Rollbacks - p.Rollbacks, Errors: c.Errors - p.Errors,
+			Retries: c.Retries - p.Retries, Late: c.Late - p.Late, Skipped: c.Skipped - p.Skipped}
+	}
+	m.win, m.winNow = m.winNow, m.win
 	m.all.Reset()
 	for i := range m.tick.Lat {
 		m.all.Merge(m.tick.Lat[i])
 	}
+	var all, in metrics.Second
 	tc := m.tick.Total()
-	sec.Txns, sec.Errors = tc.Count, tc.Errors
-	if e.Headline >= 0 {
-		sec.Headline = m.tick.Counts[e.Headline].Count
+	all.Txns, all.Errors = tc.Count, tc.Errors
+	for _, c := range m.measured {
+		in.Txns += c.Count
+		in.Errors += c.Errors
 	}
+	if e.Headline >= 0 {
+		all.Headline, in.Headline = m.tick.Counts[e.Headline].Count, m.measured[e.Headline].Count
+	}
+	at, inWindow := now, m.out.WindowStarted
+	sec := all
+	switch {
+	case inWindow && m.lastTick < e.ws:
+		at, inWindow = e.ws, false
+		sec = minus(all, in)
+		m.carry = in
+		m.before = len(m.out.Series)
+	case inWindow:
+		sec = plus(in, m.carry)
+		m.carry = metrics.Second{}
+		if last {
+			at = time.Duration(e.end.Load())
+		} else if m.before >= 0 {
+			// A transaction that ended before the window's start but was recorded after its tick.
+			b := &m.out.Series[m.before]
+			*b = plus(*b, minus(all, in))
+		}
+	}
+	sec.T, sec.Window = math.Round(at.Seconds()*1000)/1000, inWindow
+	m.lastTick = at
 	sec.P95ms = float64(m.all.ValueAtQuantile(95)) / 1000
 	if e.Observe != nil {
 		e.Observe.Tick(&sec)
@@ -910,15 +959,8 @@ func (m *monitor) second(now time.Duration, last bool) {
 	for m.next <= now {
 		m.next += time.Second
 	}
-	m.txns += sec.Txns
-	m.errors += sec.Errors
-	e.rec.WindowCounts(m.winNow)
-	for i, c := range m.winNow {
-		p := m.win[i]
-		m.measured[i] = metrics.Counts{Count: c.Count - p.Count, Rollbacks: c.Rollbacks - p.Rollbacks, Errors: c.Errors - p.Errors,
-			Retries: c.Retries - p.Retries, Late: c.Late - p.Late, Skipped: c.Skipped - p.Skipped}
-	}
-	m.win, m.winNow = m.winNow, m.win
+	m.txns += all.Txns
+	m.errors += all.Errors
 	t := Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors,
 		VUs: e.Cfg.VUs, Types: e.Types, Set: m.tick, Measured: m.measured}
 	if t.Phase == "window" {
@@ -928,6 +970,36 @@ func (m *monitor) second(now time.Duration, last bool) {
 		f(t)
 	}
 	m.tick.Reset()
+}
+
+// lastSecond adds to the window's last second the window's transactions recorded after the
+// monitor's last tick read them (counted): a VU that ended one just before the window's end
+// records it a moment later, after the tick on a busy host. So the series' window seconds count
+// exactly the window's transactions; the tick's subscribers saw the second without them.
+func (e *Engine) lastSecond(out *Outcome, counted []metrics.Counts) {
+	n := len(out.Series)
+	if !out.WindowStarted || n == 0 || !out.Series[n-1].Window {
+		return
+	}
+	s := &out.Series[n-1]
+	for i, c := range out.Window.Counts {
+		s.Txns += c.Count - counted[i].Count
+		s.Errors += c.Errors - counted[i].Errors
+		if i == e.Headline {
+			s.Headline += c.Count - counted[i].Count
+		}
+	}
+}
+
+// plus and minus add and subtract the counts of two seconds (transactions, headline, errors).
+func plus(a, b metrics.Second) metrics.Second {
+	a.Txns, a.Headline, a.Errors = a.Txns+b.Txns, a.Headline+b.Headline, a.Errors+b.Errors
+	return a
+}
+
+func minus(a, b metrics.Second) metrics.Second {
+	a.Txns, a.Headline, a.Errors = a.Txns-b.Txns, a.Headline-b.Headline, a.Errors-b.Errors
+	return a
 }
 
 // sample publishes a progress sample when one is due: the interval's rates (the server's

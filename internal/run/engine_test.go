@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -352,6 +353,12 @@ func TestStalledWindowEnd(t *testing.T) {
 
 // TestTickSubscribers: a consumer subscribed to the tick hook beside the time series receives
 // every second of the run, in order, the same seconds the series keeps, ending with the last.
+// TestTickSubscribers: every subscriber gets every second the series keeps, at whole seconds and
+// at the window's edges (SQLite's rampup of half a second puts one between two; PostgreSQL's of
+// a second starts the window on one). The series' window
+// seconds span the window exactly and count exactly its transactions, headline transactions and
+// errors: the seconds are cut at the window's edges by the window's own rule (a transaction ends
+// inside it), so what ended before its start, or after its end while in flight, is outside.
 func TestTickSubscribers(t *testing.T) {
 	check := func(t *testing.T, e *Engine) {
 		var ticks []Tick
@@ -373,26 +380,55 @@ func TestTickSubscribers(t *testing.T) {
 		if len(ticks) < 3 || len(ticks) != len(out.Series) {
 			t.Fatalf("%d ticks received, %d seconds in the series (want the same, at least 3)", len(ticks), len(out.Series))
 		}
-		var txns int64
+		ws, we := e.Cfg.Rampup.Seconds(), (e.Cfg.Rampup + out.ClientWindow).Seconds()
+		var txns, inWindow, headline, errs, before int64
+		var from, to float64
+		prev, seen := 0.0, false
 		for i, tk := range ticks {
-			if tk.Second.T != out.Series[i].T || tk.Second.Txns != out.Series[i].Txns {
-				t.Errorf("tick %d is second %+v, the series' is %+v", i, tk.Second, out.Series[i])
+			s := out.Series[i]
+			if tk.Second.T != s.T || tk.Second.Window != s.Window {
+				t.Errorf("tick %d is second %+v, the series' is %+v", i, tk.Second, s)
 			}
-			txns += tk.Second.Txns
-			if setTxns[i] != tk.Second.Txns || tk.VUs != e.Cfg.VUs || len(tk.Types) != len(e.Types) {
-				t.Errorf("tick %d: its set counts %d transactions, its second %d; %d VUs, types %v", i, setTxns[i], tk.Second.Txns, tk.VUs, tk.Types)
+			txns += setTxns[i]
+			if tk.Txns != txns || tk.VUs != e.Cfg.VUs || len(tk.Types) != len(e.Types) {
+				t.Errorf("tick %d counts %d transactions since the start, its sets add up to %d; %d VUs, types %v", i, tk.Txns, txns, tk.VUs, tk.Types)
 			}
-			if tk.Txns != txns {
-				t.Errorf("tick %d counts %d transactions since the start, the seconds add up to %d", i, tk.Txns, txns)
+			if late := tk.Elapsed % time.Second; i < len(ticks)-1 && s.T != ws && (tk.Elapsed < time.Second || late > 200*time.Millisecond) {
+				t.Errorf("tick %d at %v, want a whole second or the window's start", i, tk.Elapsed)
 			}
-			if want := time.Duration(i+1) * time.Second; i < len(ticks)-1 && (tk.Elapsed < want || tk.Elapsed > want+200*time.Millisecond) {
-				t.Errorf("tick %d at %v, want second %v", i, tk.Elapsed, want)
+			switch {
+			case s.Window:
+				if !seen {
+					from, seen = prev, true
+				}
+				to = s.T
+				inWindow += s.Txns
+				headline += s.Headline
+				errs += s.Errors
+			case s.T <= ws:
+				before += s.Txns
+			default:
+				t.Errorf("second %d (%+v) after the window's start is not in the window", i, s)
 			}
+			prev = s.T
+		}
+		w := out.Window.Total()
+		if inWindow != w.Count || errs != w.Errors || e.Headline >= 0 && headline != out.Window.Counts[e.Headline].Count {
+			t.Errorf("the window's seconds count %d transactions (%d headline, %d errors), the window %d (%d, %d)",
+				inWindow, headline, errs, w.Count, out.Window.Counts[max(e.Headline, 0)].Count, w.Errors)
+		}
+		if math.Abs(from-ws) > 0.0005 || math.Abs(to-we) > 0.0005 {
+			t.Errorf("the window's seconds span %.3f..%.3f s, the window %.3f..%.3f s", from, to, ws, we)
+		}
+		// What the seconds before the window count ended before its start: the ticks read all the
+		// VUs recorded, the window's part of them apart.
+		if before+inWindow > txns {
+			t.Errorf("the seconds count %d transactions before the window and %d in it, the ticks read %d in all", before, inWindow, txns)
 		}
 		// The window's transactions are counted as they are recorded; a VU may record one that ended
 		// in the window after the last tick, at most one each.
-		if w := out.Window.Total().Count; measured.Count > w || measured.Count < w-int64(e.Cfg.VUs) || measured.Count == 0 {
-			t.Errorf("the ticks measured %d transactions in the window, the outcome %d (at most %d more)", measured.Count, w, e.Cfg.VUs)
+		if measured.Count > w.Count || measured.Count < w.Count-int64(e.Cfg.VUs) || measured.Count == 0 {
+			t.Errorf("the ticks measured %d transactions in the window, the outcome %d (at most %d more)", measured.Count, w.Count, e.Cfg.VUs)
 		}
 		if last := ticks[len(ticks)-1]; last.Phase != "done" || ticks[0].Phase != "window" && ticks[0].Phase != "rampup" {
 			t.Errorf("phases %q … %q, want the last done", ticks[0].Phase, last.Phase)
@@ -413,6 +449,6 @@ func TestTickSubscribers(t *testing.T) {
 	})
 	t.Run("postgres", func(t *testing.T) {
 		tg := edgeTable(t)
-		check(t, edgeEngine(tg, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Progress: time.Second, Seed: 1}))
+		check(t, edgeEngine(tg, Config{VUs: 2, Rampup: time.Second, Duration: 2 * time.Second, Progress: time.Second, Seed: 1}))
 	})
 }
