@@ -230,22 +230,21 @@ func (e *StartPassedError) Error() string {
 // BadInput marks the error as the user's to fix (exit 2).
 func (e *StartPassedError) BadInput() {}
 
-// waitStart waits until rampup before at, and returns the rampup left: shorter when this part got
-// ready late, so that its window still starts at at.
-func waitStart(ctx context.Context, at time.Time, rampup time.Duration) (time.Duration, error) {
+// waitStart waits until rampup before at; a part that got ready late runs a shorter rampup, so
+// that its window still starts at at. It refuses an at that has passed.
+func waitStart(ctx context.Context, at time.Time, rampup time.Duration) error {
 	left := time.Until(at)
 	if left <= 0 {
-		return 0, &StartPassedError{StartAt: at}
+		return &StartPassedError{StartAt: at}
 	}
 	if wait := left - rampup; wait > 0 {
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return ctx.Err()
 		case <-time.After(wait):
 		}
-		left = time.Until(at)
 	}
-	return max(left, 0), nil
+	return nil
 }
 
 // Subscribe adds a consumer of the run's seconds: f gets every second's Tick, from the engine's
@@ -460,10 +459,8 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 
 	out := &Outcome{PlannedWindow: cfg.Duration}
-	e.ws = cfg.Rampup
 	if !cfg.StartAt.IsZero() {
-		var err error
-		if e.ws, err = waitStart(ctx, cfg.StartAt, cfg.Rampup); err != nil {
+		if err := waitStart(ctx, cfg.StartAt, cfg.Rampup); err != nil {
 			mon.Close()
 			for _, v := range vus {
 				v.conn.Close()
@@ -473,7 +470,13 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	e.t0 = time.Now()
 	out.StartedAt = e.t0
-	e.we = cfg.Rampup + cfg.Duration
+	e.ws = cfg.Rampup
+	if !cfg.StartAt.IsZero() {
+		// The window starts at the agreed instant, whatever rampup was left to reach it, and
+		// lasts the planned time, as every part's does.
+		e.ws = max(cfg.StartAt.Sub(e.t0), 0)
+	}
+	e.we = e.ws + cfg.Duration
 	e.end.Store(int64(e.we))
 	out.WindowStartsAt = e.t0.Add(e.ws)
 

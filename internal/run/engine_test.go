@@ -452,3 +452,41 @@ func TestTickSubscribers(t *testing.T) {
 		check(t, edgeEngine(tg, Config{VUs: 2, Rampup: time.Second, Duration: 2 * time.Second, Progress: time.Second, Seed: 1}))
 	})
 }
+
+// A run given a start time (a part of a run) measures from that instant for the planned
+// duration, however much of its rampup was left when it got ready: its window ends where every
+// part's does. A part that got ready with half its rampup left still measures 2 s, not 2.5.
+func TestStartAtWindow(t *testing.T) {
+	for _, ready := range []time.Duration{time.Second, 500 * time.Millisecond} {
+		tg, err := target.Open(context.Background(), testutil.SQLite(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now().Add(ready)
+		e := &Engine{Cfg: Config{VUs: 1, Rampup: time.Second, Duration: 2 * time.Second, StartAt: at, Seed: 1}, Target: tg,
+			Types: []string{"t"}, Headline: -1, NewVU: func(int) (workload.VU, error) { return &sleeper{d: time.Millisecond}, nil }}
+		out, err := e.Run(context.Background())
+		tg.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.ClientWindow != 2*time.Second || !out.WindowStartsAt.Equal(at) {
+			t.Errorf("ready %v before the start: the window starts at %s and lasts %v, want %s and 2s",
+				ready, out.WindowStartsAt.Format(time.RFC3339Nano), out.ClientWindow, at.Format(time.RFC3339Nano))
+		}
+		var from, to float64
+		prev, seen := 0.0, false
+		for _, s := range out.Series {
+			if s.Window {
+				if !seen {
+					from, seen = prev, true
+				}
+				to = s.T
+			}
+			prev = s.T
+		}
+		if math.Abs(to-from-2) > 0.0015 {
+			t.Errorf("ready %v before the start: the window's seconds span %.3f..%.3f s", ready, from, to)
+		}
+	}
+}
