@@ -52,6 +52,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"tpcc", "run", "--db", "mysql://u:p@127.0.0.1:1/db"}, ExitFailed, "127.0.0.1:1"},
 		{[]string{"tpcc", "run", "--vu", "0"}, ExitUsage, "--vu 0"},
 		{[]string{"tpcc", "run", "--duration", "-1m"}, ExitUsage, "negative"},
+		{[]string{"tpcc", "run", "--duration", "99999999999"}, ExitUsage, "duration 99999999999: too large: the longest duration is 2562047h47m16s"},
+		{[]string{"tpcc", "run", "--duration", "9999999999h"}, ExitUsage, "too large: the longest duration is 2562047h47m16s"},
 		{[]string{"tpcc", "run", "--rampup", "soon"}, ExitUsage, "not a duration"},
 		{[]string{"tpcc", "run", "--duration", "0"}, ExitUsage, "--duration"},
 		{[]string{"tpcc", "prepare", "--warehouses", "0", "--db", "sqlite://" + dir + "/w.db"}, ExitUsage, "--warehouses 0"},
@@ -61,6 +63,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"tpcc", "nosuch"}, ExitUsage, "unknown command"},
 		{[]string{"nosuch"}, ExitUsage, "unknown command"},
 		{[]string{"tpcc", "run", "--no-such-flag"}, ExitUsage, "unknown flag"},
+		{[]string{"restore", "--db", "ftp://x"}, ExitUsage, `--db "ftp://x": unknown scheme "ftp"`},
+		{[]string{"results", "list", "--workload", "nosuch", "--results", dir + "/r.db"}, ExitUsage, `--workload "nosuch": use fanout, oltp, tpcb, tpcc, tpch`},
 	}
 	for _, c := range cases {
 		code, _, stderr := cairn(t, c.args...)

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // resultsPath is the --results flag (a persistent flag of the root), else the default.
@@ -72,6 +73,10 @@ func newResultsList(stdout io.Writer) *cobra.Command {
 			}
 			if f.Limit < 0 {
 				return usagef("--limit %d: must be 0 (all) or more", f.Limit)
+			}
+			var ue *workload.UnknownError
+			if _, err := workload.Get(f.Workload); f.Workload != "" && errors.As(err, &ue) {
+				return usagef("--workload %q: use %s", f.Workload, strings.Join(ue.Known, ", "))
 			}
 			path := resultsPath(cmd)
 			es, stored, err := results.ListAt(cmd.Context(), path, f)

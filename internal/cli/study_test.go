@@ -329,6 +329,7 @@ func TestStudyBadInput(t *testing.T) {
 		{"unknown key", pg, base + "setings: {work_mem: [8MB]}\n", `setings: unknown key`},
 		{"no name", pg, "workload: tpcb\nvu: [1]\n", "name: missing"},
 		{"bad order", pg, base + "order: shuffled\n", "order: use sequential, interleaved, random"},
+		{"two documents", pg, base + "---\n" + base, "holds more than one YAML document (another begins at line 5)"},
 		{"unreachable", "postgres://cairn:secret@127.0.0.1:1/cairn", base + "settings: {work_mem: [8MB]}\n", "127.0.0.1:1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,14 +241,32 @@ func FormatDuration(d time.Duration) string {
 // ParseDuration takes a Go duration (30s, 2m, 1h30m) or a bare number of seconds.
 func ParseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
-	if err != nil {
-		secs, nerr := strconv.ParseFloat(s, 64)
-		if nerr != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
-			return 0, fmt.Errorf("not a duration: use a number with a unit, like 30s, 2m or 1h")
-		}
-		d = time.Duration(secs * float64(time.Second))
+	if err == nil {
+		return d, nil
 	}
-	return d, nil
+	if durationText.MatchString(s) {
+		return 0, errTooLong // a duration time.ParseDuration could not hold
+	}
+	secs, nerr := strconv.ParseFloat(s, 64)
+	if nerr != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
+		return 0, fmt.Errorf("not a duration: use a number with a unit, like 30s, 2m or 1h")
+	}
+	return seconds(secs)
+}
+
+// durationText is the form time.ParseDuration reads; text of this form it refuses is too large.
+var durationText = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
+// errTooLong is a duration beyond what cairn holds (time.Duration: 2562047h47m16s, 292 years).
+var errTooLong = fmt.Errorf("too large: the longest duration is %s", FormatDuration(time.Duration(math.MaxInt64).Truncate(time.Second)))
+
+// seconds is a number of seconds as a duration, refused when it is too large to hold.
+func seconds(secs float64) (time.Duration, error) {
+	ns := secs * float64(time.Second)
+	if ns >= math.MaxInt64 || ns <= math.MinInt64 {
+		return 0, errTooLong
+	}
+	return time.Duration(ns), nil
 }
 
 // ParseIntList takes comma-separated integers: 1,2,4,8.
@@ -420,7 +439,11 @@ func (f Field) SetValue(v any, x any, shown string) error {
 			if !ok {
 				return bad("not a duration: use a number with a unit, like 30s, 2m or 1h")
 			}
-			d = time.Duration(n * float64(time.Second))
+			p, err := seconds(n)
+			if err != nil {
+				return bad(err.Error())
+			}
+			d = p
 		}
 		if d < 0 {
 			return bad("must not be negative")

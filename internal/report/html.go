@@ -476,7 +476,10 @@ func terminals(d *results.Document) []kv {
 	if !sp.Met {
 		var missed []string
 		for _, c := range sp.ResponseTime {
-			if !c.Met {
+			switch {
+			case c.Reason != "":
+				missed = append(missed, c.Txn+": "+c.Reason)
+			case !c.Met:
 				missed = append(missed, fmt.Sprintf("%s %s ms > %s s", c.Txn, num(c.P90Ms), num(c.LimitMs/1000)))
 			}
 		}
@@ -516,7 +519,10 @@ func termRows(d *results.Document) (string, []termRow) {
 			Menu: opt(tt.MenuMs), Keying: opt(tt.KeyingS), Think: opt(tt.ThinkS)}
 		if c, ok := limits[name]; ok {
 			r.P90, r.Limit, r.Verdict, r.Missed = num(c.P90Ms), num(c.LimitMs/1000), "met", !c.Met
-			if !c.Met {
+			switch {
+			case c.Reason != "":
+				r.P90, r.Verdict = "–", "NOT met: "+c.Reason
+			case !c.Met:
 				r.Verdict = "NOT met"
 			}
 		}

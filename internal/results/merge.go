@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -454,41 +455,79 @@ func mergeTerminals(ds []*Document, ids map[*Document]string, m *Document) (*Ter
 	return t, nil
 }
 
-// mergeSeries puts the parts' seconds on one clock, that of the earliest part's start (start):
-// a part's second that ended T seconds after its own start, which was s seconds after start, is
-// the merged second ⌊T + s + 0.1⌋, the whole second it was due at (ticks come at whole seconds of
-// each part's clock, late on a loaded host but never early; the tenth of a second allows for the
-// parts' clocks starting milliseconds apart). A merged second sums its parts' transactions,
-// headline transactions and errors, is in the window when one of theirs is, and has the highest
-// of their 95th percentiles, an upper bound of its own (no more than 5% of every part's
+// mergeSeries puts the parts' seconds on one clock, that of the earliest part's start (start).
+// A part's series has two seconds that end at the window's edges (the rampup's last, at the
+// window's start, and the window's last, at its end), and between them ticks due at whole seconds
+// of its clock, late on a loaded host but never early. The parts share the window's start, so
+// their edge seconds fall on the same instants of the merged clock, within the milliseconds their
+// clocks are apart: each edge is one merged point, at the latest part's instant. A part's other
+// second, which ended T seconds after its own start, s seconds after start, goes to the merged
+// point ⌊T + s + 0.1⌋ of its side of the window (the tenth of a second allows for the parts'
+// clocks starting milliseconds apart): the whole second it was due at. A point in the window and
+// one outside it are never one, so the merged window's seconds count the parts' window seconds.
+// A merged second sums its parts' transactions, headline transactions and errors, and has the
+// highest of their 95th percentiles, an upper bound of its own (no more than 5% of every part's
 // transactions that second were slower). The hosts' CPU of each second is each part's.
 func mergeSeries(ds []*Document, start time.Time) []metrics.Second {
-	at := map[int]*metrics.Second{}
+	type key struct {
+		whole  int // the whole second a tick was due at, where it is no edge
+		edge   int // 1: the rampup's last second, ending at the window's start; 2: the window's last
+		window bool
+	}
+	at := map[key]*metrics.Second{}
 	for _, d := range ds {
 		off := d.StartedAt.Sub(start).Seconds()
-		for _, p := range d.Series {
-			k := int(math.Floor(p.T + off + 0.1))
+		first, last := -1, -1
+		for i, p := range d.Series {
+			if p.Window {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+		for i, p := range d.Series {
+			t := p.T + off
+			k := key{window: p.Window}
+			switch {
+			case first > 0 && i == first-1:
+				k.edge = 1
+			case i == last:
+				k.edge = 2
+			default:
+				k.whole = int(math.Floor(t + 0.1))
+			}
 			s := at[k]
 			if s == nil {
-				s = &metrics.Second{T: float64(k)}
+				s = &metrics.Second{T: float64(k.whole), Window: p.Window}
 				at[k] = s
+			}
+			if k.edge > 0 {
+				s.T = max(s.T, math.Round(t*1000)/1000)
 			}
 			s.Txns += p.Txns
 			s.Headline += p.Headline
 			s.Errors += p.Errors
-			s.Window = s.Window || p.Window
 			s.P95ms = max(s.P95ms, p.P95ms)
 		}
 	}
-	keys := make([]int, 0, len(at))
-	for k := range at {
-		keys = append(keys, k)
+	out := make([]metrics.Second, 0, len(at))
+	for _, s := range at {
+		out = append(out, *s)
 	}
-	slices.Sort(keys)
-	out := make([]metrics.Second, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, *at[k])
-	}
+	// At one instant, the side before the window's start comes first.
+	slices.SortFunc(out, func(a, b metrics.Second) int {
+		if a.T != b.T {
+			return cmp.Compare(a.T, b.T)
+		}
+		switch {
+		case a.Window == b.Window:
+			return 0
+		case !a.Window:
+			return -1
+		}
+		return 1
+	})
 	return out
 }
 

@@ -263,22 +263,21 @@ func (e *StartPassedError) Error() string {
 // BadInput marks the error as the user's to fix (exit 2).
 func (e *StartPassedError) BadInput() {}
 
-// waitStart waits until rampup before at, and returns the rampup left: shorter when this part got
-// ready late, so that its window still starts at at.
-func waitStart(ctx context.Context, at time.Time, rampup time.Duration) (time.Duration, error) {
+// waitStart waits until rampup before at; a part that got ready late runs a shorter rampup, so
+// that its window still starts at at. It refuses an at that has passed.
+func waitStart(ctx context.Context, at time.Time, rampup time.Duration) error {
 	left := time.Until(at)
 	if left <= 0 {
-		return 0, &StartPassedError{StartAt: at}
+		return &StartPassedError{StartAt: at}
 	}
 	if wait := left - rampup; wait > 0 {
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return ctx.Err()
 		case <-time.After(wait):
 		}
-		left = time.Until(at)
 	}
-	return max(left, 0), nil
+	return nil
 }
 
 // Subscribe adds a consumer of the run's seconds: f gets every second's Tick, from the engine's
@@ -494,10 +493,8 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 
 	out := &Outcome{PlannedWindow: cfg.Duration}
-	e.ws = cfg.Rampup
 	if !cfg.StartAt.IsZero() {
-		var err error
-		if e.ws, err = waitStart(ctx, cfg.StartAt, cfg.Rampup); err != nil {
+		if err := waitStart(ctx, cfg.StartAt, cfg.Rampup); err != nil {
 			mon.Close()
 			for _, v := range vus {
 				v.conn.Close()
@@ -507,7 +504,13 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	e.t0 = time.Now()
 	out.StartedAt = e.t0
-	e.we = cfg.Rampup + cfg.Duration
+	e.ws = cfg.Rampup
+	if !cfg.StartAt.IsZero() {
+		// The window starts at the agreed instant, whatever rampup was left to reach it, and
+		// lasts the planned time, as every part's does.
+		e.ws = max(cfg.StartAt.Sub(e.t0), 0)
+	}
+	e.we = e.ws + cfg.Duration
 	e.end.Store(int64(e.we))
 	out.WindowStartsAt = e.t0.Add(e.ws)
 
@@ -531,7 +534,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}(v)
 	}
 
-	e.monitor(ctx, &mon, out)
+	counted := e.monitor(ctx, &mon, out)
 
 	// Let in-flight transactions finish (they are outside the window), then cut the rest off; after
 	// Ctrl-C only briefly, since the user asked to stop (a queue of VUs waiting for SQLite's one
@@ -575,6 +578,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 
 	out.Window = e.rec.Window()
+	e.lastSecond(out, counted)
 	e.afterMu.Lock()
 	out.After, e.after = e.after, nil // an abandoned VU may still finish
 	e.afterMu.Unlock()
@@ -852,14 +856,20 @@ type monitor struct {
 	win, winNow, measured []metrics.Counts
 	// fails is the failed connection attempts at the last tick, failsBase at the window's start.
 	fails, failsBase int64
+	// carry is the window's part of the tick that ended the seconds before it, which the first
+	// second of the window counts; before is that tick's index in the series (-1: none).
+	carry  metrics.Second
+	before int
 }
 
-// monitor runs the clock until the window has been measured or ctx is cancelled.
-func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
+// monitor runs the clock until the window has been measured or ctx is cancelled, and returns the
+// window's counts per type as its last tick read them.
+func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) []metrics.Counts {
 	m := &monitor{e: e, out: out, mon: mon, snapCtx: context.WithoutCancel(ctx),
 		tick: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0), progSet: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0),
 		all: metrics.NewHist(), next: time.Second, nextProg: e.Cfg.Progress,
-		win: make([]metrics.Counts, len(e.Types)), winNow: make([]metrics.Counts, len(e.Types)), measured: make([]metrics.Counts, len(e.Types))}
+		win: make([]metrics.Counts, len(e.Types)), winNow: make([]metrics.Counts, len(e.Types)), measured: make([]metrics.Counts, len(e.Types)),
+		before: -1}
 	// The time series is the first consumer of the ticks.
 	m.ticks = append([]func(Tick){func(t Tick) { out.Series = append(out.Series, t.Second) }}, e.ticks...)
 	for {
@@ -871,6 +881,11 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 		}
 		if !out.WindowStarted && now >= e.ws && !interrupted && !out.OutageStop {
 			m.windowStart()
+			if e.ws > m.lastTick {
+				// The seconds before the window end at its start, wherever it falls.
+				m.second(now, false)
+				m.sample(now, false)
+			}
 		}
 		windowOver := out.WindowStarted && now >= e.we
 		last := interrupted || windowOver || out.OutageStop
@@ -886,7 +901,7 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
 			m.sample(now, last)
 		}
 		if last {
-			return
+			return m.win
 		}
 	}
 }
@@ -958,35 +973,17 @@ func (m *monitor) phase(last bool) string {
 	return "rampup"
 }
 
-// second drains the second's transactions from the VUs and publishes its Tick.
+// second drains the second's transactions from the VUs and publishes its Tick. The series' seconds
+// are cut at the window's edges and count by the window's own rule (a transaction is in the window
+// when it ended inside it), so that the window's seconds span it exactly and count exactly its
+// transactions: the second that ends the rampup ends at the window's start and keeps what ended
+// before it (what ended after it, before the tick, goes to the window's first second); a second
+// of the window counts the window's transactions only, and the last ends at the window's end
+// (what ended after it, in flight at the end, is in no second, as in no other figure).
 func (m *monitor) second(now time.Duration, last bool) {
 	e := m.e
 	e.rec.DrainTick(m.tick)
-	sec := metrics.Second{T: math.Round(now.Seconds()*1000) / 1000, Window: m.lastTick >= e.ws && now <= e.we+50*time.Millisecond}
 	prev := m.lastTick
-	m.lastTick = now
-	m.all.Reset()
-	for i := range m.tick.Lat {
-		m.all.Merge(m.tick.Lat[i])
-	}
-	tc := m.tick.Total()
-	sec.Txns, sec.Errors = tc.Count, tc.Errors
-	if e.Headline >= 0 {
-		sec.Headline = m.tick.Counts[e.Headline].Count
-	}
-	sec.P95ms = float64(m.all.ValueAtQuantile(95)) / 1000
-	fails := e.connFails.Load()
-	sec.ConnectFailures, m.fails = fails-m.fails, fails
-	sec.NoServiceS = math.Round(e.withoutService(prev, now).Seconds()*1000) / 1000
-	if e.Observe != nil {
-		e.Observe.Tick(&sec)
-	}
-	m.progSet.Merge(m.tick)
-	for m.next <= now {
-		m.next += time.Second
-	}
-	m.txns += sec.Txns
-	m.errors += sec.Errors
 	e.rec.WindowCounts(m.winNow)
 	for i, c := range m.winNow {
 		p := m.win[i]
@@ -994,6 +991,54 @@ func (m *monitor) second(now time.Duration, last bool) {
 			Retries: c.Retries - p.Retries, Late: c.Late - p.Late, Skipped: c.Skipped - p.Skipped}
 	}
 	m.win, m.winNow = m.winNow, m.win
+	m.all.Reset()
+	for i := range m.tick.Lat {
+		m.all.Merge(m.tick.Lat[i])
+	}
+	var all, in metrics.Second
+	tc := m.tick.Total()
+	all.Txns, all.Errors = tc.Count, tc.Errors
+	for _, c := range m.measured {
+		in.Txns += c.Count
+		in.Errors += c.Errors
+	}
+	if e.Headline >= 0 {
+		all.Headline, in.Headline = m.tick.Counts[e.Headline].Count, m.measured[e.Headline].Count
+	}
+	at, inWindow := now, m.out.WindowStarted
+	sec := all
+	switch {
+	case inWindow && m.lastTick < e.ws:
+		at, inWindow = e.ws, false
+		sec = minus(all, in)
+		m.carry = in
+		m.before = len(m.out.Series)
+	case inWindow:
+		sec = plus(in, m.carry)
+		m.carry = metrics.Second{}
+		if last {
+			at = time.Duration(e.end.Load())
+		} else if m.before >= 0 {
+			// A transaction that ended before the window's start but was recorded after its tick.
+			b := &m.out.Series[m.before]
+			*b = plus(*b, minus(all, in))
+		}
+	}
+	sec.T, sec.Window = math.Round(at.Seconds()*1000)/1000, inWindow
+	m.lastTick = at
+	sec.P95ms = float64(m.all.ValueAtQuantile(95)) / 1000
+	fails := e.connFails.Load()
+	sec.ConnectFailures, m.fails = fails-m.fails, fails
+	sec.NoServiceS = math.Round(e.withoutService(prev, at).Seconds()*1000) / 1000
+	if e.Observe != nil {
+		e.Observe.Tick(&sec)
+	}
+	m.progSet.Merge(m.tick)
+	for m.next <= now {
+		m.next += time.Second
+	}
+	m.txns += all.Txns
+	m.errors += all.Errors
 	t := Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors,
 		VUs: e.Cfg.VUs, Types: e.Types, Set: m.tick, Measured: m.measured}
 	if t.Phase == "window" {
@@ -1003,6 +1048,36 @@ func (m *monitor) second(now time.Duration, last bool) {
 		f(t)
 	}
 	m.tick.Reset()
+}
+
+// lastSecond adds to the window's last second the window's transactions recorded after the
+// monitor's last tick read them (counted): a VU that ended one just before the window's end
+// records it a moment later, after the tick on a busy host. So the series' window seconds count
+// exactly the window's transactions; the tick's subscribers saw the second without them.
+func (e *Engine) lastSecond(out *Outcome, counted []metrics.Counts) {
+	n := len(out.Series)
+	if !out.WindowStarted || n == 0 || !out.Series[n-1].Window {
+		return
+	}
+	s := &out.Series[n-1]
+	for i, c := range out.Window.Counts {
+		s.Txns += c.Count - counted[i].Count
+		s.Errors += c.Errors - counted[i].Errors
+		if i == e.Headline {
+			s.Headline += c.Count - counted[i].Count
+		}
+	}
+}
+
+// plus and minus add and subtract the counts of two seconds (transactions, headline, errors).
+func plus(a, b metrics.Second) metrics.Second {
+	a.Txns, a.Headline, a.Errors = a.Txns+b.Txns, a.Headline+b.Headline, a.Errors+b.Errors
+	return a
+}
+
+func minus(a, b metrics.Second) metrics.Second {
+	a.Txns, a.Headline, a.Errors = a.Txns-b.Txns, a.Headline-b.Headline, a.Errors-b.Errors
+	return a
 }
 
 // sample publishes a progress sample when one is due: the interval's rates (the server's

@@ -452,6 +452,11 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("target %q: use %s", f.Target, strings.Join(names, ", ")), "target")
 		return
 	}
+	var ue *workload.UnknownError
+	if _, err := workload.Get(f.Workload); f.Workload != "" && errors.As(err, &ue) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("workload %q: use %s", f.Workload, strings.Join(ue.Known, ", ")), "workload")
+		return
+	}
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 0 {
@@ -520,7 +525,15 @@ func (a *api) export(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("format %q: use json or csv", format), "format")
 		return
 	}
-	series := r.URL.Query().Get("series") == "true"
+	var series bool
+	switch v := r.URL.Query().Get("series"); v {
+	case "", "false":
+	case "true":
+		series = true
+	default:
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("series %q: use true or false", v), "series")
+		return
+	}
 	l, ok := a.load(w, r)
 	if !ok {
 		return

@@ -999,3 +999,20 @@ func TestStudyRestartNeedsTheOperator(t *testing.T) {
 		s.stop()
 	}
 }
+
+// A query parameter the service does not take is a 400 naming it and what it takes, as the
+// command line refuses the same flag value, never read as the default: an unknown workload (the
+// CLI: results list --workload nosuch, exit 2) and a series other than true or false.
+func TestBadQuerySaysWhatItTakes(t *testing.T) {
+	s := start(t, serve.Config{Version: "test"})
+	for _, c := range []struct{ path, field, want string }{
+		{"/api/v1/results?workload=nosuch", "workload", `workload "nosuch": use fanout, oltp, tpcb, tpcc, tpch`},
+		{"/api/v1/results/1/export?format=csv&series=maybe", "series", `series "maybe": use true or false`},
+	} {
+		var e struct{ Error, Field string }
+		s.ok(400, "GET", c.path, nil, &e)
+		if e.Field != c.field || e.Error != c.want {
+			t.Errorf("%s: %+v, want %q on %s", c.path, e, c.want, c.field)
+		}
+	}
+}

@@ -8,7 +8,9 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"sort"
@@ -291,36 +293,71 @@ func Read(text []byte) (*Spec, error) { return ReadEnv(text, target.UserEnv) }
 
 // ReadEnv parses a spec, its ${VAR}s expanded as env says (cairn serve's: only a password's).
 func ReadEnv(text []byte, env target.Env) (*Spec, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		return nil, errf("", "not YAML or JSON: %s", yamlMsg(err))
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, errf("", "empty")
-	}
-	return FromNode(doc.Content[0], env, nil)
+	return read(text, decoder{env: env}, nil)
 }
 
 // readLiteral parses a spec without expanding ${VAR}: a stored config keeps its references.
 func readLiteral(text []byte) (*Spec, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		return nil, errf("", "not YAML or JSON: %s", yamlMsg(err))
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, errf("", "empty")
-	}
-	d := decoder{literal: true}
-	return d.fromNode(doc.Content[0], nil)
+	return read(text, decoder{literal: true}, nil)
 }
 
-// ReadFile reads a spec file.
-func ReadFile(path string) (*Spec, error) {
+// ReadFile reads a spec file. change, when not nil, edits it (--set, --part) before the spec is
+// checked as a whole: the file need not be consistent by itself (a part-run without its part,
+// which each process gives), only with the changes.
+func ReadFile(path string, change func(*Spec) error) (*Spec, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, errf("", "cannot read %s: %v", path, unwrapPath(err))
 	}
-	return Read(b)
+	return read(b, decoder{env: target.UserEnv}, change)
+}
+
+func read(text []byte, dec decoder, change func(*Spec) error) (*Spec, error) {
+	doc, err := Document(text, "YAML or JSON")
+	if err != nil {
+		return nil, err
+	}
+	s, err := dec.fromNode(doc, nil)
+	if err != nil {
+		return nil, err
+	}
+	if change != nil {
+		if err := change(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Document parses text that must hold one YAML (or JSON) document and returns its top node. A
+// second document is refused rather than ignored: a file of several specs would otherwise run
+// its first silently. what names the format in the message.
+func Document(text []byte, what string) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+		return nil, errf("", "empty")
+	} else if err != nil {
+		return nil, errf("", "not %s: %s", what, yamlMsg(err))
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, errf("", "empty")
+	}
+	for {
+		var next yaml.Node
+		switch err := dec.Decode(&next); {
+		case errors.Is(err, io.EOF):
+			return doc.Content[0], nil
+		case err != nil:
+			return nil, errf("", "not %s: %s", what, yamlMsg(err))
+		}
+		if len(next.Content) > 0 && next.Content[0].Tag != "!!null" { // a trailing --- with nothing after it
+			return nil, errf("", "holds more than one YAML document (another begins at line %d): give one per file", next.Line)
+		}
+	}
 }
 
 func unwrapPath(err error) error {
@@ -353,11 +390,18 @@ func (d decoder) expand(key, text string) (string, error) {
 	return out, nil
 }
 
-// FromNode reads a spec from a YAML mapping, its ${VAR}s expanded as env says; extra, when not
-// nil, is offered the keys a spec does not know (a study's own keys), and returns false for those
-// it does not know either.
+// FromNode reads a spec from a YAML mapping, its ${VAR}s expanded as env says, and checks it;
+// extra, when not nil, is offered the keys a spec does not know (a study's own keys), and returns
+// false for those it does not know either.
 func FromNode(n *yaml.Node, env target.Env, extra func(key string, v *yaml.Node) (bool, error)) (*Spec, error) {
-	return decoder{env: env}.fromNode(n, extra)
+	s, err := decoder{env: env}.fromNode(n, extra)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (bool, error)) (*Spec, error) {
@@ -454,9 +498,6 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 	}
 	if s.DB == "" {
 		s.DB = target.DefaultDB()
-	}
-	if err := s.Check(); err != nil {
-		return nil, err
 	}
 	return s, nil
 }

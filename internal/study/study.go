@@ -120,12 +120,9 @@ func Read(text []byte) (*Study, error) { return ReadEnv(text, target.UserEnv) }
 // ReadEnv parses a study: a run spec with the study's own keys beside its own, its ${VAR}s
 // expanded as env says (cairn serve's: only a password's).
 func ReadEnv(text []byte, env target.Env) (*Study, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		return nil, errf("", "not YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, errf("", "empty")
+	doc, err := spec.Document(text, "YAML")
+	if err != nil {
+		return nil, err
 	}
 	st := &Study{Order: "sequential", Ready: 60 * time.Second, ClientCPUs: []string{""}, ServerCPUs: []string{""}, Text: text}
 	var schedule *yaml.Node
@@ -188,7 +185,7 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 		}
 		return true, nil
 	}
-	s, err := spec.FromNode(doc.Content[0], env, extra)
+	s, err := spec.FromNode(doc, env, extra)
 	if err != nil {
 		return nil, err
 	}
