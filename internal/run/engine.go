@@ -217,6 +217,7 @@ type Engine struct {
 	// of the progress lines' server rates.
 	countsOwn bool
 	monStmts  int64 // statements the monitor has sent (the monitor goroutine's own)
+	edgeStmts int64 // the VUs' publishing statements at the window's edges
 	ownBase   int64 // monStmts at the start edge's reading
 	ownEnd    int64 // Outcome.OwnTxns
 	// pool serves the terminals, when there are; lentTxns counts the observers' statements run
@@ -749,6 +750,9 @@ func (e *Engine) ownEdge(start bool, sent int64) {
 	if !e.countsOwn {
 		return
 	}
+	// The window's count leaves out the start edge's publishing (sent before its reading); the
+	// progress interval around the edge counts them, and ownNow leaves them out there.
+	e.edgeStmts += sent
 	if start {
 		e.ownBase = e.monStmts
 		e.lentBase = e.lentTxns.Load()
@@ -763,7 +767,7 @@ func (e *Engine) ownNow() int64 {
 	if !e.countsOwn {
 		return 0
 	}
-	return e.monStmts + e.lentTxns.Load()
+	return e.monStmts + e.edgeStmts + e.lentTxns.Load()
 }
 
 // onlyStalled reports whether every VU that has not met ed has been inside its transaction for
