@@ -145,8 +145,10 @@ func runParts(t *testing.T, ctx context.Context, base func(db string) string, db
 	}
 	for i, d := range append(parts, one) {
 		// Each one's reading at its window's start comes after the agreed instant, once its VUs
-		// have met the edge: at most EdgeWait (and the reading) later, however busy the host.
-		if skew := d.Window.Start.Sub(parts[0].Part.StartAt); skew < -50*time.Millisecond || skew > engine.EdgeWait {
+		// have met the edge (at most EdgeWait) and published their counts (at most EdgeWait
+		// more), and the monitor has published and read: on a host busy enough to delay those
+		// two statements, half a second is allowed for them (1.046 s was seen with the VUs on time).
+		if skew := d.Window.Start.Sub(parts[0].Part.StartAt); skew < -50*time.Millisecond || skew > 2*engine.EdgeWait+500*time.Millisecond {
 			t.Errorf("run %d of 4 (the 4th the single process's): its window started %s from the agreed start", i+1, skew)
 		}
 	}
