@@ -25,7 +25,9 @@ func TestMergeRefusesAPartCutShort(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "results.db")
 	parts := func(name string, stop bool) {
 		t.Helper()
-		start := fmt.Sprintf("@%d", time.Now().Add(4*time.Second).Unix())
+		// Both must be connected and through their rampup by then: 4 s was too little on a host
+		// with a load of 20 ("the run's window started … before this part was ready").
+		start := fmt.Sprintf("@%d", time.Now().Add(8*time.Second).Unix())
 		args := func(i int) []string {
 			return []string{"tpcc", "run", "--db", url, "--results", store, "--vu", "2", "--rampup", "1s", "--duration", "6s",
 				"--progress", "1s", "--seed", "9", "--part", fmt.Sprintf("%d/2", i), "--part-run", name, "--start-at", start}
