@@ -219,9 +219,10 @@ func TestFanout32Shards(t *testing.T) {
 	}
 	byLast := append([]fanout.Group(nil), x.PerShard...)
 	sort.SliceStable(byLast, func(i, j int) bool { return byLast[i].Slowest > byLast[j].Slowest })
-	// Twice, not more: on this shared 2-CPU host a neighbour's burst lengthens every statement's
-	// p99 too.
-	if byLast[0].Name != x.PerShard[slow].Name || x.LogicalMs.P99 < 2*x.PhysicalMs.P99 {
+	// Half the requests meet the lock, held 40 ms at a time: the logical p99 is most of a hold
+	// and above the physical one (of which a thirty-second is the slowed shard's). Not twice the
+	// physical p99: a host with a load of 20 made that 39 ms against 77.
+	if byLast[0].Name != x.PerShard[slow].Name || x.LogicalMs.P99 < 30 || x.LogicalMs.P99 <= x.PhysicalMs.P99 {
 		t.Errorf("slowest most often %s (%d), want %s; logical p99 %.3f ms, physical p99 %.3f ms\n%s", byLast[0].Name, byLast[0].Slowest,
 			x.PerShard[slow].Name, x.LogicalMs.P99, x.PhysicalMs.P99, sum)
 	}
