@@ -51,6 +51,7 @@ var floors = map[string]int{
 	"undo":                  10,
 	"sqlfile":               10,
 	"workload/tpch/dbgen":   10,
+	"textfmt":               10,
 }
 
 func TestNoImportClimbsAFloor(t *testing.T) {

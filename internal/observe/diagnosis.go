@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Thresholds of the diagnosis (docs/diagnosis.md): the resource that ran out is the first whose
@@ -27,7 +28,7 @@ func Diagnosis(d *results.Document, m *results.Marks) string {
 
 // diagHead places the VU count against the profile's marks.
 func diagHead(vu int, m *results.Marks) string {
-	h := plural(vu, "VU")
+	h := textfmt.Plural(vu, "VU")
 	if m == nil {
 		return h
 	}
@@ -86,7 +87,7 @@ func diagResource(d *results.Document) string {
 	}
 	serverText := "server CPU not measured"
 	if serverOK {
-		serverText = fmt.Sprintf("server %.0f%% of %s", server, plural(len(cpus), "CPU"))
+		serverText = fmt.Sprintf("server %.0f%% of %s", server, textfmt.Plural(len(cpus), "CPU"))
 	}
 	coreText := fmt.Sprintf("cpu%d %.1f%%", busiest, core)
 	switch {
@@ -180,11 +181,4 @@ func diagRunning(d *results.Document) string {
 		return "running threads not measured"
 	}
 	return fmt.Sprintf("running threads p99 %.0f", *r.P99)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

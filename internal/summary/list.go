@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // List prints stored results, one line each, as 'results list' shows them.
@@ -38,7 +39,7 @@ func List(w io.Writer, es []results.Entry) error {
 		}
 		p95 := "-"
 		if e.MainP95ms != nil && !e.Live {
-			p95 = Ms(*e.MainP95ms)
+			p95 = textfmt.Ms(*e.MainP95ms)
 		}
 		win := "-"
 		if e.Kind == results.KindRun {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Show prints a stored result: a run's summary, a profile's step table, a study's cases, each
@@ -19,7 +20,7 @@ func Show(w io.Writer, l results.Loaded) {
 		fmt.Fprintf(w, "study %s, started %s\n", l.ID, l.Study.StartedAt.Format(when))
 		Study(w, l.Study)
 		for _, d := range l.Study.Runs() {
-			fmt.Fprintf(w, "  run %d: %s, %s: result %s\n", d.Study.Step+1, l.Study.Cases[d.Study.Case].Label, plural(d.VU, "VU"), d.ID)
+			fmt.Fprintf(w, "  run %d: %s, %s: result %s\n", d.Study.Step+1, l.Study.Cases[d.Study.Case].Label, textfmt.Plural(d.VU, "VU"), d.ID)
 			fmt.Fprintln(w, "    "+observe.Diagnosis(d, nil))
 		}
 	case l.Run != nil:
@@ -30,7 +31,7 @@ func Show(w io.Writer, l results.Loaded) {
 		Profile(w, l.Profile)
 		for _, st := range l.Profile.Steps {
 			for _, d := range st.Runs {
-				fmt.Fprintf(w, "  step %s: result %s\n", plural(st.VU, "VU"), d.ID)
+				fmt.Fprintf(w, "  step %s: result %s\n", textfmt.Plural(st.VU, "VU"), d.ID)
 			}
 		}
 	}
@@ -122,7 +123,7 @@ func groupLabel(g []results.Loaded) string {
 func profileShifts(w io.Writer, base, other *results.Profile, what, baseCol, otherCol string) {
 	for _, st := range other.Steps {
 		if b := base.StepAt(st.VU); b != nil {
-			FunctionShifts(w, fmt.Sprintf("%s at %s", what, plural(st.VU, "VU")), baseCol, otherCol, b.Runs, st.Runs)
+			FunctionShifts(w, fmt.Sprintf("%s at %s", what, textfmt.Plural(st.VU, "VU")), baseCol, otherCol, b.Runs, st.Runs)
 		}
 	}
 }

@@ -16,23 +16,9 @@ import (
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
-
-// Ms writes milliseconds with about four significant digits; "-" for none.
-func Ms(v float64) string {
-	switch {
-	case v == 0:
-		return "-"
-	case v < 10:
-		return fmt.Sprintf("%.3f", v)
-	case v < 100:
-		return fmt.Sprintf("%.2f", v)
-	case v < 1000:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.0f", v)
-}
 
 // printLimits prints the late and skipped counts of a run with --latency-limit.
 func limits(w io.Writer, d *results.Document) {
@@ -91,7 +77,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		t := d.Txns[n]
 		l := t.LatencyMs
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, t.Count, t.PerMinute, t.Percentage, t.Rollbacks, t.Errors, t.Retries,
-			Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+			textfmt.Ms(l.Mean), textfmt.Ms(l.P50), textfmt.Ms(l.P90), textfmt.Ms(l.P95), textfmt.Ms(l.P99), textfmt.Ms(l.P999), textfmt.Ms(l.Max))
 	}
 	tw.Flush()
 	limits(w, d)
@@ -109,7 +95,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 			}
 			l := st.LatencyMs
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, st.Class, st.Count, st.PerSecond,
-				Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+				textfmt.Ms(l.Mean), textfmt.Ms(l.P50), textfmt.Ms(l.P90), textfmt.Ms(l.P95), textfmt.Ms(l.P99), textfmt.Ms(l.P999), textfmt.Ms(l.Max))
 		}
 		tw.Flush()
 	}
@@ -123,7 +109,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		fmt.Fprintln(tw, "transaction\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax ms\t")
 		for _, n := range d.TxnOrder {
 			l := d.Txns[n].ServiceMs
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, textfmt.Ms(l.Mean), textfmt.Ms(l.P50), textfmt.Ms(l.P90), textfmt.Ms(l.P95), textfmt.Ms(l.P99), textfmt.Ms(l.P999), textfmt.Ms(l.Max))
 		}
 		tw.Flush()
 	}
@@ -240,7 +226,7 @@ func dur(ms float64) string {
 	if ms >= 1000 {
 		return fmt.Sprintf("%.2f s", ms/1000)
 	}
-	return Ms(ms) + " ms"
+	return textfmt.Ms(ms) + " ms"
 }
 
 // StepLine is the line a profile prints as each run ends.
@@ -256,7 +242,7 @@ func StepLine(d *results.Document) string {
 		fmt.Fprintf(&b, ", TPM %s", TPMText(d))
 	}
 	if m := d.Main(); m != nil && m.Count > 0 {
-		fmt.Fprintf(&b, ", %s p95 %s ms", d.MainTxn, Ms(m.LatencyMs.P95))
+		fmt.Fprintf(&b, ", %s p95 %s ms", d.MainTxn, textfmt.Ms(m.LatencyMs.P95))
 	}
 	fmt.Fprintf(&b, ", %d errors", d.TotalErrors())
 	if d.ID != "" {
@@ -389,7 +375,7 @@ func statMs(s results.Stat) string {
 	if s.N == 0 {
 		return "-"
 	}
-	return Ms(s.Mean)
+	return textfmt.Ms(s.Mean)
 }
 
 func pct(a, b float64) float64 {
