@@ -18,9 +18,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -168,7 +168,7 @@ func (s *Spec) Check() error {
 	}
 	for key, list := range map[string]string{"client-cpus": s.ClientCPUs, "server-cpus": s.ServerCPUs} {
 		if list != "" {
-			if _, err := observe.ParseCPUList(list); err != nil {
+			if _, err := textfmt.ParseCPUList(list); err != nil {
 				return &options.Error{Name: key, Value: list, Msg: strings.TrimPrefix(err.Error(), fmt.Sprintf("%q is ", list))}
 			}
 		}

@@ -279,7 +279,7 @@ func cpuLists(st *Study) [][2]string {
 
 // cpuTopology is what a case's CPU list covers on this host; nil where the list does not parse.
 func cpuTopology(list string) *results.CPUTopology {
-	cpus, err := observe.ParseCPUList(list)
+	cpus, err := textfmt.ParseCPUList(list)
 	if err != nil {
 		return nil
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/textfmt"
 )
@@ -21,7 +21,7 @@ func Show(w io.Writer, l results.Loaded) {
 		Study(w, l.Study)
 		for _, d := range l.Study.Runs() {
 			fmt.Fprintf(w, "  run %d: %s, %s: result %s\n", d.Study.Step+1, l.Study.Cases[d.Study.Case].Label, textfmt.Plural(d.VU, "VU"), d.ID)
-			fmt.Fprintln(w, "    "+observe.Diagnosis(d, nil))
+			fmt.Fprintln(w, "    "+diagnosis.Diagnosis(d, nil))
 		}
 	case l.Run != nil:
 		fmt.Fprintf(w, "result %s, started %s\n", l.ID, l.Run.StartedAt.Format(when))
@@ -64,7 +64,7 @@ func Compare(w io.Writer, groups [][]results.Loaded) {
 			profileShifts(w, first.Study.Cases[0].Profile, c.Profile, fmt.Sprintf("case %c against A", 'B'+i), "A", string(rune('B'+i)))
 		}
 		for _, d := range first.Study.Runs() {
-			fmt.Fprintf(w, "%s, %s\n", first.Study.Cases[d.Study.Case].Label, observe.Diagnosis(d, nil))
+			fmt.Fprintf(w, "%s, %s\n", first.Study.Cases[d.Study.Case].Label, diagnosis.Diagnosis(d, nil))
 		}
 		return
 	}
@@ -97,7 +97,7 @@ func Compare(w io.Writer, groups [][]results.Loaded) {
 			continue
 		}
 		for _, d := range g.Runs {
-			fmt.Fprintln(w, "  "+observe.Diagnosis(d, nil))
+			fmt.Fprintln(w, "  "+diagnosis.Diagnosis(d, nil))
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/textfmt"
@@ -126,7 +126,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	ClientMemory(w, d)
 	Observations(w, d)
 	if d.Window.Seconds > 0 {
-		fmt.Fprintln(w, observe.Diagnosis(d, nil))
+		fmt.Fprintln(w, diagnosis.Diagnosis(d, nil))
 	}
 	if c.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", c.Reconnects)
@@ -252,7 +252,7 @@ func StepLine(d *results.Document) string {
 		b.WriteString(" · " + results.MarkText(d.NotAsPlanned))
 	}
 	if d.Window.Seconds > 0 {
-		b.WriteString("\n    " + observe.Diagnosis(d, nil))
+		b.WriteString("\n    " + diagnosis.Diagnosis(d, nil))
 	}
 	return b.String()
 }
@@ -353,7 +353,7 @@ func StepDiagnoses(w io.Writer, p *results.Profile, indent string) {
 	for _, st := range p.Steps {
 		for _, d := range st.Runs {
 			if d != nil && d.Window.Seconds > 0 {
-				fmt.Fprintln(w, indent+observe.Diagnosis(d, &p.Marks))
+				fmt.Fprintln(w, indent+diagnosis.Diagnosis(d, &p.Marks))
 				break
 			}
 		}
@@ -499,10 +499,10 @@ func Observations(w io.Writer, d *results.Document) {
 		}
 		fmt.Fprintln(w)
 	}
-	if f := observe.FrequencyOf(d); f != nil {
+	if f := results.FrequencyOf(d); f != nil {
 		fmt.Fprintf(w, "CPU frequency: %s\n", frequencyText(f))
 	}
-	if r := observe.RunningOf(d); r != nil {
+	if r := results.RunningOf(d); r != nil {
 		fmt.Fprintf(w, "running threads: %s\n", runningText(r))
 	}
 	if wt := d.Waits; wt != nil {
@@ -544,7 +544,7 @@ func Observations(w io.Writer, d *results.Document) {
 
 // runningText is the window's running threads: the server's and the host's run queue, each its
 // max, p99 and mean over the samples.
-func runningText(r *observe.Running) string {
+func runningText(r *results.Running) string {
 	server := "server not measured"
 	if r.P99 != nil {
 		server = fmt.Sprintf("server max %.0f, p99 %.0f, mean %.1f", *r.Max, *r.P99, *r.Mean)
@@ -565,7 +565,7 @@ func topologyText(t *results.CPUTopology) string {
 }
 
 // frequencyText is the cores' frequency over the window, and where it came from.
-func frequencyText(f *observe.Frequency) string {
+func frequencyText(f *results.Frequency) string {
 	switch {
 	case len(f.Cores) == 0:
 		return "not readable on this host"

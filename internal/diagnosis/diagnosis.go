@@ -1,4 +1,8 @@
-package observe
+// Package diagnosis reads a result document as a DBA would: the one line that says where a run
+// stands and why (docs/diagnosis.md gives the rules), and how the server's functions shifted
+// between results. It reads only the document's sections (internal/results), never an observer,
+// so the summaries, the report and results compare share one rule.
+package diagnosis
 
 import (
 	"fmt"
@@ -53,7 +57,7 @@ func diagHead(vu int, m *results.Marks) string {
 // serverCPUs are the CPUs the server could run on: its binding's, else the host's.
 func serverCPUs(d *results.Document) []int {
 	if d.Binding != nil && d.Binding.ServerCPUs != "" {
-		if l, err := ParseCPUList(d.Binding.ServerCPUs); err == nil {
+		if l, err := textfmt.ParseCPUList(d.Binding.ServerCPUs); err == nil {
 			return l
 		}
 	}
@@ -145,7 +149,7 @@ func diagSynch(d *results.Document) string {
 // samples, by SelfShares' rule (no kernel function), and the kernel's share where the profile
 // marks kernel frames.
 func diagFunction(d *results.Document) string {
-	st := StacksOf(d)
+	st := results.StacksOf(d)
 	if st == nil {
 		return "top function not measured (--observe stacks)"
 	}
@@ -155,7 +159,7 @@ func diagFunction(d *results.Document) string {
 	}
 	top, share := "", 0.0
 	for name, v := range shares {
-		if (StackFunction{Name: name}).Named() && (v > share || v == share && v > 0 && name < top) {
+		if (results.StackFunction{Name: name}).Named() && (v > share || v == share && v > 0 && name < top) {
 			top, share = name, v
 		}
 	}
@@ -176,7 +180,7 @@ func diagFunction(d *results.Document) string {
 }
 
 func diagRunning(d *results.Document) string {
-	r := RunningOf(d)
+	r := results.RunningOf(d)
 	if r == nil || r.P99 == nil {
 		return "running threads not measured"
 	}
