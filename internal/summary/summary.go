@@ -48,7 +48,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	var e *workload.Engine
 	var opts any
 	if s != nil {
-		e, opts = &s.Engine, s.Options
+		e, opts = &s.Engine.Engine, s.Options
 	}
 	if sum != nil && sum.Replaces() {
 		sum.Summary(w, d, e, opts)

@@ -91,7 +91,7 @@ func run(t *testing.T, db string, set map[string]string) (*results.Document, *fa
 	}
 	w, _ := workload.Get("fanout")
 	var sum bytes.Buffer
-	w.(workload.Summarizer).Summary(&sum, d, &s.Engine, s.Options)
+	w.(workload.Summarizer).Summary(&sum, d, &s.Engine.Engine, s.Options)
 	return d, x, sum.String()
 }
 
