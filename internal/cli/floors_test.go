@@ -45,7 +45,8 @@ var floors = map[string]int{
 	"target/blockconn":      32,
 	"target/sqlconn":        32,
 	"target":                30, // the database contract
-	"results":               30, // the documents and the store
+	"resultstore":           31, // the results store (SQLite)
+	"results":               30, // the documents
 	"options":               10, // foundations
 	"metrics":               10,
 	"outfile":               10,

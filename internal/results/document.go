@@ -87,10 +87,10 @@ type Timing struct {
 	Params  string  `json:"params,omitempty"`
 }
 
-// upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
+// Upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
 // of result's figures (formerHeadline), and TPC-H runs kept their timings in extra.tpch's power
 // and throughput lists.
-func (d *Document) upgrade() {
+func (d *Document) Upgrade() {
 	if d.Result.Headline == nil {
 		d.Result.Headline = d.formerHeadline()
 	}

@@ -45,7 +45,7 @@ func Show(w io.Writer, l results.Loaded) {
 	}
 }
 
-// Compare prints groups of stored results side by side (results.Store.LoadGroups loads them):
+// Compare prints groups of stored results side by side (store.Store.LoadGroups loads them):
 // a study alone compares its cases, studies of one design each other; otherwise runs or profiles,
 // the first group the baseline.
 func Compare(w io.Writer, groups [][]results.Loaded) {
