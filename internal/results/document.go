@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -88,30 +89,31 @@ type Timing struct {
 }
 
 // Upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
-// of result's figures (formerHeadline), and TPC-H runs kept their timings in extra.tpch's power
-// and throughput lists.
+// of result's figures (formerHeadline), and a workload may have kept its own figures elsewhere
+// (OnUpgrade).
 func (d *Document) Upgrade() {
 	if d.Result.Headline == nil {
 		d.Result.Headline = d.formerHeadline()
 	}
-	if len(d.Timings) > 0 {
-		return
+	upgradersMu.Lock()
+	f := upgraders[d.Workload]
+	upgradersMu.Unlock()
+	if f != nil {
+		f(d)
 	}
-	old, ok := d.Extra["tpch"].(map[string]any)
-	if !ok {
-		return
-	}
-	for _, k := range []string{"power", "throughput"} {
-		b, err := json.Marshal(old[k])
-		if err != nil {
-			continue
-		}
-		var ts []Timing
-		if json.Unmarshal(b, &ts) == nil {
-			d.Timings = append(d.Timings, ts...)
-		}
-		delete(old, k)
-	}
+}
+
+var (
+	upgradersMu sync.Mutex
+	upgraders   = map[string]func(d *Document){}
+)
+
+// OnUpgrade registers how a workload reads what an older cairn stored of its runs elsewhere:
+// f gets a document read back from the store, its headline already filled in.
+func OnUpgrade(workload string, f func(d *Document)) {
+	upgradersMu.Lock()
+	upgraders[workload] = f
+	upgradersMu.Unlock()
 }
 
 // formerHeadline is the headline of a document stored before format 3, which had no

@@ -304,10 +304,6 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 		tpm := int64(math.Floor(float64(total) / (m.Window.ClientSeconds / 60)))
 		m.Result.TPM, m.Result.TPMSource = &tpm, "client: committed and rolled-back transactions counted by cairn"
 	}
-	if first.Result.NOPM != nil && m.Result.Headline != nil {
-		nopm := int64(m.Result.Headline.Value)
-		m.Result.NOPM = &nopm
-	}
 	if m.Window.Start.IsZero() {
 		m.Window.Start = first.Part.StartAt
 	}
