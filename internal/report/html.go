@@ -196,8 +196,8 @@ func summarizeRun(d *results.Document, label string) itemView {
 		name string
 		v    *float64
 		unit string
-	}{{"QphH@Size", r.QphH, ""}, {"Power@Size", r.Power, ""}, {"Throughput@Size", r.Throughput, ""},
-		{"geometric mean of the power test's queries", r.GeomeanS, " s"}} {
+	}{{"QphH@Size", r.OwnValue("qphh"), ""}, {"Power@Size", r.OwnValue("power"), ""}, {"Throughput@Size", r.OwnValue("throughput"), ""},
+		{"geometric mean of the power test's queries", r.OwnValue("geomean_s"), " s"}} {
 		if f.v != nil {
 			v.Figures = append(v.Figures, kv{f.name, num(*f.v) + f.unit})
 		}

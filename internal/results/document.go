@@ -129,12 +129,12 @@ func (d *Document) formerHeadline() *Headline {
 		return &Headline{Name: "NOPM", Unit: "New-Orders per minute", Value: float64(*r.NOPM), Source: src, Txn: "new_order"}
 	case r.TPS != nil:
 		return &Headline{Name: "TPS", Unit: "transactions per second", Value: *r.TPS, Source: "client"}
-	case r.QphH != nil:
-		return &Headline{Name: "QphH", Unit: "queries per hour × SF", Value: *r.QphH, Source: "client"}
-	case r.Power != nil:
-		return &Headline{Name: "Power", Unit: "queries per hour × SF", Value: *r.Power, Source: "client"}
-	case r.Throughput != nil:
-		return &Headline{Name: "Throughput", Unit: "queries per hour × SF", Value: *r.Throughput, Source: "client"}
+	}
+	// TPC-H's figures, before it named its headline.
+	for _, k := range []struct{ key, name string }{{"qphh", "QphH"}, {"power", "Power"}, {"throughput", "Throughput"}} {
+		if v := r.OwnValue(k.key); v != nil {
+			return &Headline{Name: k.name, Unit: "queries per hour × SF", Value: *v, Source: "client"}
+		}
 	}
 	return nil
 }
@@ -254,12 +254,8 @@ type Result struct {
 	TPMApprox *Approx  `json:"tpm_approx,omitempty"`
 	TPS       *float64 `json:"tps,omitempty"`
 	QPS       *float64 `json:"qps,omitempty"`
-	// TPC-H (docs/tpch.md): the spec's Power@Size, Throughput@Size and QphH@Size, not audited,
-	// and the geometric mean of the power test's 22 query times in seconds.
-	Power      *float64 `json:"power,omitempty"`
-	Throughput *float64 `json:"throughput,omitempty"`
-	QphH       *float64 `json:"qphh,omitempty"`
-	GeomeanS   *float64 `json:"geomean_s,omitempty"`
+	// Own are the workload's own figures, after these (own.go).
+	Own []OwnFigure `json:"-"`
 }
 
 // Headline is the figure a run is ranked by, named by its workload: TPC-C's NOPM, pgbench's and

@@ -30,3 +30,19 @@ func upgrade(d *results.Document) {
 		delete(old, k)
 	}
 }
+
+// ownFigures are TPC-H's figures in the result, after the common ones (docs/result-format.md):
+// the spec's Power@Size, Throughput@Size and QphH@Size, not audited, and the geometric mean of
+// the power test's 22 query times in seconds; each only where the run measured it.
+func ownFigures(out *Outcome) []results.OwnFigure {
+	var own []results.OwnFigure
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{"power", out.PowerAtSize}, {"throughput", out.ThroughputAtSize}, {"qphh", out.QphH}, {"geomean_s", out.GeomeanSeconds}} {
+		if f.v != nil {
+			own = append(own, results.OwnFigure{Key: f.key, Value: *f.v})
+		}
+	}
+	return own
+}
