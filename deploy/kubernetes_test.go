@@ -26,6 +26,7 @@ import (
 	kyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -365,7 +366,7 @@ func TestKubernetesIndexedJob(t *testing.T) {
 	if st := fi.Sys().(*syscall.Stat_t); int64(st.Uid) != uid || int64(st.Gid) != gid {
 		t.Errorf("the store is owned by %d:%d, want the image's user %d:%d", st.Uid, st.Gid, uid, gid)
 	}
-	ls, err := results.Read(context.Background(), store, []string{"1"})
+	ls, err := resultstore.Read(context.Background(), store, []string{"1"})
 	if err != nil {
 		t.Fatal(err)
 	}

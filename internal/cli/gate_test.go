@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 )
 
 // gateDoc is a constructed oltp run whose headline is tps at vu VUs.
@@ -24,7 +25,7 @@ func gateDoc(tps float64, vu int) *results.Document {
 func TestRegressionGate(t *testing.T) {
 	ctx := context.Background()
 	store := filepath.Join(t.TempDir(), "results.db")
-	s, err := results.OpenStore(ctx, store)
+	s, err := resultstore.Open(ctx, store)
 	if err != nil {
 		t.Fatal(err)
 	}

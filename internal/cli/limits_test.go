@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/testutil"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
@@ -282,7 +283,7 @@ func TestResultFormatRunningInterval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def := workload.EngineDefaults(w.Info(), false).RunningSample
+	def := spec.EngineDefaults(w.Info(), false).RunningSample
 	if m == nil || string(m[1]) != strconv.FormatInt(def.Milliseconds(), 10) {
 		t.Errorf("docs/result-format.md's running interval_ms row does not give the default, %d ms", def.Milliseconds())
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/report"
-	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 )
 
 func newReport(stdout, stderr io.Writer) *cobra.Command {
@@ -26,7 +26,7 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 			if out == "" && pngDir == "" {
 				out = "report.html"
 			}
-			ls, err := results.Read(cmd.Context(), resultsPath(cmd), args)
+			ls, err := resultstore.Read(cmd.Context(), resultsPath(cmd), args)
 			if err != nil {
 				return err
 			}

@@ -191,5 +191,3 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
-
-func plural(n int, word string) string { return workload.Plural(n, word) }

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cairn-bench/cairn/internal/observe"
-	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/sink"
@@ -49,11 +49,11 @@ func (e *InputError) BadInput()     {}
 func inputf(format string, a ...any) error { return &InputError{fmt.Sprintf(format, a...)} }
 
 // OpenStore opens (creating if needed) the store a job writes to; nil for "".
-func OpenStore(ctx context.Context, path string) (*results.Store, error) {
+func OpenStore(ctx context.Context, path string) (*resultstore.Store, error) {
 	if path == "" {
 		return nil, nil
 	}
-	return results.OpenStore(ctx, path)
+	return resultstore.Open(ctx, path)
 }
 
 func (o Options) preparing() workload.Preparing {
@@ -63,7 +63,7 @@ func (o Options) preparing() workload.Preparing {
 	return Lines{Out: o.Out, Err: o.Err}
 }
 
-func (o Options) sink(store *results.Store) *sink.Sink {
+func (o Options) sink(store *resultstore.Store) *sink.Sink {
 	k := sink.New(store, o.JSON, Printer{o.Out, o.Err})
 	for _, s := range o.Subscribers {
 		k.Subscribe(s)

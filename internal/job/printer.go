@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/sink"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -80,7 +81,7 @@ func Compare(ctx context.Context, store string, args []string, w io.Writer) erro
 			ids = append(ids, strings.Split(a, ","))
 		}
 	}
-	groups, err := results.ReadGroups(ctx, store, ids, true)
+	groups, err := resultstore.ReadGroups(ctx, store, ids, true)
 	if err != nil {
 		return mismatch(err)
 	}
@@ -90,20 +91,20 @@ func Compare(ctx context.Context, store string, args []string, w io.Writer) erro
 
 // mismatch words why results cannot be compared.
 func mismatch(err error) error {
-	var me *results.MismatchError
+	var me *resultstore.MismatchError
 	if !errors.As(err, &me) {
 		return err
 	}
 	a, b := me.First, me.Other
 	switch me.Why {
-	case results.NotAStudy:
+	case resultstore.NotAStudy:
 		return inputf("compare needs at least two ids (or groups like 3,4,5), or one study's id; %s is a %s", a.ID, a.Kind())
-	case results.OtherWorkload:
+	case resultstore.OtherWorkload:
 		return inputf("result %s is %s %s and result %s %s %s: compare results of one workload",
 			a.ID, Article(a.Workload()), a.Kind(), b.ID, Article(b.Workload()), b.Kind())
-	case results.StudyAmong:
+	case resultstore.StudyAmong:
 		return inputf("result %s is a study: compare its cases with 'cairn results compare %s' alone, or it with studies of its design", b.ID, b.ID)
-	case results.OtherKind:
+	case resultstore.OtherKind:
 		return inputf("result %s is a %s and result %s a %s: compare runs with runs, profiles with profiles", a.ID, a.Kind(), b.ID, b.Kind())
 	}
 	return inputf("%s: groups (ids joined by commas) are for repeated runs; a profile repeats its steps with --repeat",

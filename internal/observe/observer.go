@@ -218,23 +218,10 @@ func (w *Watch) Fill(d *results.Document) {
 		}
 		if s, ok := inner.(Sectioner); ok {
 			if v := s.Section(); v != nil {
-				SetSection(d, o.name, v)
+				results.SetSection(d, o.name, v)
 			}
 		}
 	}
-}
-
-// SetSection stores an observer's section under the document's extra.observations.
-func SetSection(d *results.Document, name string, v any) {
-	if d.Extra == nil {
-		d.Extra = map[string]any{}
-	}
-	m, _ := d.Extra["observations"].(map[string]any)
-	if m == nil {
-		m = map[string]any{}
-		d.Extra["observations"] = m
-	}
-	m[name] = v
 }
 
 // OnWindow is an observer that only hears the window's edges.

@@ -3,7 +3,7 @@ package observe
 import "time"
 
 // Observation is the run spec's group of observation settings, declared once here: flags, run
-// specs and the schema read these tags (workload.Engine embeds the group).
+// specs and the schema read these tags (spec.Engine embeds the group).
 type Observation struct {
 	Observe string `opt:"observe" enum:"on,off,stacks" help:"per-core CPU, the server's CPU and its wait events over the run (off: none of them; host facts are always taken; stacks: on, and the server's on-CPU profile with perf, docs/diagnosis.md)"`
 	// The samplers' intervals have a floor of 10 ms: below it a sample costs the server more

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,78 +21,11 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
-// Stacks is the server's on-CPU profile over the window (extra.observations.stacks): perf's
-// samples of the server's processes on the software clock, folded. docs/diagnosis.md defines it.
-type Stacks struct {
-	Event   string  `json:"event"`
-	Hz      int     `json:"hz"`
-	PIDs    []int   `json:"pids"`
-	Seconds float64 `json:"seconds"`
-	Samples int64   `json:"samples"`
-	// Kernel is the share of the samples (percent) taken in the kernel: their leaf frame is a
-	// kernel function (KernelMark). nil in profiles stored before kernel frames were marked.
-	Kernel *float64 `json:"kernel,omitempty"`
-	// Functions are the top functions by self share, then any of the top by inclusive share.
-	Functions []StackFunction `json:"functions"`
-	// Folded are the commonest stacks, root first; CutStacks stacks of CutSamples samples were
-	// left out to bound the document.
-	Folded     []FoldedStack `json:"folded"`
-	CutStacks  int           `json:"cut_stacks,omitempty"`
-	CutSamples int64         `json:"cut_samples,omitempty"`
-	Note       string        `json:"note,omitempty"`
-}
-
-// StackFunction is one function's share of the samples: Self as the leaf, Total anywhere on the
-// stack (once per sample however often it recurs), in percent.
-type StackFunction struct {
-	Name  string  `json:"name"`
-	Self  float64 `json:"self"`
-	Total float64 `json:"total"`
-}
-
-// FoldedStack is one distinct stack, its frames root first joined by ";", and its samples.
-type FoldedStack struct {
-	Stack string `json:"stack"`
-	Count int64  `json:"count"`
-}
-
-// Named reports whether perf found the function's name: an unnamed frame is its object in
-// brackets ("[libc.so.6]", "[unknown]").
-func (f StackFunction) Named() bool { return !strings.HasPrefix(f.Name, "[") }
-
-// KernelMark ends the name of a kernel function's frame in the folded stacks, as flame graph
-// tools mark them (stackcollapse-perf.pl --kernel): "finish_task_switch_[k]".
-const KernelMark = "_[k]"
-
-// KernelFrame reports whether a folded frame is the kernel's.
-func KernelFrame(name string) bool { return strings.HasSuffix(name, KernelMark) }
-
 // Bounds of the stored profile.
 const (
 	stacksFunctions = 30
 	stacksFolded    = 2000
 )
-
-// StacksOf reads a document's on-CPU profile; nil when the run has none.
-func StacksOf(d *results.Document) *Stacks {
-	obs, _ := d.Extra["observations"].(map[string]any)
-	v, ok := obs["stacks"]
-	if !ok {
-		return nil
-	}
-	if s, ok := v.(*Stacks); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	var s Stacks
-	if json.Unmarshal(b, &s) != nil {
-		return nil
-	}
-	return &s
-}
 
 // stacks samples the server's on-CPU stacks with perf record over the window; the stored
 // section is perf script's output folded (Close).
@@ -116,7 +48,7 @@ type stacks struct {
 	pids    []int
 	started time.Time
 	seconds float64
-	sec     *Stacks
+	sec     *results.Stacks
 	note    string
 }
 
@@ -387,7 +319,7 @@ func (o *stacks) Close(ctx context.Context) error {
 	}
 	if o.cmd == nil {
 		if o.note != "" {
-			o.sec = &Stacks{Event: "cpu-clock", Hz: o.hz, Note: o.note}
+			o.sec = &results.Stacks{Event: "cpu-clock", Hz: o.hz, Note: o.note}
 		}
 		return nil
 	}
@@ -403,7 +335,7 @@ func (o *stacks) Close(ctx context.Context) error {
 		}
 		o.stop()
 	}
-	o.sec = &Stacks{Event: "cpu-clock", Hz: o.hz, PIDs: o.pids, Seconds: roundTo(o.seconds, 2), Note: o.note}
+	o.sec = &results.Stacks{Event: "cpu-clock", Hz: o.hz, PIDs: o.pids, Seconds: roundTo(o.seconds, 2), Note: o.note}
 	if o.note != "" {
 		return nil
 	}
@@ -515,7 +447,7 @@ func headerPID(line string) int {
 }
 
 // frameName is "sym" of "addr sym (dso)", or "[dso's base name]" when perf has no symbol; a
-// kernel frame's name ends in KernelMark.
+// kernel frame's name ends in results.KernelMark.
 func frameName(l string) string {
 	addr, rest, _ := strings.Cut(l, " ")
 	rest = strings.TrimSpace(rest)
@@ -525,7 +457,7 @@ func frameName(l string) string {
 	}
 	mark := ""
 	if kernelFrame(addr, dso) {
-		mark = KernelMark
+		mark = results.KernelMark
 	}
 	if sym == "" || sym == "[unknown]" {
 		if dso == "" || dso == "[unknown]" {
@@ -554,17 +486,17 @@ func kernelFrame(addr, dso string) bool {
 
 // fillStacks ranks the folded stacks into the section: its top functions and its commonest
 // stacks, bounded.
-func fillStacks(s *Stacks, folded map[string]int64) {
+func fillStacks(s *results.Stacks, folded map[string]int64) {
 	self, total := map[string]int64{}, map[string]int64{}
-	all := make([]FoldedStack, 0, len(folded))
+	all := make([]results.FoldedStack, 0, len(folded))
 	var kernel int64
 	for st, n := range folded {
 		s.Samples += n
-		all = append(all, FoldedStack{Stack: st, Count: n})
+		all = append(all, results.FoldedStack{Stack: st, Count: n})
 		frames := strings.Split(st, ";")
 		leaf := frames[len(frames)-1]
 		self[leaf] += n
-		if KernelFrame(leaf) {
+		if results.KernelFrame(leaf) {
 			kernel += n
 		}
 		seen := map[string]bool{}
@@ -602,7 +534,7 @@ func fillStacks(s *Stacks, folded map[string]int64) {
 	}
 	pc := func(n int64) float64 { return roundTo(100*float64(n)/float64(s.Samples), 2) }
 	for n := range pick {
-		s.Functions = append(s.Functions, StackFunction{Name: n, Self: pc(self[n]), Total: pc(total[n])})
+		s.Functions = append(s.Functions, results.StackFunction{Name: n, Self: pc(self[n]), Total: pc(total[n])})
 	}
 	sort.Slice(s.Functions, func(i, j int) bool {
 		a, b := s.Functions[i], s.Functions[j]

@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Topology is what a CPU list covers, read from sysfs: each CPU's core (core_id within its
 // physical_package_id), its thread_siblings_list, and the NUMA node whose cpulist holds it.
 // Cores is 0, with a note, where the topology is not readable on this host.
 func Topology(cpus []int) *results.CPUTopology {
-	t := &results.CPUTopology{CPUs: FormatCPUList(cpus)}
+	t := &results.CPUTopology{CPUs: textfmt.FormatCPUList(cpus)}
 	if len(cpus) == 0 {
 		return t
 	}
@@ -29,7 +30,7 @@ func Topology(cpus []int) *results.CPUTopology {
 		if err != nil {
 			continue
 		}
-		l, err := ParseCPUList(strings.TrimSpace(string(b)))
+		l, err := textfmt.ParseCPUList(strings.TrimSpace(string(b)))
 		if err != nil {
 			continue
 		}
@@ -57,7 +58,7 @@ func Topology(cpus []int) *results.CPUTopology {
 		if p, err := strconv.Atoi(pkg); err == nil && !slices.Contains(t.Packages, p) {
 			t.Packages = append(t.Packages, p)
 		}
-		if sl, err := ParseCPUList(sib); err == nil {
+		if sl, err := textfmt.ParseCPUList(sib); err == nil {
 			for _, s := range sl {
 				if !in[s] && !slices.Contains(left, s) {
 					left = append(left, s)
@@ -74,7 +75,7 @@ func Topology(cpus []int) *results.CPUTopology {
 			t.Shared++
 		}
 	}
-	t.Siblings = FormatCPUList(left)
+	t.Siblings = textfmt.FormatCPUList(left)
 	slices.Sort(t.Packages)
 	slices.Sort(t.Nodes)
 	if len(t.Nodes) == 0 {
@@ -86,7 +87,7 @@ func Topology(cpus []int) *results.CPUTopology {
 // DescribeCPUs is a CPU list with what it covers, for a case label: "0-1 (2 cores, no SMT
 // siblings, package 0, node 0)"; the list alone where it does not parse.
 func DescribeCPUs(list string) string {
-	cpus, err := ParseCPUList(list)
+	cpus, err := textfmt.ParseCPUList(list)
 	if err != nil {
 		return list
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // twoSockets lays out a host of 2 packages × 2 cores × 2 SMT threads, one NUMA node per package:
@@ -86,7 +87,7 @@ func TestEffectiveFrequency(t *testing.T) {
 	// 2 s at a 2,000 MHz TSC: cpu0 busy half the time at 3,000 MHz, cpu1 idle throughout.
 	b := map[int]counters{0: {tsc: 5e9, mperf: 1e8 + 2e9, aperf: 1e8 + 3e9}, 1: {tsc: 5e9}}
 	got := effective([]int{0, 1, 2}, a, b, 2)
-	want := []CoreFrequency{{CPU: 0, AvgMHz: 1500, BzyMHz: 3000, Busy: 50}, {CPU: 1}}
+	want := []results.CoreFrequency{{CPU: 0, AvgMHz: 1500, BzyMHz: 3000, Busy: 50}, {CPU: 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%+v, want %+v", got, want)
 	}
@@ -113,7 +114,7 @@ func TestFrequencyFromCPUInfo(t *testing.T) {
 	}
 	o.Window(true)
 	o.Window(false)
-	f := o.(*frequency).Section().(*Frequency)
+	f := o.(*frequency).Section().(*results.Frequency)
 	if f.Source != "/proc/cpuinfo" || f.MHz != 2500 || len(f.Cores) != 2 || f.Cores[1].MHz != 3000 ||
 		!strings.Contains(f.Note, "APERF/MPERF not readable on this host") {
 		t.Errorf("from /proc/cpuinfo: %+v", f)
@@ -124,7 +125,7 @@ func TestFrequencyFromCPUInfo(t *testing.T) {
 	o, _ = startFrequency(context.Background(), &Env{})
 	o.Window(true)
 	o.Window(false)
-	if f := o.(*frequency).Section().(*Frequency); len(f.Cores) != 0 || !strings.Contains(f.Note, "not readable on this host") {
+	if f := o.(*frequency).Section().(*results.Frequency); len(f.Cores) != 0 || !strings.Contains(f.Note, "not readable on this host") {
 		t.Errorf("no cpu MHz: %+v", f)
 	}
 }
@@ -137,8 +138,17 @@ func TestFrequencyOfThisHost(t *testing.T) {
 	}
 	o.Window(true)
 	o.Window(false)
-	f := o.(*frequency).Section().(*Frequency)
+	f := o.(*frequency).Section().(*results.Frequency)
 	if len(f.Cores) != len(onlineCPUs()) || (f.MHz <= 0 && f.BzyMHz <= 0) {
 		t.Errorf("%+v", f)
 	}
+}
+
+func mustList(t *testing.T, s string) []int {
+	t.Helper()
+	l, err := textfmt.ParseCPUList(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

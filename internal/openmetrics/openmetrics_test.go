@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/spec"
@@ -118,7 +118,7 @@ func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, err := results.OpenStore(ctx, filepath.Join(t.TempDir(), "results.db"))
+			st, err := resultstore.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/dustin/go-humanize"
@@ -196,8 +196,8 @@ func summarizeRun(d *results.Document, label string) itemView {
 		name string
 		v    *float64
 		unit string
-	}{{"QphH@Size", r.QphH, ""}, {"Power@Size", r.Power, ""}, {"Throughput@Size", r.Throughput, ""},
-		{"geometric mean of the power test's queries", r.GeomeanS, " s"}} {
+	}{{"QphH@Size", r.OwnValue("qphh"), ""}, {"Power@Size", r.OwnValue("power"), ""}, {"Throughput@Size", r.OwnValue("throughput"), ""},
+		{"geometric mean of the power test's queries", r.OwnValue("geomean_s"), " s"}} {
 		if f.v != nil {
 			v.Figures = append(v.Figures, kv{f.name, num(*f.v) + f.unit})
 		}
@@ -220,7 +220,7 @@ func summarizeRun(d *results.Document, label string) itemView {
 	}
 	v.Figures = append(v.Figures, client(d)...)
 	v.Figures = append(v.Figures, observed(d)...)
-	v.Figures = append(v.Figures, kv{"diagnosis", strings.TrimPrefix(observe.Diagnosis(d, nil), "diagnosis: ")})
+	v.Figures = append(v.Figures, kv{"diagnosis", strings.TrimPrefix(diagnosis.Diagnosis(d, nil), "diagnosis: ")})
 	v.Settings = settings(d.Target.Settings)
 	v.Host = host(d.Host)
 	v.Config = config(d.Config)
@@ -259,7 +259,7 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 	if peak != nil {
 		v.Figures = append(v.Figures, kv{"peak " + hname, num(peak.Summary.Headline.Mean) + " at " + vuName(peak.VU)})
 		if d := firstMeasured(peak); d != nil {
-			v.Figures = append(v.Figures, kv{"diagnosis at the peak", strings.TrimPrefix(observe.Diagnosis(d, &p.Marks), "diagnosis: ")})
+			v.Figures = append(v.Figures, kv{"diagnosis at the peak", strings.TrimPrefix(diagnosis.Diagnosis(d, &p.Marks), "diagnosis: ")})
 		}
 	}
 	for _, m := range []struct {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -50,17 +49,17 @@ func observedRun(t testing.TB) *results.Document {
 
 // withRunning gives a run the running threads each second, surging at t = 10.
 func withRunning(r *results.Document) *results.Document {
-	run := &observe.Running{IntervalMs: 20, Source: "MariaDB: Threads_running less the sampler", Samples: 1250}
+	run := &results.Running{IntervalMs: 20, Source: "MariaDB: Threads_running less the sampler", Samples: 1250}
 	for _, s := range r.Series {
-		p := observe.RunningSecond{T: s.T, Samples: 50, Max: 6, Mean: 3.5, HostMax: 8, HostMean: 5}
+		p := results.RunningSecond{T: s.T, Samples: 50, Max: 6, Mean: 3.5, HostMax: 8, HostMean: 5}
 		if s.T > 9 && s.T < 11 {
 			p.Max, p.HostMax = 31, 33
 		}
 		run.Series = append(run.Series, p)
 	}
 	mx, p99, mean := 31.0, 6.0, 3.6
-	run.Max, run.P99, run.Mean, run.Host = &mx, &p99, &mean, &observe.RunQueue{Max: 33, P99: 8, Mean: 5.1}
-	observe.SetSection(r, observe.RunningSection, run)
+	run.Max, run.P99, run.Mean, run.Host = &mx, &p99, &mean, &results.RunQueue{Max: 33, P99: 8, Mean: 5.1}
+	results.SetSection(r, results.RunningSection, run)
 	return r
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -87,31 +88,32 @@ type Timing struct {
 	Params  string  `json:"params,omitempty"`
 }
 
-// upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
-// of result's figures (formerHeadline), and TPC-H runs kept their timings in extra.tpch's power
-// and throughput lists.
-func (d *Document) upgrade() {
+// Upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
+// of result's figures (formerHeadline), and a workload may have kept its own figures elsewhere
+// (OnUpgrade).
+func (d *Document) Upgrade() {
 	if d.Result.Headline == nil {
 		d.Result.Headline = d.formerHeadline()
 	}
-	if len(d.Timings) > 0 {
-		return
+	upgradersMu.Lock()
+	f := upgraders[d.Workload]
+	upgradersMu.Unlock()
+	if f != nil {
+		f(d)
 	}
-	old, ok := d.Extra["tpch"].(map[string]any)
-	if !ok {
-		return
-	}
-	for _, k := range []string{"power", "throughput"} {
-		b, err := json.Marshal(old[k])
-		if err != nil {
-			continue
-		}
-		var ts []Timing
-		if json.Unmarshal(b, &ts) == nil {
-			d.Timings = append(d.Timings, ts...)
-		}
-		delete(old, k)
-	}
+}
+
+var (
+	upgradersMu sync.Mutex
+	upgraders   = map[string]func(d *Document){}
+)
+
+// OnUpgrade registers how a workload reads what an older cairn stored of its runs elsewhere:
+// f gets a document read back from the store, its headline already filled in.
+func OnUpgrade(workload string, f func(d *Document)) {
+	upgradersMu.Lock()
+	upgraders[workload] = f
+	upgradersMu.Unlock()
 }
 
 // formerHeadline is the headline of a document stored before format 3, which had no
@@ -127,12 +129,12 @@ func (d *Document) formerHeadline() *Headline {
 		return &Headline{Name: "NOPM", Unit: "New-Orders per minute", Value: float64(*r.NOPM), Source: src, Txn: "new_order"}
 	case r.TPS != nil:
 		return &Headline{Name: "TPS", Unit: "transactions per second", Value: *r.TPS, Source: "client"}
-	case r.QphH != nil:
-		return &Headline{Name: "QphH", Unit: "queries per hour × SF", Value: *r.QphH, Source: "client"}
-	case r.Power != nil:
-		return &Headline{Name: "Power", Unit: "queries per hour × SF", Value: *r.Power, Source: "client"}
-	case r.Throughput != nil:
-		return &Headline{Name: "Throughput", Unit: "queries per hour × SF", Value: *r.Throughput, Source: "client"}
+	}
+	// TPC-H's figures, before it named its headline.
+	for _, k := range []struct{ key, name string }{{"qphh", "QphH"}, {"power", "Power"}, {"throughput", "Throughput"}} {
+		if v := r.OwnValue(k.key); v != nil {
+			return &Headline{Name: k.name, Unit: "queries per hour × SF", Value: *v, Source: "client"}
+		}
 	}
 	return nil
 }
@@ -252,12 +254,8 @@ type Result struct {
 	TPMApprox *Approx  `json:"tpm_approx,omitempty"`
 	TPS       *float64 `json:"tps,omitempty"`
 	QPS       *float64 `json:"qps,omitempty"`
-	// TPC-H (docs/tpch.md): the spec's Power@Size, Throughput@Size and QphH@Size, not audited,
-	// and the geometric mean of the power test's 22 query times in seconds.
-	Power      *float64 `json:"power,omitempty"`
-	Throughput *float64 `json:"throughput,omitempty"`
-	QphH       *float64 `json:"qphh,omitempty"`
-	GeomeanS   *float64 `json:"geomean_s,omitempty"`
+	// Own are the workload's own figures, after these (own.go).
+	Own []OwnFigure `json:"-"`
 }
 
 // Headline is the figure a run is ranked by, named by its workload: TPC-C's NOPM, pgbench's and

@@ -2,12 +2,9 @@ package results
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -307,10 +304,6 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 		tpm := int64(math.Floor(float64(total) / (m.Window.ClientSeconds / 60)))
 		m.Result.TPM, m.Result.TPMSource = &tpm, "client: committed and rolled-back transactions counted by cairn"
 	}
-	if first.Result.NOPM != nil && m.Result.Headline != nil {
-		nopm := int64(m.Result.Headline.Value)
-		m.Result.NOPM = &nopm
-	}
 	if m.Window.Start.IsZero() {
 		m.Window.Start = first.Part.StartAt
 	}
@@ -542,55 +535,4 @@ func partIDs(ps []PartClient) []string {
 // DecodeHist reads a histogram EncodeHist wrote.
 func DecodeHist(s string) (*hdrhistogram.Histogram, error) {
 	return hdrhistogram.Decode([]byte(s))
-}
-
-// MergeAt merges the parts args names — ids of the store at path, or result documents written
-// with --json (an argument ending in .json) — and stores the merged run, which it returns with its
-// id set.
-func MergeAt(ctx context.Context, path string, args []string) (*Document, error) {
-	var ids []string
-	for _, a := range args {
-		if !strings.HasSuffix(a, ".json") {
-			ids = append(ids, a)
-		}
-	}
-	var stored []Loaded
-	if len(ids) > 0 {
-		var err error
-		if stored, err = Read(ctx, path, ids); err != nil {
-			return nil, err
-		}
-	}
-	var ls []Loaded
-	for _, a := range args {
-		if !strings.HasSuffix(a, ".json") {
-			l := stored[0]
-			stored = stored[1:]
-			l.ID = a
-			ls = append(ls, l)
-			continue
-		}
-		b, err := os.ReadFile(a)
-		if err != nil {
-			return nil, &MergeError{Msg: fmt.Sprintf("read part %s: %v", a, errors.Unwrap(err))}
-		}
-		d := &Document{}
-		if err := json.Unmarshal(b, d); err != nil {
-			return nil, mergef("%s is not a result document: %v", a, err)
-		}
-		ls = append(ls, Loaded{ID: a, Run: d})
-	}
-	d, err := Merge(ls)
-	if err != nil {
-		return nil, err
-	}
-	s, err := OpenStore(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	if err := s.SaveRun(ctx, d, 0); err != nil {
-		return nil, err
-	}
-	return d, nil
 }

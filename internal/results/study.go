@@ -216,13 +216,13 @@ func stepOf(d *Document) int {
 	return d.Study.Step
 }
 
-// stripped is the study as its store row keeps it: the runs are rows of their own.
-func (s *Study) stripped() *Study {
+// Stripped is the study as its store row keeps it: the runs are rows of their own.
+func (s *Study) Stripped() *Study {
 	c := *s
 	c.Cases = make([]*StudyCase, len(s.Cases))
 	for i, sc := range s.Cases {
 		cc := *sc
-		cc.Profile = stripRuns(sc.Profile)
+		cc.Profile = StripRuns(sc.Profile)
 		c.Cases[i] = &cc
 	}
 	return &c
@@ -241,4 +241,14 @@ func (s *Study) UnmarshalJSON(b []byte) error {
 	}
 	s.Config = decodeConfig(aux.Config)
 	return nil
+}
+
+// StripRuns is the profile as its store row keeps it: its steps' runs are rows of their own.
+func StripRuns(p *Profile) *Profile {
+	c := *p
+	c.Steps = make([]*Step, len(p.Steps))
+	for i, st := range p.Steps {
+		c.Steps[i] = &Step{VU: st.VU, Summary: st.Summary}
+	}
+	return &c
 }

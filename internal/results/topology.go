@@ -3,6 +3,8 @@ package results
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // CPUTopology is what a CPU list covers on the host (docs/host.md#cpu-lists): its physical cores,
@@ -26,10 +28,10 @@ func (t *CPUTopology) Text() string {
 	if t.Cores == 0 {
 		return "topology not readable on this host"
 	}
-	parts := []string{plural(t.Cores, "core")}
+	parts := []string{textfmt.Plural(t.Cores, "core")}
 	switch {
 	case t.Shared > 0:
-		parts = append(parts, fmt.Sprintf("SMT siblings on %s", plural(t.Shared, "core")))
+		parts = append(parts, fmt.Sprintf("SMT siblings on %s", textfmt.Plural(t.Shared, "core")))
 	default:
 		parts = append(parts, "no SMT siblings")
 	}
@@ -45,13 +47,6 @@ func (t *CPUTopology) Text() string {
 		parts = append(parts, "NUMA node not readable")
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func ints(l []int) string {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/observe"
-	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -58,7 +58,7 @@ func TestObserverSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"seconds": float64(len(d.Series)), "edges": float64(2)}
-	st, err := results.OpenStore(ctx, filepath.Join(t.TempDir(), "results.db"))
+	st, err := resultstore.Open(ctx, filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -99,7 +98,7 @@ func TestOwnStatementsNeverCount(t *testing.T) {
 			client := clientTxns(d)
 			inFlight := int64(2 * d.VU) // at most one a connection at each edge
 			counted := float64(*d.Result.TPM) * d.Window.Seconds / 60
-			r := observe.RunningOf(d)
+			r := results.RunningOf(d)
 			if r == nil || r.Samples < 50 {
 				t.Fatalf("running threads %+v: want the sampler's samples in the window", r)
 			}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/summary"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -60,7 +60,7 @@ func commonLine(p workload.Progress, def *workload.Run) string {
 	if def.Main < len(p.P95) {
 		p95 = p.P95[def.Main]
 	}
-	fmt.Fprintf(&b, "  tps %9.1f  p95 ms %s  errors %d  retries %d", tps, summary.Ms(p95), p.Errors, p.Retries)
+	fmt.Fprintf(&b, "  tps %9.1f  p95 ms %s  errors %d  retries %d", tps, textfmt.Ms(p95), p.Errors, p.Retries)
 	if p.Waits != "" {
 		fmt.Fprintf(&b, "  waits %s", p.Waits)
 	}

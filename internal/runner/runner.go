@@ -193,7 +193,7 @@ func (se *Session) Run(ctx context.Context, h Hooks) (*results.Document, error) 
 	}
 	if h.Start != nil {
 		vus := fmt.Sprint(s.VU[0]) + " VU"
-		if c := run.ConfigOf(s.Engine, s.VU[0], 0, false); c.Terminals > 0 {
+		if c := run.ConfigOf(s.Engine.Engine, s.VU[0], 0, false); c.Terminals > 0 {
 			vus = fmt.Sprintf("%d terminals over %d connections", c.Terminals, c.VUs)
 		}
 		h.Start(se.startLine(def, "running", vus))
@@ -256,7 +256,7 @@ func (se *Session) startLine(def *workload.Run, verb, vus string) string {
 // once runs the engine once at vu VUs and builds the document, whose config is the spec of this
 // run (a profile step's: its VU count and seed).
 func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uint64, s *spec.Spec, h Hooks) (*results.Document, error) {
-	cfg := run.ConfigOf(s.Engine, vu, seed, def.Pace)
+	cfg := run.ConfigOf(s.Engine.Engine, vu, seed, def.Pace)
 	pt, err := se.partOf(ctx, def, s, &cfg)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -72,7 +71,7 @@ func TestStacksOfMariaDB(t *testing.T) {
 	}
 	before, _ := os.ReadDir(os.TempDir())
 	d, notes := stacksRun(t, url, "16")
-	st := observe.StacksOf(d)
+	st := results.StacksOf(d)
 	if st == nil {
 		t.Fatalf("no stacks section; notes %q, document notes %q", notes, d.Notes)
 	}
@@ -81,7 +80,7 @@ func TestStacksOfMariaDB(t *testing.T) {
 	}
 	named := 0
 	for _, f := range st.Functions {
-		if f.Named() && !observe.KernelFrame(f.Name) {
+		if f.Named() && !results.KernelFrame(f.Name) {
 			named++
 		}
 		if f.Self > f.Total || f.Total > 100 {
@@ -132,7 +131,7 @@ func TestStacksWithoutPerf(t *testing.T) {
 	if len(said) != 1 || !strings.Contains(said[0], "perf is not installed") {
 		t.Errorf("notes %q: want one line saying perf is not installed", notes)
 	}
-	if observe.StacksOf(d) != nil {
+	if results.StacksOf(d) != nil {
 		t.Errorf("a stacks section without perf")
 	}
 	if d.Server == nil || d.Server.CPUSeconds <= 0 {
@@ -164,7 +163,7 @@ func TestStacksPerfFails(t *testing.T) {
 	if len(said) != 1 || !strings.Contains(said[0], why) {
 		t.Errorf("notes %q: want one line saying %q", notes, why)
 	}
-	st := observe.StacksOf(d)
+	st := results.StacksOf(d)
 	if st == nil || st.Note != why || st.Samples != 0 {
 		t.Errorf("stacks section %+v: want the note %q", st, why)
 	}
@@ -186,7 +185,7 @@ func TestStacksInterrupted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // the window is 3 s
 	defer cancel()
 	d, _ := stacksRunCtx(ctx, t, url, "4")
-	st := observe.StacksOf(d)
+	st := results.StacksOf(d)
 	if !d.Interrupted || st == nil || st.Note != "" || st.Samples == 0 || st.Seconds <= 0 || st.Seconds >= 3 {
 		t.Fatalf("interrupted %v, stacks section %+v: want the profile of the window so far", d.Interrupted, st)
 	}
@@ -202,7 +201,7 @@ func TestStacksHz(t *testing.T) {
 		t.Skip("perf sampling another user's server needs perf installed and root")
 	}
 	d, notes := stacksRun(t, url, "16", "stacks-hz", "999")
-	st := observe.StacksOf(d)
+	st := results.StacksOf(d)
 	if st == nil || st.Note != "" || st.Seconds <= 0 {
 		t.Fatalf("stacks section %+v; notes %q", st, notes)
 	}

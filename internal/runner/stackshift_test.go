@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -24,7 +23,7 @@ func TestFunctionShiftsOfTwoRuns(t *testing.T) {
 	}
 	a, _ := stacksRun(t, url, "2")
 	b, _ := stacksRun(t, url, "16")
-	sa, sb := observe.StacksOf(a), observe.StacksOf(b)
+	sa, sb := results.StacksOf(a), results.StacksOf(b)
 	if sa == nil || sb == nil || sa.Samples == 0 || sb.Samples == 0 {
 		t.Fatalf("the runs recorded no profile: %+v %+v", sa, sb)
 	}
@@ -36,7 +35,7 @@ func TestFunctionShiftsOfTwoRuns(t *testing.T) {
 	if len(lines) < 3 || !strings.Contains(lines[0], "changed most") {
 		t.Fatalf("no function shifts between two profiles:\n%s", out)
 	}
-	shares := func(st *observe.Stacks) map[string]float64 {
+	shares := func(st *results.Stacks) map[string]float64 {
 		m := map[string]float64{}
 		for _, f := range st.Functions {
 			m[f.Name] = f.Self

@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/report"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -96,7 +97,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // fail answers an error as the command line words it: the user's to fix 400 (an unknown id
 // 404), anything else 500.
 func fail(w http.ResponseWriter, err error) {
-	var nf *results.NotFoundError
+	var nf *resultstore.NotFoundError
 	var se *spec.Error
 	var ue *target.URLError
 	var bi interface{ BadInput() }
@@ -445,7 +446,7 @@ type entry struct {
 
 func (a *api) results(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := results.Filter{Workload: q.Get("workload"), Target: q.Get("target"), Limit: 20}
+	f := resultstore.Filter{Workload: q.Get("workload"), Target: q.Get("target"), Limit: 20}
 	if _, ok := target.DialectNamed(f.Target); f.Target != "" && !ok {
 		names := target.Dialects()
 		sort.Strings(names)
@@ -470,7 +471,7 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("kind %q: use run, profile or study", kind), "kind")
 		return
 	}
-	es, _, err := results.ListAt(r.Context(), a.cfg.Store, f)
+	es, _, err := resultstore.ListAt(r.Context(), a.cfg.Store, f)
 	if err != nil {
 		fail(w, err)
 		return
@@ -493,7 +494,7 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) load(w http.ResponseWriter, r *http.Request) (results.Loaded, bool) {
-	ls, err := results.Read(r.Context(), a.cfg.Store, []string{r.PathValue("id")})
+	ls, err := resultstore.Read(r.Context(), a.cfg.Store, []string{r.PathValue("id")})
 	if err != nil {
 		fail(w, err)
 		return results.Loaded{}, false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/study"
@@ -65,13 +66,13 @@ func (f Func) Event(e Event) { f(e) }
 // Sink ends runs, profiles and studies: it stores into Store (nil: nothing is stored) and writes
 // the document to JSON ("" for none).
 type Sink struct {
-	Store *results.Store
+	Store *resultstore.Store
 	JSON  string
 	subs  []Subscriber
 }
 
 // New makes a sink with its subscribers.
-func New(store *results.Store, jsonPath string, subs ...Subscriber) *Sink {
+func New(store *resultstore.Store, jsonPath string, subs ...Subscriber) *Sink {
 	return &Sink{Store: store, JSON: jsonPath, subs: subs}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/sink"
 	"github.com/cairn-bench/cairn/internal/spec"
@@ -34,7 +35,7 @@ func TestSinkStoresAndTellsEverySubscriber(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	store, err := results.OpenStore(ctx, filepath.Join(dir, "results.db"))
+	store, err := resultstore.Open(ctx, filepath.Join(dir, "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestSinkStoresAndTellsEverySubscriber(t *testing.T) {
 	if len(first) != 1 || first[0].Kind != sink.Interrupted || first[0].What != results.KindRun {
 		t.Errorf("a run stopped before it started told %+v", first)
 	}
-	if es, err := store.List(ctx, results.Filter{}); err != nil || len(es) != 1 {
+	if es, err := store.List(ctx, resultstore.Filter{}); err != nil || len(es) != 1 {
 		t.Errorf("the store holds %d results (%v), want the one run", len(es), err)
 	}
 }

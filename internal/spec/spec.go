@@ -18,9 +18,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -32,10 +32,9 @@ type Spec struct {
 	DB string
 	// Profile says VU is a list of steps (a profile) rather than one count (a run).
 	Profile bool
-	workload.Engine
+	Engine
 	Options any      // the workload's run options (a pointer to its struct)
 	Prepare *Prepare // nil: the schema must be there already
-	w       workload.Workload
 	// written is db as the spec gave it, its references unexpanded, while DB still holds what it
 	// expanded to (expanded): what the spec writes back.
 	written, expanded string
@@ -83,11 +82,18 @@ func New(name string, profile bool) (*Spec, error) {
 	if profile && !w.Info().Profile {
 		return nil, errf("vu", "%s runs no profiles: give one VU count", name)
 	}
-	return &Spec{Workload: name, Profile: profile, Engine: workload.EngineDefaults(w.Info(), profile), Options: w.RunOptions(), w: w}, nil
+	return &Spec{Workload: name, Profile: profile, Engine: EngineDefaults(w.Info(), profile), Options: w.RunOptions()}, nil
 }
 
-// Workload returns the spec's workload.
-func (s *Spec) WorkloadOf() workload.Workload { return s.w }
+// WorkloadOf returns the spec's workload, resolved from the registry by its name: the spec holds
+// no live workload, only the name New checked.
+func (s *Spec) WorkloadOf() workload.Workload {
+	w, err := workload.Get(s.Workload)
+	if err != nil {
+		panic("spec of an unregistered workload " + s.Workload + ": make specs with New")
+	}
+	return w
+}
 
 // AskPrepare turns on the prepare step, its options starting from the workload's defaults and
 // taking any run option of the same name (oltp's tables and table-size).
@@ -95,7 +101,7 @@ func (s *Spec) AskPrepare() {
 	if s.Prepare != nil {
 		return
 	}
-	p := &Prepare{Options: s.w.PrepareOptions()}
+	p := &Prepare{Options: s.WorkloadOf().PrepareOptions()}
 	shared(s.Options, p.Options)
 	s.Prepare = p
 }
@@ -112,7 +118,7 @@ func shared(from, to any) {
 // engineFields are the engine settings a spec of this workload has, in order.
 func (s *Spec) engineFields() []options.Field {
 	var out []options.Field
-	info := s.w.Info()
+	info := s.WorkloadOf().Info()
 	for _, f := range options.Fields(&s.Engine) {
 		if !info.Uses(f.Name) {
 			continue
@@ -133,7 +139,7 @@ func (s *Spec) Check() error {
 			return err
 		}
 	}
-	if s.w.Info().Uses("vu") {
+	if s.WorkloadOf().Info().Uses("vu") {
 		if len(s.VU) == 0 {
 			return errf("vu", "give a VU count")
 		}
@@ -163,12 +169,12 @@ func (s *Spec) Check() error {
 	if s.Connections > 0 && s.Terminals == 0 {
 		return errf("connections", "--connections sizes the pool that serves --terminals; give --terminals too (without it, --vu sets the connections)")
 	}
-	if s.w.Info().Uses("duration") && s.Duration <= 0 {
+	if s.WorkloadOf().Info().Uses("duration") && s.Duration <= 0 {
 		return &options.Error{Name: "duration", Msg: "must be positive, like 2m"}
 	}
 	for key, list := range map[string]string{"client-cpus": s.ClientCPUs, "server-cpus": s.ServerCPUs} {
 		if list != "" {
-			if _, err := observe.ParseCPUList(list); err != nil {
+			if _, err := textfmt.ParseCPUList(list); err != nil {
 				return &options.Error{Name: key, Value: list, Msg: strings.TrimPrefix(err.Error(), fmt.Sprintf("%q is ", list))}
 			}
 		}
@@ -177,7 +183,7 @@ func (s *Spec) Check() error {
 		r.Resolve() // defaults that depend on other options
 	}
 	if v, ok := s.Options.(interface{ Validate(*workload.Engine) error }); ok {
-		if err := v.Validate(&s.Engine); err != nil {
+		if err := v.Validate(&s.Engine.Engine); err != nil {
 			return err
 		}
 	}
@@ -248,7 +254,7 @@ func (s *Spec) Set(path, value string) error {
 		return nil
 	}
 	f, ok := options.Lookup(&s.Engine, path)
-	if !ok || !s.w.Info().Uses(path) {
+	if !ok || !s.WorkloadOf().Info().Uses(path) {
 		return errf(path, "unknown key (accepted: %s)", strings.Join(s.topKeys(), ", "))
 	}
 	if err := f.Set(&s.Engine, value); err != nil {
@@ -256,7 +262,7 @@ func (s *Spec) Set(path, value string) error {
 	}
 	if path == "vu" {
 		s.Profile = strings.Contains(value, ",")
-		if s.Profile && !s.w.Info().Profile {
+		if s.Profile && !s.WorkloadOf().Info().Profile {
 			return errf("vu", "%s runs no profiles: give one VU count", s.Workload)
 		}
 	}
@@ -280,7 +286,7 @@ func keyed(prefix string, err error) error {
 func (s *Spec) topKeys() []string {
 	keys := []string{"workload", "db"}
 	for _, f := range options.Fields(&s.Engine) {
-		if s.w.Info().Uses(f.Name) {
+		if s.WorkloadOf().Info().Uses(f.Name) {
 			keys = append(keys, f.Name)
 		}
 	}
@@ -473,7 +479,7 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 			}
 		default:
 			f, ok := options.Lookup(&s.Engine, k)
-			if ok && s.w.Info().Uses(k) && (s.Profile || (k != "repeat" && k != "pause")) {
+			if ok && s.WorkloadOf().Info().Uses(k) && (s.Profile || (k != "repeat" && k != "pause")) {
 				if err := dec.decodeField(k, v, f, &s.Engine); err != nil {
 					return nil, err
 				}
@@ -487,7 +493,7 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 					continue
 				}
 			}
-			if ok && !s.w.Info().Uses(k) {
+			if ok && !s.WorkloadOf().Info().Uses(k) {
 				return nil, errf(k, "%s does not use it", s.Workload)
 			}
 			if ok {

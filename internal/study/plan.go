@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Plan is a study checked against its server: every setting it touches, as the server has it.
@@ -216,10 +217,10 @@ func (p *Plan) Print(w io.Writer) {
 	}
 	steps := st.Steps()
 	fmt.Fprintf(w, "%s × %s × %s = %s, order %s; each %s rampup + %s window, %s pause between\n",
-		plural(len(st.Cases()), "case"), plural(len(s.VU), "VU count"), plural(s.Repeat, "repeat"), plural(len(steps), "run"), st.Order,
+		textfmt.Plural(len(st.Cases()), "case"), textfmt.Plural(len(s.VU), "VU count"), textfmt.Plural(s.Repeat, "repeat"), textfmt.Plural(len(steps), "run"), st.Order,
 		options.FormatDuration(s.Rampup), options.FormatDuration(s.Duration), options.FormatDuration(s.Pause))
 	for i, step := range steps {
-		fmt.Fprintf(w, "  %3d  %-40s %s, run %d\n", i+1, step.Case.Label(), plural(step.VU, "VU"), step.Repeat+1)
+		fmt.Fprintf(w, "  %3d  %-40s %s, run %d\n", i+1, step.Case.Label(), textfmt.Plural(step.VU, "VU"), step.Repeat+1)
 	}
 	for _, l := range cpuLists(st) {
 		fmt.Fprintf(w, "%s %s\n", l[0], observe.DescribeCPUs(l[1]))
@@ -258,13 +259,6 @@ func describeType(s target.Setting) string {
 	return s.Type
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // cpuLists are the study's CPU lists, each once, as option and list: what each covers on this
 // host (cores, SMT siblings, NUMA nodes) is printed beside the plan, since a list alone does not
 // say it.
@@ -285,7 +279,7 @@ func cpuLists(st *Study) [][2]string {
 
 // cpuTopology is what a case's CPU list covers on this host; nil where the list does not parse.
 func cpuTopology(list string) *results.CPUTopology {
-	cpus, err := observe.ParseCPUList(list)
+	cpus, err := textfmt.ParseCPUList(list)
 	if err != nil {
 		return nil
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // FileText writes a stored study back as a study file, which 'cairn study plan' plans to the
@@ -35,7 +34,7 @@ func FileText(st *results.Study) ([]byte, error) {
 		m["db"] = urls
 	}
 	order := []string{"name", "workload", "db"}
-	for _, f := range options.Fields(&workload.Engine{}) {
+	for _, f := range options.Fields(&spec.Engine{}) {
 		order = append(order, f.Name)
 	}
 	order = append(append(order, "options", "prepare"), studyKeys...)

@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/undo"
 )
 
@@ -227,7 +228,7 @@ func (r *runState) steps(ctx context.Context, st *Study) error {
 		}
 		bound, err := runner.CPUs(&one)
 		if err != nil {
-			return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), plural(step.VU, "VU"), err)
+			return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), textfmt.Plural(step.VU, "VU"), err)
 		}
 		if bound != nil || pinned {
 			// A case without a client binding after one with: cairn runs on every CPU again.
@@ -237,7 +238,7 @@ func (r *runState) steps(ctx context.Context, st *Study) error {
 				err = &runner.UnboundError{CPUs: one.ClientCPUs}
 			}
 			if err != nil && bound != nil {
-				return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), plural(step.VU, "VU"), err)
+				return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), textfmt.Plural(step.VU, "VU"), err)
 			}
 			pinned = bound != nil
 		}
@@ -247,7 +248,7 @@ func (r *runState) steps(ctx context.Context, st *Study) error {
 				r.doc.Interrupted = true
 				return nil
 			}
-			return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), plural(step.VU, "VU"), err)
+			return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), textfmt.Plural(step.VU, "VU"), err)
 		}
 		d.Study = &results.StudyRef{Case: step.Case.Index, Repeat: step.Repeat, Step: i}
 		d.ProfileID = r.doc.ID

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Group is one side of a comparison: a run, a group of repeated runs, or a profile.
@@ -231,7 +232,7 @@ func figureText(name string, s results.Stat) string {
 		return "-"
 	}
 	if strings.HasSuffix(name, " ms") {
-		t := Ms(s.Mean)
+		t := textfmt.Ms(s.Mean)
 		if s.N > 1 && s.Mean != 0 {
 			t += fmt.Sprintf(" ±%.1f%%", 100*s.SD/s.Mean)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 )
 
 // GateInputError is a regression gate asked of what it cannot judge (exit 2).
@@ -36,7 +37,7 @@ func GateAt(ctx context.Context, path string, args []string, pct float64, w io.W
 	if !(pct > 0 && pct < 100) {
 		return &GateInputError{fmt.Sprintf("--fail-on-regression %g: give the largest tolerated loss in percent, above 0 and below 100", pct)}
 	}
-	groups, err := results.ReadGroups(ctx, path, [][]string{strings.Split(args[0], ","), strings.Split(args[1], ",")}, true)
+	groups, err := resultstore.ReadGroups(ctx, path, [][]string{strings.Split(args[0], ","), strings.Split(args[1], ",")}, true)
 	if err != nil {
 		return err
 	}

@@ -8,10 +8,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // List prints stored results, one line each, as 'results list' shows them.
-func List(w io.Writer, es []results.Entry) error {
+func List(w io.Writer, es []resultstore.Entry) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tKIND\tSTARTED (UTC)\tWORKLOAD\tTARGET\tVUS\tRESULT\tMAIN P95 MS\tWINDOW\t")
 	for _, e := range es {
@@ -38,7 +40,7 @@ func List(w io.Writer, es []results.Entry) error {
 		}
 		p95 := "-"
 		if e.MainP95ms != nil && !e.Live {
-			p95 = Ms(*e.MainP95ms)
+			p95 = textfmt.Ms(*e.MainP95ms)
 		}
 		win := "-"
 		if e.Kind == results.KindRun {

@@ -13,26 +13,12 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
-
-// Ms writes milliseconds with about four significant digits; "-" for none.
-func Ms(v float64) string {
-	switch {
-	case v == 0:
-		return "-"
-	case v < 10:
-		return fmt.Sprintf("%.3f", v)
-	case v < 100:
-		return fmt.Sprintf("%.2f", v)
-	case v < 1000:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.0f", v)
-}
 
 // printLimits prints the late and skipped counts of a run with --latency-limit.
 func limits(w io.Writer, d *results.Document) {
@@ -62,7 +48,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	var e *workload.Engine
 	var opts any
 	if s != nil {
-		e, opts = &s.Engine, s.Options
+		e, opts = &s.Engine.Engine, s.Options
 	}
 	if sum != nil && sum.Replaces() {
 		sum.Summary(w, d, e, opts)
@@ -91,7 +77,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		t := d.Txns[n]
 		l := t.LatencyMs
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, t.Count, t.PerMinute, t.Percentage, t.Rollbacks, t.Errors, t.Retries,
-			Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+			textfmt.Ms(l.Mean), textfmt.Ms(l.P50), textfmt.Ms(l.P90), textfmt.Ms(l.P95), textfmt.Ms(l.P99), textfmt.Ms(l.P999), textfmt.Ms(l.Max))
 	}
 	tw.Flush()
 	limits(w, d)
@@ -109,7 +95,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 			}
 			l := st.LatencyMs
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, st.Class, st.Count, st.PerSecond,
-				Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+				textfmt.Ms(l.Mean), textfmt.Ms(l.P50), textfmt.Ms(l.P90), textfmt.Ms(l.P95), textfmt.Ms(l.P99), textfmt.Ms(l.P999), textfmt.Ms(l.Max))
 		}
 		tw.Flush()
 	}
@@ -123,7 +109,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		fmt.Fprintln(tw, "transaction\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax ms\t")
 		for _, n := range d.TxnOrder {
 			l := d.Txns[n].ServiceMs
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, textfmt.Ms(l.Mean), textfmt.Ms(l.P50), textfmt.Ms(l.P90), textfmt.Ms(l.P95), textfmt.Ms(l.P99), textfmt.Ms(l.P999), textfmt.Ms(l.Max))
 		}
 		tw.Flush()
 	}
@@ -140,7 +126,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	ClientMemory(w, d)
 	Observations(w, d)
 	if d.Window.Seconds > 0 {
-		fmt.Fprintln(w, observe.Diagnosis(d, nil))
+		fmt.Fprintln(w, diagnosis.Diagnosis(d, nil))
 	}
 	if c.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", c.Reconnects)
@@ -240,7 +226,7 @@ func dur(ms float64) string {
 	if ms >= 1000 {
 		return fmt.Sprintf("%.2f s", ms/1000)
 	}
-	return Ms(ms) + " ms"
+	return textfmt.Ms(ms) + " ms"
 }
 
 // StepLine is the line a profile prints as each run ends.
@@ -256,7 +242,7 @@ func StepLine(d *results.Document) string {
 		fmt.Fprintf(&b, ", TPM %s", TPMText(d))
 	}
 	if m := d.Main(); m != nil && m.Count > 0 {
-		fmt.Fprintf(&b, ", %s p95 %s ms", d.MainTxn, Ms(m.LatencyMs.P95))
+		fmt.Fprintf(&b, ", %s p95 %s ms", d.MainTxn, textfmt.Ms(m.LatencyMs.P95))
 	}
 	fmt.Fprintf(&b, ", %d errors", d.TotalErrors())
 	if d.ID != "" {
@@ -266,7 +252,7 @@ func StepLine(d *results.Document) string {
 		b.WriteString(" · " + results.MarkText(d.NotAsPlanned))
 	}
 	if d.Window.Seconds > 0 {
-		b.WriteString("\n    " + observe.Diagnosis(d, nil))
+		b.WriteString("\n    " + diagnosis.Diagnosis(d, nil))
 	}
 	return b.String()
 }
@@ -367,7 +353,7 @@ func StepDiagnoses(w io.Writer, p *results.Profile, indent string) {
 	for _, st := range p.Steps {
 		for _, d := range st.Runs {
 			if d != nil && d.Window.Seconds > 0 {
-				fmt.Fprintln(w, indent+observe.Diagnosis(d, &p.Marks))
+				fmt.Fprintln(w, indent+diagnosis.Diagnosis(d, &p.Marks))
 				break
 			}
 		}
@@ -389,7 +375,7 @@ func statMs(s results.Stat) string {
 	if s.N == 0 {
 		return "-"
 	}
-	return Ms(s.Mean)
+	return textfmt.Ms(s.Mean)
 }
 
 func pct(a, b float64) float64 {
@@ -513,10 +499,10 @@ func Observations(w io.Writer, d *results.Document) {
 		}
 		fmt.Fprintln(w)
 	}
-	if f := observe.FrequencyOf(d); f != nil {
+	if f := results.FrequencyOf(d); f != nil {
 		fmt.Fprintf(w, "CPU frequency: %s\n", frequencyText(f))
 	}
-	if r := observe.RunningOf(d); r != nil {
+	if r := results.RunningOf(d); r != nil {
 		fmt.Fprintf(w, "running threads: %s\n", runningText(r))
 	}
 	if wt := d.Waits; wt != nil {
@@ -558,7 +544,7 @@ func Observations(w io.Writer, d *results.Document) {
 
 // runningText is the window's running threads: the server's and the host's run queue, each its
 // max, p99 and mean over the samples.
-func runningText(r *observe.Running) string {
+func runningText(r *results.Running) string {
 	server := "server not measured"
 	if r.P99 != nil {
 		server = fmt.Sprintf("server max %.0f, p99 %.0f, mean %.1f", *r.Max, *r.P99, *r.Mean)
@@ -579,7 +565,7 @@ func topologyText(t *results.CPUTopology) string {
 }
 
 // frequencyText is the cores' frequency over the window, and where it came from.
-func frequencyText(f *observe.Frequency) string {
+func frequencyText(f *results.Frequency) string {
 	switch {
 	case len(f.Cores) == 0:
 		return "not readable on this host"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Every workload keeps a meta table, cairn_<workload>_meta, of key/value rows:
@@ -461,20 +462,11 @@ func Words(objs []Object) string {
 	return strings.Join(w, " and ")
 }
 
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+func pluralWord(n int, one, many string) string { return textfmt.PluralWord(n, one, many) }
 
-// Plural counts a word for messages: "1 warehouse", "4 warehouses".
-func Plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+// Plural counts a word for messages: "1 warehouse", "4 warehouses" (textfmt.Plural, named here
+// for the workloads' own messages).
+func Plural(n int, word string) string { return textfmt.Plural(n, word) }
 
 // PartialError is a schema whose own meta says its prepare did not finish, or whose tables were
 // dropped by hand.

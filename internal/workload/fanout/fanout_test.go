@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/report"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/runner"
@@ -92,7 +91,7 @@ func run(t *testing.T, db string, set map[string]string) (*results.Document, *fa
 	}
 	w, _ := workload.Get("fanout")
 	var sum bytes.Buffer
-	w.(workload.Summarizer).Summary(&sum, d, &s.Engine, s.Options)
+	w.(workload.Summarizer).Summary(&sum, d, &s.Engine.Engine, s.Options)
 	return d, x, sum.String()
 }
 
@@ -175,7 +174,7 @@ func TestFanout32Shards(t *testing.T) {
 	if x.Parallelism != 8 || len(x.PerServer) != 4 || x.PerServer[0].Shards != 8 {
 		t.Errorf("servers %+v", x.PerServer)
 	}
-	if r := observe.RunningOf(d); r == nil || len(r.PerServer) != 4 {
+	if r := results.RunningOf(d); r == nil || len(r.PerServer) != 4 {
 		t.Errorf("running threads per server: %+v", r)
 	}
 	// Wait events of every server, each apart: differences of each one's own counters.

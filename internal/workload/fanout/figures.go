@@ -14,7 +14,6 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -372,7 +371,7 @@ func (fanout) Summary(w io.Writer, d *results.Document, _ *workload.Engine, _ an
 		}
 	}
 	table("per server", x.PerServer, -1)
-	if r := observe.RunningOf(d); r != nil && len(r.PerServer) > 0 {
+	if r := results.RunningOf(d); r != nil && len(r.PerServer) > 0 {
 		fmt.Fprintf(w, "\nrunning threads per server (sampled every %d ms; a surge shows in max and p99):\n", r.IntervalMs)
 		for _, s := range r.PerServer {
 			fmt.Fprintf(w, "  %-34s max %4.0f  p99 %4.0f  mean %6.2f\n", s.Server, s.Max, s.P99, s.Mean)

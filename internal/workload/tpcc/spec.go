@@ -72,6 +72,12 @@ func printSpec(w io.Writer, f *SpecFigures) {
 // constants (every part's are the same), the deliveries skipped in all, and the run against the
 // specification again, from the merged headline and latencies.
 func merged(m *results.Document, parts []*results.Document) {
+	// The merged headline is NOPM again in result.nopm, for the readers of documents before
+	// format 3, as each part wrote it.
+	if parts[0].Result.NOPM != nil && m.Result.Headline != nil {
+		nopm := int64(m.Result.Headline.Value)
+		m.Result.NOPM = &nopm
+	}
 	x, ok := extraOf(parts[0])
 	if !ok {
 		return

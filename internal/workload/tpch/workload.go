@@ -273,7 +273,7 @@ func document(t target.Target, version string, meta *Meta, o RunOptions, out *Ou
 		Host:   observe.ReadHost(true), VU: vu, Mode: mode, Seed: o.Seed,
 		Window: results.Window{Seconds: out.PowerSeconds + out.ThroughputSeconds, ClientSeconds: out.PowerSeconds + out.ThroughputSeconds,
 			Start: started.UTC(), End: time.Now().UTC()},
-		Result: results.Result{Headline: headline(out), Power: out.PowerAtSize, Throughput: out.ThroughputAtSize, QphH: out.QphH, GeomeanS: out.GeomeanSeconds},
+		Result: results.Result{Headline: headline(out), Own: ownFigures(out)},
 		Txns:   map[string]*results.Txn{}, Errors: map[string]int64{}, Histograms: map[string]string{},
 		Extra:   map[string]any{"tpch": out},
 		Timings: append(append([]results.Timing(nil), out.Power...), out.Throughput...),

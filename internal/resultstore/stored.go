@@ -1,16 +1,16 @@
-package results
+package resultstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"os"
+
+	"github.com/cairn-bench/cairn/internal/results"
 )
 
 // LoadAll loads each id, in order.
-func (s *Store) LoadAll(ctx context.Context, ids []string) ([]Loaded, error) {
-	var out []Loaded
+func (s *Store) LoadAll(ctx context.Context, ids []string) ([]results.Loaded, error) {
+	var out []results.Loaded
 	for _, id := range ids {
 		l, err := s.Load(ctx, id)
 		if err != nil {
@@ -23,7 +23,7 @@ func (s *Store) LoadAll(ctx context.Context, ids []string) ([]Loaded, error) {
 }
 
 // Read loads results from the store at path, opened read-only for the time it takes.
-func Read(ctx context.Context, path string, ids []string) ([]Loaded, error) {
+func Read(ctx context.Context, path string, ids []string) ([]results.Loaded, error) {
 	gs, err := ReadGroups(ctx, path, [][]string{ids}, false)
 	if err != nil {
 		return nil, err
@@ -33,8 +33,8 @@ func Read(ctx context.Context, path string, ids []string) ([]Loaded, error) {
 
 // ReadGroups loads groups of results from the store at path, opened read-only for the time it
 // takes; comparing: as a comparison takes them (LoadGroups).
-func ReadGroups(ctx context.Context, path string, groups [][]string, comparing bool) ([][]Loaded, error) {
-	s, err := OpenStoreReadOnly(ctx, path)
+func ReadGroups(ctx context.Context, path string, groups [][]string, comparing bool) ([][]results.Loaded, error) {
+	s, err := OpenReadOnly(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func ReadGroups(ctx context.Context, path string, groups [][]string, comparing b
 	if comparing {
 		return s.LoadGroups(ctx, groups)
 	}
-	out := make([][]Loaded, len(groups))
+	out := make([][]results.Loaded, len(groups))
 	for i, ids := range groups {
 		if out[i], err = s.LoadAll(ctx, ids); err != nil {
 			return nil, err
@@ -57,46 +57,13 @@ func ListAt(ctx context.Context, path string, f Filter) (es []Entry, stored bool
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}
-	s, err := OpenStoreReadOnly(ctx, path)
+	s, err := OpenReadOnly(ctx, path)
 	if err != nil {
 		return nil, true, err
 	}
 	defer s.Close()
 	es, err = s.List(ctx, f)
 	return es, true, err
-}
-
-// Workload is the stored result's workload.
-func (l Loaded) Workload() string {
-	switch {
-	case l.Run != nil:
-		return l.Run.Workload
-	case l.Study != nil:
-		return l.Study.Workload
-	}
-	return l.Profile.Workload
-}
-
-// Kind is KindRun, KindProfile or KindStudy.
-func (l Loaded) Kind() string {
-	switch {
-	case l.Run != nil:
-		return KindRun
-	case l.Study != nil:
-		return KindStudy
-	}
-	return KindProfile
-}
-
-// On is the target the result was measured on.
-func (l Loaded) On() Target {
-	switch {
-	case l.Run != nil:
-		return l.Run.Target
-	case l.Study != nil:
-		return l.Study.Target
-	}
-	return l.Profile.Target
 }
 
 // Mismatch is why results cannot be compared side by side.
@@ -113,8 +80,8 @@ const (
 // MismatchError is results a comparison cannot put side by side; the front end words it.
 type MismatchError struct {
 	Why          Mismatch
-	First, Other Loaded
-	Group        []Loaded
+	First, Other results.Loaded
+	Group        []results.Loaded
 }
 
 func (e *MismatchError) Error() string {
@@ -127,8 +94,8 @@ func (e *MismatchError) BadInput() {}
 // LoadGroups loads what a comparison compares: groups of ids (repeated runs, "3,4,5"), one study
 // alone, or studies of one design (SameDesign). The results must be of one workload and one
 // kind, a study only alone or among studies.
-func (s *Store) LoadGroups(ctx context.Context, groups [][]string) ([][]Loaded, error) {
-	var out [][]Loaded
+func (s *Store) LoadGroups(ctx context.Context, groups [][]string) ([][]results.Loaded, error) {
+	var out [][]results.Loaded
 	for _, ids := range groups {
 		g, err := s.LoadAll(ctx, ids)
 		if err != nil {
@@ -144,11 +111,11 @@ func (s *Store) LoadGroups(ctx context.Context, groups [][]string) ([][]Loaded, 
 		return out, nil
 	}
 	if studiesAlone(out) {
-		var ls []Loaded
+		var ls []results.Loaded
 		for _, g := range out {
 			ls = append(ls, g[0])
 		}
-		if err := SameDesign(ls); err != nil {
+		if err := results.SameDesign(ls); err != nil {
 			return nil, err
 		}
 		return out, nil
@@ -171,34 +138,11 @@ func (s *Store) LoadGroups(ctx context.Context, groups [][]string) ([][]Loaded, 
 }
 
 // studiesAlone says whether every group is one study.
-func studiesAlone(groups [][]Loaded) bool {
+func studiesAlone(groups [][]results.Loaded) bool {
 	for _, g := range groups {
 		if len(g) != 1 || g[0].Study == nil {
 			return false
 		}
 	}
 	return true
-}
-
-// Export writes a stored result as JSON (its full document) or as CSV (series: a run's
-// per-second time series).
-func Export(w io.Writer, l Loaded, csv, series bool) error {
-	if !csv {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		switch {
-		case l.Run != nil:
-			return enc.Encode(l.Run)
-		case l.Study != nil:
-			return enc.Encode(l.Study)
-		}
-		return enc.Encode(l.Profile)
-	}
-	if l.Run != nil {
-		return WriteRunCSV(w, l.ID, l.Run, series)
-	}
-	if l.Study != nil {
-		return WriteStudyCSV(w, l.ID, l.Study)
-	}
-	return WriteProfileCSV(w, l.ID, l.Profile)
 }

@@ -1,4 +1,4 @@
-package observe
+package diagnosis
 
 import (
 	"sort"
@@ -36,7 +36,7 @@ func SelfShares(runs []*results.Document) (shares map[string]float64, ok bool) {
 	shares = map[string]float64{}
 	n := 0
 	for _, d := range runs {
-		st := StacksOf(d)
+		st := results.StacksOf(d)
 		if st == nil || st.Note != "" || st.Samples == 0 {
 			continue
 		}
@@ -49,7 +49,7 @@ func SelfShares(runs []*results.Document) (shares map[string]float64, ok bool) {
 			self[f.Name] = f.Self
 		}
 		for name, v := range self {
-			if !KernelFrame(name) {
+			if !results.KernelFrame(name) {
 				shares[name] += v
 			}
 		}

@@ -1,4 +1,8 @@
-package results
+// Package resultstore is the results store: an SQLite file of every run, profile and study
+// documents (internal/results) describe, its schema versioned by migrations, read by
+// 'results list/show/compare', the report and cairn serve, and written by the result sink.
+// docs/results-store.md defines it.
+package resultstore
 
 import (
 	"bytes"
@@ -19,6 +23,8 @@ import (
 	"golang.org/x/sys/unix"
 	"modernc.org/sqlite" // the store is an SQLite file, like the embedded target
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/cairn-bench/cairn/internal/results"
 )
 
 // applicationID marks a SQLite file as a cairn results store ("carn"), so that cairn never writes
@@ -122,14 +128,14 @@ type Store struct {
 	version int
 }
 
-// StoreError is a problem with the store file itself (foreign, newer, unreadable): a usage error,
+// Error is a problem with the store file itself (foreign, newer, unreadable): a usage error,
 // because the user chose the file.
-type StoreError struct{ Msg string }
+type Error struct{ Msg string }
 
-func (e *StoreError) Error() string { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
 
 // BadInput marks the error as the user's to fix (exit 2).
-func (e *StoreError) BadInput() {}
+func (e *Error) BadInput() {}
 
 // NotFoundError is an unknown result id.
 type NotFoundError struct {
@@ -144,9 +150,9 @@ func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("no result %s in %s (see 'cairn results list')", e.ID, e.Path)
 }
 
-// DefaultStorePath is $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db, else
+// DefaultPath is $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db, else
 // ~/.local/share/cairn/results.db.
-func DefaultStorePath() string {
+func DefaultPath() string {
 	if p := os.Getenv("CAIRN_RESULTS"); p != "" {
 		return p
 	}
@@ -160,15 +166,15 @@ func DefaultStorePath() string {
 	return filepath.Join(home, ".local", "share", "cairn", "results.db")
 }
 
-// OpenStore opens the store at path, creating it (and its directory) if needed and upgrading an
+// Open opens the store at path, creating it (and its directory) if needed and upgrading an
 // older schema. A file that is not a cairn store, or one written by a newer cairn, is refused
 // before anything is written to it.
-func OpenStore(ctx context.Context, path string) (*Store, error) {
+func Open(ctx context.Context, path string) (*Store, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, &StoreError{fmt.Sprintf("results store %s is a directory: give a file path with --results", path)}
+		return nil, &Error{fmt.Sprintf("results store %s is a directory: give a file path with --results", path)}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, &StoreError{fmt.Sprintf("results store %s: cannot create its directory (%v): give a writable --results, or --no-store to run without storing", path, errors.Unwrap(err))}
+		return nil, &Error{fmt.Sprintf("results store %s: cannot create its directory (%v): give a writable --results, or --no-store to run without storing", path, errors.Unwrap(err))}
 	}
 	if err := writable(path); err != nil {
 		return nil, err
@@ -189,7 +195,7 @@ func OpenStore(ctx context.Context, path string) (*Store, error) {
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
-		return nil, &StoreError{fmt.Sprintf("results store %s: %v", path, err)}
+		return nil, &Error{fmt.Sprintf("results store %s: %v", path, err)}
 	}
 	s := &Store{db: db, Path: path, version: SchemaVersion}
 	if err := s.migrate(ctx); err != nil {
@@ -236,20 +242,20 @@ func writable(path string) error {
 			if p != path {
 				what = "its directory " + p
 			}
-			return &StoreError{fmt.Sprintf("results store %s: no write access to %s (%v): give a writable --results, or --no-store to run without storing", path, what, err)}
+			return &Error{fmt.Sprintf("results store %s: no write access to %s (%v): give a writable --results, or --no-store to run without storing", path, what, err)}
 		}
 	}
 	return nil
 }
 
-// OpenStoreReadOnly opens an existing store for reading only: it creates, upgrades and writes
+// OpenReadOnly opens an existing store for reading only: it creates, upgrades and writes
 // nothing, so a store on read-only media or in another user's directory can still be listed,
 // shown, compared and reported.
-func OpenStoreReadOnly(ctx context.Context, path string) (*Store, error) {
+func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if fi, err := os.Stat(path); err != nil {
-		return nil, &StoreError{fmt.Sprintf("no results store at %s: runs and profiles create it (or give --results)", path)}
+		return nil, &Error{fmt.Sprintf("no results store at %s: runs and profiles create it (or give --results)", path)}
 	} else if fi.IsDir() {
-		return nil, &StoreError{fmt.Sprintf("results store %s is a directory: give a file path with --results", path)}
+		return nil, &Error{fmt.Sprintf("results store %s is a directory: give a file path with --results", path)}
 	}
 	// mode=ro needs the WAL index (-shm) to exist or be creatable; where neither holds (read-only
 	// media, a directory cairn may not write), immutable=1 reads the file as it stands. On a full
@@ -263,14 +269,14 @@ func OpenStoreReadOnly(ctx context.Context, path string) (*Store, error) {
 	for _, mode := range modes {
 		db, err := sql.Open("sqlite", "file:"+path+"?"+mode+"&_pragma=busy_timeout(30000)")
 		if err != nil {
-			return nil, &StoreError{fmt.Sprintf("results store %s: %v", path, err)}
+			return nil, &Error{fmt.Sprintf("results store %s: %v", path, err)}
 		}
 		s := &Store{db: db, Path: path}
 		if lastErr = s.check(ctx); lastErr == nil {
 			return s, nil
 		}
 		db.Close()
-		var se *StoreError
+		var se *Error
 		if errors.As(lastErr, &se) && !strings.Contains(se.Msg, "cannot be read") {
 			return nil, lastErr // foreign or newer: trying another mode changes nothing
 		}
@@ -289,9 +295,9 @@ func (s *Store) check(ctx context.Context) error {
 	case err != nil:
 		return s.unreadable(err)
 	case app != applicationID:
-		return &StoreError{fmt.Sprintf("%s is not a cairn results store: choose another file with --results", s.Path)}
+		return &Error{fmt.Sprintf("%s is not a cairn results store: choose another file with --results", s.Path)}
 	case v > SchemaVersion:
-		return &StoreError{fmt.Sprintf("results store %s has schema version %d, written by a newer cairn (this one reads up to %d): upgrade cairn, or choose another file with --results", s.Path, v, SchemaVersion)}
+		return &Error{fmt.Sprintf("results store %s has schema version %d, written by a newer cairn (this one reads up to %d): upgrade cairn, or choose another file with --results", s.Path, v, SchemaVersion)}
 	}
 	s.version = v
 	return nil
@@ -321,10 +327,10 @@ func (s *Store) migrate(ctx context.Context) error {
 		switch {
 		case app != applicationID && tables > 0:
 			tx.Rollback()
-			return &StoreError{fmt.Sprintf("%s is a SQLite database of another program, not a cairn results store: choose another file with --results", s.Path)}
+			return &Error{fmt.Sprintf("%s is a SQLite database of another program, not a cairn results store: choose another file with --results", s.Path)}
 		case v > SchemaVersion:
 			tx.Rollback()
-			return &StoreError{fmt.Sprintf("results store %s has schema version %d, written by a newer cairn (this one reads up to %d): upgrade cairn, or choose another file with --results", s.Path, v, SchemaVersion)}
+			return &Error{fmt.Sprintf("results store %s has schema version %d, written by a newer cairn (this one reads up to %d): upgrade cairn, or choose another file with --results", s.Path, v, SchemaVersion)}
 		case v == SchemaVersion:
 			return tx.Rollback()
 		}
@@ -351,9 +357,9 @@ func (s *Store) migrate(ctx context.Context) error {
 func (s *Store) unreadable(err error) error {
 	msg := err.Error()
 	if strings.Contains(msg, "not a database") {
-		return &StoreError{fmt.Sprintf("%s is not a cairn results store (%v): choose another file with --results", s.Path, err)}
+		return &Error{fmt.Sprintf("%s is not a cairn results store (%v): choose another file with --results", s.Path, err)}
 	}
-	return &StoreError{fmt.Sprintf("results store %s cannot be read: %v", s.Path, err)}
+	return &Error{fmt.Sprintf("results store %s cannot be read: %v", s.Path, err)}
 }
 
 // Close closes the store.
@@ -361,8 +367,8 @@ func (s *Store) Close() error { return s.db.Close() }
 
 // SaveRun stores a run (a step of a profile when d.ProfileID is set, at position step) and sets
 // d.ID. The document, its time series and its histograms are written in one transaction.
-func (s *Store) SaveRun(ctx context.Context, d *Document, step int) error {
-	d.Kind = KindRun
+func (s *Store) SaveRun(ctx context.Context, d *results.Document, step int) error {
+	d.Kind = results.KindRun
 	name, v, ok := d.Headline()
 	var headline, tpm, p95 any
 	if ok {
@@ -383,10 +389,10 @@ func (s *Store) SaveRun(ctx context.Context, d *Document, step int) error {
 		profile, stepIndex = pid, step
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		id, err := insertRow(ctx, tx, row{kind: KindRun, profile: profile, step: stepIndex, workload: d.Workload,
+		id, err := insertRow(ctx, tx, row{kind: results.KindRun, profile: profile, step: stepIndex, workload: d.Workload,
 			target: d.Target, started: d.StartedAt, vu: strconv.Itoa(d.VU), headlineName: name, headline: headline,
 			tpm: tpm, p95: p95, window: d.Window.Seconds, interrupted: d.Cut(), config: d.Config, host: d.Host,
-			marks: MarkCodes(d.NotAsPlanned)})
+			marks: results.MarkCodes(d.NotAsPlanned)})
 		if err != nil {
 			return err
 		}
@@ -407,21 +413,21 @@ func (s *Store) SaveRun(ctx context.Context, d *Document, step int) error {
 }
 
 // BeginProfile stores a profile before its first step, so that steps can refer to it, and sets p.ID.
-func (s *Store) BeginProfile(ctx context.Context, p *Profile) error {
-	p.Kind = KindProfile
+func (s *Store) BeginProfile(ctx context.Context, p *results.Profile) error {
+	p.Kind = results.KindProfile
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		id, err := insertRow(ctx, tx, profileRow(p))
 		if err != nil {
 			return err
 		}
 		p.ID = strconv.FormatInt(id, 10)
-		return setDocument(ctx, tx, id, stripRuns(p))
+		return setDocument(ctx, tx, id, results.StripRuns(p))
 	})
 }
 
 // UpdateProfile rewrites a stored profile's summary after a step or at the end. Its steps' runs
 // are stored as runs of their own (SaveRun) and are not repeated in the profile's document.
-func (s *Store) UpdateProfile(ctx context.Context, p *Profile) error {
+func (s *Store) UpdateProfile(ctx context.Context, p *results.Profile) error {
 	r := profileRow(p)
 	id, err := strconv.ParseInt(p.ID, 10, 64)
 	if err != nil {
@@ -434,25 +440,25 @@ func (s *Store) UpdateProfile(ctx context.Context, p *Profile) error {
 			config = ?, host = ?, vu = ?, not_as_planned = ? WHERE id = ?`, r.headline, r.tpm, r.p95, r.interrupted, string(cfg), string(host), r.vu, r.marks, id); err != nil {
 			return err
 		}
-		return setDocument(ctx, tx, id, stripRuns(p))
+		return setDocument(ctx, tx, id, results.StripRuns(p))
 	})
 }
 
 // BeginStudy stores a study before its first run, so that runs can refer to it, and sets st.ID.
-func (s *Store) BeginStudy(ctx context.Context, st *Study) error {
-	st.Kind = KindStudy
+func (s *Store) BeginStudy(ctx context.Context, st *results.Study) error {
+	st.Kind = results.KindStudy
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		id, err := insertRow(ctx, tx, studyRow(st))
 		if err != nil {
 			return err
 		}
 		st.ID = strconv.FormatInt(id, 10)
-		return setDocument(ctx, tx, id, st.stripped())
+		return setDocument(ctx, tx, id, st.Stripped())
 	})
 }
 
 // UpdateStudy rewrites a stored study after a run or at the end; its runs are rows of their own.
-func (s *Store) UpdateStudy(ctx context.Context, st *Study) error {
+func (s *Store) UpdateStudy(ctx context.Context, st *results.Study) error {
 	r := studyRow(st)
 	id, err := strconv.ParseInt(st.ID, 10, 64)
 	if err != nil {
@@ -463,18 +469,18 @@ func (s *Store) UpdateStudy(ctx context.Context, st *Study) error {
 			headline_name = ? WHERE id = ?`, r.headline, r.tpm, r.p95, r.interrupted, r.headlineName, id); err != nil {
 			return err
 		}
-		return setDocument(ctx, tx, id, st.stripped())
+		return setDocument(ctx, tx, id, st.Stripped())
 	})
 }
 
 // studyRow lists a study by its first case's peak, as a profile is listed by its own; a study
 // with live changes by none.
-func studyRow(st *Study) row {
+func studyRow(st *results.Study) row {
 	vus := make([]string, len(st.VUs))
 	for i, v := range st.VUs {
 		vus[i] = strconv.Itoa(v)
 	}
-	r := row{kind: KindStudy, workload: st.Workload, target: st.Target, started: st.StartedAt, vu: strings.Join(vus, ","),
+	r := row{kind: results.KindStudy, workload: st.Workload, target: st.Target, started: st.StartedAt, vu: strings.Join(vus, ","),
 		headlineName: st.Headline, interrupted: st.Interrupted, config: st.Config, host: st.Host}
 	// A study with live changes has no one figure: each run's mixes the live values.
 	if len(st.Cases) > 0 && len(st.Schedule) == 0 {
@@ -484,13 +490,13 @@ func studyRow(st *Study) row {
 	return r
 }
 
-func profileRow(p *Profile) row {
+func profileRow(p *results.Profile) row {
 	vus := make([]string, len(p.VUs))
 	for i, v := range p.VUs {
 		vus[i] = strconv.Itoa(v)
 	}
-	r := row{kind: KindProfile, workload: p.Workload, target: p.Target, started: p.StartedAt, vu: strings.Join(vus, ","),
-		headlineName: p.Headline, interrupted: p.Interrupted, config: p.Config, host: p.Host, marks: MarkCodes(p.Reasons())}
+	r := row{kind: results.KindProfile, workload: p.Workload, target: p.Target, started: p.StartedAt, vu: strings.Join(vus, ","),
+		headlineName: p.Headline, interrupted: p.Interrupted, config: p.Config, host: p.Host, marks: results.MarkCodes(p.Reasons())}
 	// A profile's headline in lists is its peak step's.
 	for _, st := range p.Steps {
 		if st.VU == p.Marks.Peak && st.Summary.Headline.N > 0 {
@@ -500,27 +506,18 @@ func profileRow(p *Profile) row {
 	return r
 }
 
-func stripRuns(p *Profile) *Profile {
-	c := *p
-	c.Steps = make([]*Step, len(p.Steps))
-	for i, st := range p.Steps {
-		c.Steps[i] = &Step{VU: st.VU, Summary: st.Summary}
-	}
-	return &c
-}
-
 type row struct {
 	kind               string
 	profile, step      any
 	workload           string
-	target             Target
+	target             results.Target
 	started            time.Time
 	vu, headlineName   string
 	headline, tpm, p95 any
 	window             float64
 	interrupted        bool
 	config             any
-	host               *Host
+	host               *results.Host
 	marks              string // the mark's codes (MarkCodes)
 }
 
@@ -565,7 +562,7 @@ func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
 	}
 	if err := f(tx); err != nil {
 		tx.Rollback()
-		var se *StoreError
+		var se *Error
 		var nf *NotFoundError
 		if errors.As(err, &se) || errors.As(err, &nf) {
 			return err
@@ -657,8 +654,8 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 		switch {
 		case marks.Valid && marks.String != "":
 			e.NotAsPlanned = strings.Split(marks.String, ",")
-		case !marks.Valid && e.Interrupted && e.Kind != KindStudy:
-			e.NotAsPlanned = []string{CutShort}
+		case !marks.Valid && e.Interrupted && e.Kind != results.KindStudy:
+			e.NotAsPlanned = []string{results.CutShort}
 		}
 		e.StartedAt, _ = time.Parse(time.RFC3339Nano, started)
 		out = append(out, e)
@@ -666,40 +663,32 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Entry, error) {
 	return out, rows.Err()
 }
 
-// Loaded is one stored result: exactly one of its documents is set.
-type Loaded struct {
-	ID      string // as asked (LoadAll)
-	Run     *Document
-	Profile *Profile
-	Study   *Study
-}
-
 // Load loads a run, a profile (with its steps' runs) or a study (with its runs).
-func (s *Store) Load(ctx context.Context, id string) (Loaded, error) {
+func (s *Store) Load(ctx context.Context, id string) (results.Loaded, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 {
-		return Loaded{}, &NotFoundError{ID: strconv.Quote(id), Path: s.Path}
+		return results.Loaded{}, &NotFoundError{ID: strconv.Quote(id), Path: s.Path}
 	}
 	var kind string
 	if err := s.db.QueryRowContext(ctx, `SELECT kind FROM results WHERE id = ?`, n).Scan(&kind); errors.Is(err, sql.ErrNoRows) {
-		return Loaded{}, &NotFoundError{ID: id, Path: s.Path}
+		return results.Loaded{}, &NotFoundError{ID: id, Path: s.Path}
 	} else if err != nil {
-		return Loaded{}, fmt.Errorf("results store %s: %w", s.Path, err)
+		return results.Loaded{}, fmt.Errorf("results store %s: %w", s.Path, err)
 	}
-	if kind == KindStudy {
+	if kind == results.KindStudy {
 		st, err := s.getStudy(ctx, n)
-		return Loaded{Study: st}, err
+		return results.Loaded{Study: st}, err
 	}
 	d, p, err := s.Get(ctx, id)
-	return Loaded{Run: d, Profile: p}, err
+	return results.Loaded{Run: d, Profile: p}, err
 }
 
-func (s *Store) getStudy(ctx context.Context, n int64) (*Study, error) {
+func (s *Store) getStudy(ctx context.Context, n int64) (*results.Study, error) {
 	var blob []byte
 	if err := s.db.QueryRowContext(ctx, `SELECT document FROM results WHERE id = ?`, n).Scan(&blob); err != nil {
 		return nil, fmt.Errorf("results store %s: %w", s.Path, err)
 	}
-	st := &Study{}
+	st := &results.Study{}
 	if err := decodeBlob(blob, st); err != nil {
 		return nil, fmt.Errorf("results store %s: study %d: %w", s.Path, n, err)
 	}
@@ -718,18 +707,18 @@ func (s *Store) getStudy(ctx context.Context, n int64) (*Study, error) {
 		if err := rows.Scan(&b); err != nil {
 			return nil, err
 		}
-		d := &Document{}
+		d := &results.Document{}
 		if err := decodeBlob(b, d); err != nil {
 			return nil, fmt.Errorf("results store %s: a run of study %d: %w", s.Path, n, err)
 		}
-		d.upgrade()
+		d.Upgrade()
 		st.Place(d)
 	}
 	return st, rows.Err()
 }
 
 // Get loads a run or a profile (with its steps' runs). Exactly one of the results is non-nil.
-func (s *Store) Get(ctx context.Context, id string) (*Document, *Profile, error) {
+func (s *Store) Get(ctx context.Context, id string) (*results.Document, *results.Profile, error) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n <= 0 {
 		return nil, nil, &NotFoundError{ID: strconv.Quote(id), Path: s.Path}
@@ -743,18 +732,18 @@ func (s *Store) Get(ctx context.Context, id string) (*Document, *Profile, error)
 	if err != nil {
 		return nil, nil, fmt.Errorf("results store %s: %w", s.Path, err)
 	}
-	if kind == KindStudy {
-		return nil, nil, &StoreError{fmt.Sprintf("result %d is a study", n)}
+	if kind == results.KindStudy {
+		return nil, nil, &Error{fmt.Sprintf("result %d is a study", n)}
 	}
-	if kind == KindRun {
-		d := &Document{}
+	if kind == results.KindRun {
+		d := &results.Document{}
 		if err := decodeBlob(blob, d); err != nil {
 			return nil, nil, fmt.Errorf("results store %s: result %d: %w", s.Path, n, err)
 		}
-		d.upgrade()
+		d.Upgrade()
 		return d, nil, nil
 	}
-	p := &Profile{}
+	p := &results.Profile{}
 	if err := decodeBlob(blob, p); err != nil {
 		return nil, nil, fmt.Errorf("results store %s: profile %d: %w", s.Path, n, err)
 	}
@@ -763,7 +752,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Document, *Profile, error)
 		return nil, nil, fmt.Errorf("results store %s: %w", s.Path, err)
 	}
 	defer rows.Close()
-	byVU := map[int]*Step{}
+	byVU := map[int]*results.Step{}
 	for _, st := range p.Steps {
 		byVU[st.VU] = st
 	}
@@ -772,14 +761,14 @@ func (s *Store) Get(ctx context.Context, id string) (*Document, *Profile, error)
 		if err := rows.Scan(&b); err != nil {
 			return nil, nil, err
 		}
-		d := &Document{}
+		d := &results.Document{}
 		if err := decodeBlob(b, d); err != nil {
 			return nil, nil, fmt.Errorf("results store %s: a step of profile %d: %w", s.Path, n, err)
 		}
 		st := byVU[d.VU]
 		if st == nil {
 			// A step whose summary was not written yet (the profile was interrupted).
-			st = &Step{VU: d.VU}
+			st = &results.Step{VU: d.VU}
 			byVU[d.VU] = st
 			p.Steps = append(p.Steps, st)
 		}
@@ -817,9 +806,9 @@ func (s *Store) Remove(ctx context.Context, id string) error {
 			return err
 		}
 		if parent.Valid {
-			what := KindProfile
+			what := results.KindProfile
 			_ = tx.QueryRowContext(ctx, `SELECT kind FROM results WHERE id = ?`, parent.Int64).Scan(&what)
-			return &StoreError{fmt.Sprintf("run %d is a step of %s %d: remove the %s ('cairn results rm %d')", n, what, parent.Int64, what, parent.Int64)}
+			return &Error{fmt.Sprintf("run %d is a step of %s %d: remove the %s ('cairn results rm %d')", n, what, parent.Int64, what, parent.Int64)}
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM results WHERE id = ?`, n)
 		return err

@@ -1,4 +1,4 @@
-package observe
+package diagnosis
 
 import (
 	"strings"
@@ -30,8 +30,8 @@ func TestDiagnosisRules(t *testing.T) {
 	withWaits := func(sampled bool, evs ...results.WaitEvent) func(*results.Document) {
 		return func(d *results.Document) { d.Waits = &results.Waits{Sampled: sampled, Events: evs} }
 	}
-	withStacks := func(s *Stacks) func(*results.Document) {
-		return func(d *results.Document) { SetSection(d, "stacks", s) }
+	withStacks := func(s *results.Stacks) func(*results.Document) {
+		return func(d *results.Document) { results.SetSection(d, "stacks", s) }
 	}
 	for _, c := range []struct {
 		name  string
@@ -89,32 +89,32 @@ func TestDiagnosisRules(t *testing.T) {
 			[]string{"no synch waits sampled"}, nil},
 
 		// The top function: the first named by self share; unnamed frames skipped.
-		{"top function", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Functions: []StackFunction{
+		{"top function", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Functions: []results.StackFunction{
 			{Name: "[mariadbd]", Self: 40, Total: 90}, {Name: "ut_delay", Self: 28, Total: 28}, {Name: "row_search_mvcc", Self: 10, Total: 50}}})), nil,
 			[]string{"top function ut_delay 28%"}, nil},
-		{"no named function", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Functions: []StackFunction{
+		{"no named function", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Functions: []results.StackFunction{
 			{Name: "[mariadbd]", Self: 100, Total: 100}}})), nil,
 			[]string{"no top function named (no symbols: docs/host.md)"}, nil},
 		// The kernel's functions are never the server's top function, however large their share:
 		// its share is said apart. Folded stacks beyond the ranked functions count too.
-		{"kernel apart", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Kernel: ptr(41.0), Functions: []StackFunction{
-			{Name: "finish_task_switch" + KernelMark, Self: 19, Total: 19}, {Name: "_raw_spin_unlock_irqrestore" + KernelMark, Self: 12, Total: 12},
+		{"kernel apart", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Kernel: ptr(41.0), Functions: []results.StackFunction{
+			{Name: "finish_task_switch" + results.KernelMark, Self: 19, Total: 19}, {Name: "_raw_spin_unlock_irqrestore" + results.KernelMark, Self: 12, Total: 12},
 			{Name: "[postgres]", Self: 15, Total: 80}, {Name: "hash_search_with_hash_value", Self: 6, Total: 6}},
-			Folded: []FoldedStack{{Stack: "main;PostgresMain;AllocSetAlloc", Count: 7}, {Stack: "main;finish_task_switch" + KernelMark, Count: 19}}})), nil,
+			Folded: []results.FoldedStack{{Stack: "main;PostgresMain;AllocSetAlloc", Count: 7}, {Stack: "main;finish_task_switch" + results.KernelMark, Count: 19}}})), nil,
 			[]string{"top function AllocSetAlloc 7% (kernel 41%)"}, []string{"finish_task_switch"}},
-		{"only the kernel named", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Kernel: ptr(60.0), Functions: []StackFunction{
-			{Name: "finish_task_switch" + KernelMark, Self: 60, Total: 60}, {Name: "[mariadbd]", Self: 40, Total: 100}}})), nil,
+		{"only the kernel named", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Kernel: ptr(60.0), Functions: []results.StackFunction{
+			{Name: "finish_task_switch" + results.KernelMark, Self: 60, Total: 60}, {Name: "[mariadbd]", Self: 40, Total: 100}}})), nil,
 			[]string{"no top function named (no symbols: docs/host.md; kernel 60%)"}, nil},
 		// A profile stored before kernel frames were marked: its functions as they are, no kernel share.
-		{"unmarked profile", with(doc(0, busy(10)), withStacks(&Stacks{Samples: 100, Functions: []StackFunction{
+		{"unmarked profile", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Functions: []results.StackFunction{
 			{Name: "finish_task_switch", Self: 19, Total: 19}, {Name: "ut_delay", Self: 10, Total: 10}}})), nil,
 			[]string{"top function finish_task_switch 19%"}, []string{"kernel"}},
-		{"perf failed", with(doc(0, busy(10)), withStacks(&Stacks{Note: "perf record failed: x"})), nil,
+		{"perf failed", with(doc(0, busy(10)), withStacks(&results.Stacks{Note: "perf record failed: x"})), nil,
 			[]string{"top function not measured,"}, []string{"--observe stacks"}},
 
 		// The running threads, from the running-threads observer's section.
 		{"running threads", with(doc(0, busy(10)), func(d *results.Document) {
-			SetSection(d, RunningSection, map[string]any{"p99": 31.0, "max": 40.0})
+			results.SetSection(d, results.RunningSection, map[string]any{"p99": 31.0, "max": 40.0})
 		}), nil, []string{"running threads p99 31"}, nil},
 	} {
 		got := Diagnosis(c.d, c.marks)
@@ -141,7 +141,7 @@ func TestDiagnosisRules(t *testing.T) {
 // A stored document's stacks section is read back from its JSON form.
 func TestDiagnosisReadsStoredSections(t *testing.T) {
 	d := doc(0, busy(10))
-	SetSection(d, "stacks", map[string]any{"samples": 10.0, "functions": []any{map[string]any{"name": "ut_delay", "self": 28.0, "total": 30.0}}})
+	results.SetSection(d, "stacks", map[string]any{"samples": 10.0, "functions": []any{map[string]any{"name": "ut_delay", "self": 28.0, "total": 30.0}}})
 	if got := Diagnosis(d, nil); !strings.Contains(got, "top function ut_delay 28%") {
 		t.Errorf("%q", got)
 	}

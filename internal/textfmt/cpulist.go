@@ -1,4 +1,4 @@
-package observe
+package textfmt
 
 import (
 	"fmt"

@@ -1,10 +1,15 @@
-package observe
+// Package diagnosis reads a result document as a DBA would: the one line that says where a run
+// stands and why (docs/diagnosis.md gives the rules), and how the server's functions shifted
+// between results. It reads only the document's sections (internal/results), never an observer,
+// so the summaries, the report and results compare share one rule.
+package diagnosis
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Thresholds of the diagnosis (docs/diagnosis.md): the resource that ran out is the first whose
@@ -27,7 +32,7 @@ func Diagnosis(d *results.Document, m *results.Marks) string {
 
 // diagHead places the VU count against the profile's marks.
 func diagHead(vu int, m *results.Marks) string {
-	h := plural(vu, "VU")
+	h := textfmt.Plural(vu, "VU")
 	if m == nil {
 		return h
 	}
@@ -52,7 +57,7 @@ func diagHead(vu int, m *results.Marks) string {
 // serverCPUs are the CPUs the server could run on: its binding's, else the host's.
 func serverCPUs(d *results.Document) []int {
 	if d.Binding != nil && d.Binding.ServerCPUs != "" {
-		if l, err := ParseCPUList(d.Binding.ServerCPUs); err == nil {
+		if l, err := textfmt.ParseCPUList(d.Binding.ServerCPUs); err == nil {
 			return l
 		}
 	}
@@ -86,7 +91,7 @@ func diagResource(d *results.Document) string {
 	}
 	serverText := "server CPU not measured"
 	if serverOK {
-		serverText = fmt.Sprintf("server %.0f%% of %s", server, plural(len(cpus), "CPU"))
+		serverText = fmt.Sprintf("server %.0f%% of %s", server, textfmt.Plural(len(cpus), "CPU"))
 	}
 	coreText := fmt.Sprintf("cpu%d %.1f%%", busiest, core)
 	switch {
@@ -144,7 +149,7 @@ func diagSynch(d *results.Document) string {
 // samples, by SelfShares' rule (no kernel function), and the kernel's share where the profile
 // marks kernel frames.
 func diagFunction(d *results.Document) string {
-	st := StacksOf(d)
+	st := results.StacksOf(d)
 	if st == nil {
 		return "top function not measured (--observe stacks)"
 	}
@@ -154,7 +159,7 @@ func diagFunction(d *results.Document) string {
 	}
 	top, share := "", 0.0
 	for name, v := range shares {
-		if (StackFunction{Name: name}).Named() && (v > share || v == share && v > 0 && name < top) {
+		if (results.StackFunction{Name: name}).Named() && (v > share || v == share && v > 0 && name < top) {
 			top, share = name, v
 		}
 	}
@@ -175,16 +180,9 @@ func diagFunction(d *results.Document) string {
 }
 
 func diagRunning(d *results.Document) string {
-	r := RunningOf(d)
+	r := results.RunningOf(d)
 	if r == nil || r.P99 == nil {
 		return "running threads not measured"
 	}
 	return fmt.Sprintf("running threads p99 %.0f", *r.P99)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -1,4 +1,4 @@
-package results
+package resultstore
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func TestNewStoreRace(t *testing.T) {
 		if at, err := strconv.ParseInt(os.Getenv(storeOpener+"_AT"), 10, 64); err == nil {
 			time.Sleep(time.Until(time.Unix(0, at)))
 		}
-		s, err := OpenStore(context.Background(), path)
+		s, err := Open(context.Background(), path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -57,7 +57,7 @@ func TestNewStoreRace(t *testing.T) {
 				t.Errorf("round %d, process %d: %s", r+1, i+1, e)
 			}
 		}
-		s, err := OpenStoreReadOnly(context.Background(), path)
+		s, err := OpenReadOnly(context.Background(), path)
 		if err != nil {
 			t.Fatalf("round %d: %v", r+1, err)
 		}

@@ -1,4 +1,4 @@
-package results
+package resultstore
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/results"
 )
 
 // TestMain lets the concurrent-writer test start this binary as a second process that writes.
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 }
 
 func writeRuns(path string, n int) error {
-	s, err := OpenStore(context.Background(), path)
+	s, err := Open(context.Background(), path)
 	if err != nil {
 		return err
 	}
@@ -44,13 +45,13 @@ func writeRuns(path string, n int) error {
 	return nil
 }
 
-func storedRun(vu int, nopm int64) *Document {
+func storedRun(vu int, nopm int64) *results.Document {
 	d := fakeRun(vu, nopm, 3.5)
-	d.Format, d.Workload = FormatVersion, "tpcc"
+	d.Format, d.Workload = results.FormatVersion, "tpcc"
 	d.StartedAt = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	d.Target = Target{Kind: "postgres", Name: "PostgreSQL", Version: "15.18", Address: "127.0.0.1:5432", Settings: map[string]string{"shared_buffers": "262144"}}
-	d.Host = &Host{CPUModel: "test cpu", Threads: 2}
-	d.Window = Window{Seconds: 60}
+	d.Target = results.Target{Kind: "postgres", Name: "PostgreSQL", Version: "15.18", Address: "127.0.0.1:5432", Settings: map[string]string{"shared_buffers": "262144"}}
+	d.Host = &results.Host{CPUModel: "test cpu", Threads: 2}
+	d.Window = results.Window{Seconds: 60}
 	d.Series = []metrics.Second{{T: 1, Txns: 10, Headline: 4, P95ms: 3}, {T: 2, Window: true, Txns: 12, Headline: 5, P95ms: 3.2}}
 	d.Histograms = map[string]string{"new_order": "HISTFAKE"}
 	d.Config = map[string]any{"mode": "procs"}
@@ -60,7 +61,7 @@ func storedRun(vu int, nopm int64) *Document {
 func TestStoreRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sub", "results.db")
-	s, err := OpenStore(ctx, path)
+	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +89,14 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 
 	// A profile with two steps, stored as it runs.
-	p := &Profile{Format: FormatVersion, Workload: "tpcc", VUs: []int{1, 2}, Repeat: 1, Target: d.Target, Headline: "NOPM"}
+	p := &results.Profile{Format: results.FormatVersion, Workload: "tpcc", VUs: []int{1, 2}, Repeat: 1, Target: d.Target, Headline: "NOPM"}
 	if err := s.BeginProfile(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	for i, vu := range []int{1, 2} {
 		r := storedRun(vu, int64(1000*vu))
 		r.ProfileID = p.ID
-		p.Steps = append(p.Steps, &Step{VU: vu, Runs: []*Document{r}})
+		p.Steps = append(p.Steps, &results.Step{VU: vu, Runs: []*results.Document{r}})
 		if err := s.SaveRun(ctx, r, i); err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 
 	es, err := s.List(ctx, Filter{})
-	if err != nil || len(es) != 2 || es[0].Kind != KindProfile || *es[0].Headline != 2000 || es[0].VU != "1,2" {
+	if err != nil || len(es) != 2 || es[0].Kind != results.KindProfile || *es[0].Headline != 2000 || es[0].VU != "1,2" {
 		t.Fatalf("list: %v %+v", err, es)
 	}
 	if es, _ := s.List(ctx, Filter{Steps: true}); len(es) != 4 {
@@ -127,7 +128,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 
 	// A step alone cannot be removed; the profile takes its steps, their series and histograms.
-	var se *StoreError
+	var se *Error
 	if err := s.Remove(ctx, gp.Steps[0].Runs[0].ID); !errors.As(err, &se) {
 		t.Fatalf("removing a step: %v", err)
 	}
@@ -173,7 +174,7 @@ func TestStoreMigrations(t *testing.T) {
 	db.Close()
 	// Read-only, the old store lists as it is: its interrupted run is cut short, the one mark
 	// it knew (v4 adds the mark's column).
-	ro, err := OpenStoreReadOnly(ctx, path)
+	ro, err := OpenReadOnly(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestStoreMigrations(t *testing.T) {
 		t.Fatalf("an old store read-only: %v %+v", err, es)
 	}
 
-	s, err := OpenStore(ctx, path)
+	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,8 +203,8 @@ func TestStoreMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	// v3 admits studies; the rows stored before keep their place.
-	st := &Study{Name: "s", Workload: "tpcc", Target: Target{Kind: "sqlite"}, StartedAt: time.Now(),
-		Cases: []*StudyCase{{Label: "as found", Profile: &Profile{}}}}
+	st := &results.Study{Name: "s", Workload: "tpcc", Target: results.Target{Kind: "sqlite"}, StartedAt: time.Now(),
+		Cases: []*results.StudyCase{{Label: "as found", Profile: &results.Profile{}}}}
 	if err := s.BeginStudy(ctx, st); err != nil {
 		t.Fatalf("a study in an upgraded store: %v", err)
 	}
@@ -216,13 +217,13 @@ func TestStoreMigrations(t *testing.T) {
 }
 
 // TestStoreRefuses checks that files which are not stores of this cairn are refused with a
-// StoreError and left byte for byte as they were.
+// Error and left byte for byte as they were.
 func TestStoreRefuses(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 
 	newer := filepath.Join(dir, "newer.db")
-	s, err := OpenStore(ctx, newer)
+	s, err := Open(ctx, newer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,10 +250,10 @@ func TestStoreRefuses(t *testing.T) {
 		if fi, _ := os.Stat(c.path); !fi.IsDir() {
 			before, _ = os.ReadFile(c.path)
 		}
-		_, err := OpenStore(ctx, c.path)
-		var se *StoreError
+		_, err := Open(ctx, c.path)
+		var se *Error
 		if !errors.As(err, &se) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: got %v, want a StoreError saying %q", filepath.Base(c.path), err, c.want)
+			t.Errorf("%s: got %v, want a Error saying %q", filepath.Base(c.path), err, c.want)
 		}
 		if before != nil {
 			after, _ := os.ReadFile(c.path)
@@ -293,7 +294,7 @@ func TestStoreConcurrentWriters(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	s, err := OpenStore(ctx, path)
+	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
