@@ -11,9 +11,9 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/sink"
 	"github.com/cairn-bench/cairn/internal/spec"
@@ -36,7 +36,7 @@ type Options struct {
 	Subscribers []sink.Subscriber
 	// Tick receives every second of an engine run; Progress each progress sample (its line goes
 	// to Err in any case).
-	Tick     func(run.Tick)
+	Tick     func(event.Tick)
 	Progress func(workload.Progress)
 }
 

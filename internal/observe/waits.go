@@ -253,6 +253,8 @@ type waitsObserver struct {
 
 	mu        sync.Mutex
 	intervals []results.WaitInterval
+	// top is the events the last interval's line names (TopWaits).
+	top []results.WaitEvent
 }
 
 func init() {
@@ -337,6 +339,7 @@ func (o *waitsObserver) sampled() bool { return o.readers[0].src.Sampled() }
 // Interval keeps the interval's top waits, over every server, and returns the top two for the
 // progress line.
 func (o *waitsObserver) Interval() string {
+	o.top = nil
 	ms := make([]map[string]*results.WaitEvent, 0, len(o.readers))
 	var n int64
 	for _, r := range o.readers {
@@ -358,8 +361,16 @@ func (o *waitsObserver) Interval() string {
 		o.intervals = append(o.intervals, results.WaitInterval{T: math.Round(time.Since(o.t0).Seconds()*10) / 10, Top: evs})
 		o.mu.Unlock()
 	}
+	for _, e := range evs {
+		if len(o.top) < 2 && e.Share > 0 {
+			o.top = append(o.top, e)
+		}
+	}
 	return results.TopWaits(evs, 2)
 }
+
+// TopWaits are the wait events with a share that the last interval's line names.
+func (o *waitsObserver) TopWaits() []results.WaitEvent { return o.top }
 
 func (o *waitsObserver) Close(ctx context.Context) error {
 	var errs []error

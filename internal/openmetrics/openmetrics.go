@@ -1,6 +1,6 @@
 // Package openmetrics exposes the runs of cairn serve's jobs to Prometheus (the OpenMetrics text
 // at /metrics): per transaction type counters and latency histograms, VUs, host and server CPU,
-// labelled by job, workload and target. It is fed from the engine's ticks (run.Tick), one call a
+// labelled by job, workload and target. It is fed from the engine's ticks (event.Tick), one call a
 // second per job, and costs nothing per transaction. docs/serve.md lists the metrics.
 package openmetrics
 
@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
-	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -88,7 +88,7 @@ func (r *Registry) Job(id, workload, target string) *JobMetrics {
 
 // Tick adds one second of the job's run. Call it from runner.Hooks.Tick: it takes what it needs
 // of the tick before it returns.
-func (j *JobMetrics) Tick(t run.Tick) {
+func (j *JobMetrics) Tick(t event.Tick) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.done {

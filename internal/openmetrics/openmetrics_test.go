@@ -12,8 +12,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/runner"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -109,7 +109,7 @@ func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
 			jm := reg.Job("j1", "oltp", where)
 			var live map[string]*dto.MetricFamily
 			ticks := 0
-			d, err := se.Run(ctx, runner.Hooks{Tick: func(tk run.Tick) {
+			d, err := se.Run(ctx, runner.Hooks{Tick: func(tk event.Tick) {
 				jm.Tick(tk)
 				if ticks++; ticks == 2 {
 					live = scrape(t, reg.Handler())

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -335,7 +336,7 @@ func TestStalledWindowEnd(t *testing.T) {
 	out, err := counted(t, func() *Engine {
 		e := edgeEngine(tg, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: 4 * time.Second, Seed: 1})
 		var once sync.Once
-		e.Subscribe(func(tk Tick) {
+		e.Bus = event.New(ticks(func(tk event.Tick) {
 			if tk.Phase == "window" && tk.InWindow >= time.Second {
 				once.Do(func() {
 					go func() {
@@ -347,7 +348,7 @@ func TestStalledWindowEnd(t *testing.T) {
 					}()
 				})
 			}
-		})
+		}))
 		return e
 	}, func(o *Outcome) int { return o.Start.Stalled })
 	if err != nil {
@@ -403,8 +404,6 @@ func TestStalledWindowEnd(t *testing.T) {
 	}
 }
 
-// TestTickSubscribers: a consumer subscribed to the tick hook beside the time series receives
-// every second of the run, in order, the same seconds the series keeps, ending with the last.
 // TestTickSubscribers: every subscriber gets every second the series keeps, at whole seconds and
 // at the window's edges (SQLite's rampup of half a second puts one between two; PostgreSQL's of
 // a second starts the window on one). The series' window
@@ -413,18 +412,23 @@ func TestStalledWindowEnd(t *testing.T) {
 // inside it), so what ended before its start, or after its end while in flight, is outside.
 func TestTickSubscribers(t *testing.T) {
 	check := func(t *testing.T, e *Engine) {
-		var ticks []Tick
+		var ticks []event.Tick
 		var setTxns []int64 // each tick's per-type set, counted during the call (it is reused)
 		var measured metrics.Counts
-		e.Subscribe(func(tk Tick) {
-			ticks = append(ticks, tk)
-			setTxns = append(setTxns, tk.Set.Total().Count)
-			for _, c := range tk.Measured {
-				measured.Add(c)
-			}
-		})
 		var samples []workload.Progress
-		e.SubscribeProgress(func(p workload.Progress) { samples = append(samples, p) })
+		e.Bus = event.New(event.Func(func(_ context.Context, ev event.Event) error {
+			switch ev := ev.(type) {
+			case event.Tick:
+				ticks = append(ticks, ev)
+				setTxns = append(setTxns, ev.Set.Total().Count)
+				for _, c := range ev.Measured {
+					measured.Add(c)
+				}
+			case event.Progress:
+				samples = append(samples, ev)
+			}
+			return nil
+		}))
 		out, err := e.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -541,4 +545,14 @@ func TestStartAtWindow(t *testing.T) {
 			t.Errorf("ready %v before the start: the window's seconds span %.3f..%.3f s", ready, from, to)
 		}
 	}
+}
+
+// ticks is a bus subscriber that hears only the run's seconds.
+func ticks(f func(event.Tick)) event.Subscriber {
+	return event.Func(func(_ context.Context, ev event.Event) error {
+		if tk, ok := ev.(event.Tick); ok {
+			f(tk)
+		}
+		return nil
+	})
 }

@@ -11,17 +11,14 @@ import (
 
 // progress words the engine's samples as a line: the workload's own (a Progresser), or the
 // common one for its kind of headline.
-func (se *Session) progress(def *workload.Run, emit func(workload.Progress, string)) func(workload.Progress) {
+func (se *Session) progress(def *workload.Run) func(*workload.Progress) string {
 	pr, own := se.W.(workload.Progresser)
 	s := se.Spec
-	return func(p workload.Progress) {
-		var line string
+	return func(p *workload.Progress) string {
 		if own {
-			line = pr.ProgressLine(p, s.Options, s.Rate > 0, s.LatencyLimit > 0)
-		} else {
-			line = commonLine(p, def)
+			return pr.ProgressLine(*p, s.Options, s.Rate > 0, s.LatencyLimit > 0)
 		}
-		emit(p, line)
+		return commonLine(*p, def)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/profile"
@@ -44,7 +45,7 @@ type Hooks struct {
 	// study's live changes are timed from it (an observer the front end adds to the run's).
 	Window func(start bool)
 	// Tick receives every second of an engine run (run.Engine.Subscribe).
-	Tick func(run.Tick)
+	Tick func(event.Tick)
 }
 
 // Session is a spec with its target open.
@@ -271,11 +272,23 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	if def.Headline == workload.HeadlineServer {
 		eng.Headline, eng.HeadlineSQL = def.HeadlineTx, def.HeadlineSQL
 	}
-	if h.Progress != nil && s.Progress > 0 {
-		eng.SubscribeProgress(se.progress(def, h.Progress))
-	}
-	if h.Tick != nil {
-		eng.Subscribe(h.Tick)
+	if h.Progress != nil || h.Tick != nil {
+		eng.Bus = event.New(event.Func(func(_ context.Context, ev event.Event) error {
+			switch ev := ev.(type) {
+			case event.Tick:
+				if h.Tick != nil {
+					h.Tick(ev)
+				}
+			case event.Progress:
+				if h.Progress != nil {
+					h.Progress(ev, ev.Line)
+				}
+			}
+			return nil
+		}))
+		if h.Progress != nil && s.Progress > 0 {
+			eng.Word = se.progress(def)
+		}
 	}
 	env := observe.Env{Target: se.T, Observation: s.Observation, Binding: s.Binding, Note: h.Note}
 	if _, composite := se.T.(target.Composite); cfg.Terminals > 0 && !composite {

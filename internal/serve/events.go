@@ -10,13 +10,13 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/sink"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
-type runTick = run.Tick
+type runTick = event.Tick
 
 // events is a running job's side of the sink and of its engine: it turns what happens into the
 // job's server-sent events and log.
@@ -110,7 +110,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 
 // tick is one second of an engine run as the tick event says it; what was not measured is left
 // out. It runs on the engine's monitor goroutine once a second, not per transaction.
-func (ev *events) tick(t run.Tick) {
+func (ev *events) tick(t event.Tick) {
 	s := t.Second
 	v := map[string]any{
 		"elapsed_s":   t.Elapsed.Seconds(),

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
@@ -58,7 +58,7 @@ func (cfg Config) env() target.Env {
 
 // JobMetrics is the metrics of one job (internal/openmetrics).
 type JobMetrics interface {
-	Tick(run.Tick)
+	Tick(event.Tick)
 	Progress(workload.Progress)
 	// Marked is told the codes of the stored result's mark (not as planned).
 	Marked(codes []string)

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 )
@@ -138,27 +138,9 @@ type Summarizer interface {
 	Replaces() bool
 }
 
-// Progress is one live progress sample: the engine publishes one every progress interval to its
-// subscribers (run.Engine.SubscribeProgress), and a Progresser words it.
-type Progress struct {
-	Elapsed    time.Duration
-	Phase      string // "rampup", "window", "done"
-	InWindow   time.Duration
-	HeadlinePM float64
-	TxnPM      float64
-	Source     string
-	P95        []float64
-	Errors     int64
-	Retries    int64
-	Count      int64         // transactions in the interval
-	Interval   time.Duration // since the previous line
-	MeanMs     float64       // mean latency of the main type in the interval
-	StdDevMs   float64
-	LagMs      float64 // with a rate: mean schedule lag of the interval
-	Late       int64
-	Skipped    int64
-	Waits      string // the interval's top wait events, when observed
-}
+// Progress is one live progress sample (the engine publishes it on the run's event bus); a
+// Progresser words it.
+type Progress = event.Progress
 
 // Progresser prints a workload's own live progress line.
 type Progresser interface {
