@@ -1,6 +1,7 @@
 package event
 
 import (
+	"slices"
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
@@ -9,10 +10,11 @@ import (
 
 // What runs: results.KindRun, KindProfile or KindStudy name it in the events below.
 
-// Begun: a run, profile or study begins; Line says what runs. A study's carries its document,
-// stored by the sink before its first run (runs refer to its id).
+// Begun: a run, profile or study begins; Line says what runs. A profile's and a study's carry
+// their document, stored by the sink before the first run (runs refer to its id).
 type Begun struct {
 	What, Line string
+	Profile    *results.Profile
 	Study      *results.Study
 }
 
@@ -71,6 +73,28 @@ type Summary struct {
 	Profile *results.Profile
 	Study   *results.Study
 	Spec    any
+}
+
+// Reasons are the reasons for the finished document's mark (results.Reason): a run's, a
+// profile's, or every reason of a study's runs, each code once.
+func (s Summary) Reasons() []results.Reason {
+	switch {
+	case s.Run != nil:
+		return s.Run.NotAsPlanned
+	case s.Profile != nil:
+		return s.Profile.Reasons()
+	case s.Study != nil:
+		var rs []results.Reason
+		for _, d := range s.Study.Runs() {
+			for _, x := range d.NotAsPlanned {
+				if !slices.ContainsFunc(rs, func(y results.Reason) bool { return y.Code == x.Code }) {
+					rs = append(rs, x)
+				}
+			}
+		}
+		return rs
+	}
+	return nil
 }
 
 // Stored: What was stored as ID in the store at Path.

@@ -248,14 +248,4 @@ func SetSection(d *results.Document, name string, v any) {
 	m[name] = v
 }
 
-// OnWindow is an observer that only hears the window's edges.
-type OnWindow func(start bool)
-
-func (f OnWindow) Window(start bool) { f(start) }
-
-func (OnWindow) Tick(*metrics.Second)        {}
-func (OnWindow) Interval() string            { return "" }
-func (OnWindow) Close(context.Context) error { return nil }
-func (OnWindow) Fill(*results.Document)      {}
-
 func roundTo(v float64, places int) float64 { return round(v, places) }

@@ -361,15 +361,30 @@ func (o *waitsObserver) Interval() string {
 		o.intervals = append(o.intervals, results.WaitInterval{T: math.Round(time.Since(o.t0).Seconds()*10) / 10, Top: evs})
 		o.mu.Unlock()
 	}
-	for _, e := range evs {
-		if len(o.top) < 2 && e.Share > 0 {
-			o.top = append(o.top, e)
-		}
-	}
+	o.top = NamedWaits(evs, 2)
 	return results.TopWaits(evs, 2)
 }
 
-// TopWaits are the wait events with a share that the last interval's line names.
+// NamedWaits are the events with a share among those results.TopWaits(evs, n) names (the first
+// n with a share or a count).
+func NamedWaits(evs []results.WaitEvent, n int) []results.WaitEvent {
+	var top []results.WaitEvent
+	shown := 0
+	for _, e := range evs {
+		if shown == n {
+			break
+		}
+		if e.Share > 0 {
+			top = append(top, e)
+		}
+		if e.Share > 0 || e.Count > 0 {
+			shown++
+		}
+	}
+	return top
+}
+
+// TopWaits are the wait events the last interval's line names with their share.
 func (o *waitsObserver) TopWaits() []results.WaitEvent { return o.top }
 
 func (o *waitsObserver) Close(ctx context.Context) error {

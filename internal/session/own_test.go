@@ -1,4 +1,4 @@
-package runner
+package session
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
@@ -29,7 +30,12 @@ func runWithProgress(t *testing.T, text string) (*results.Document, []workload.P
 	}
 	defer se.Close()
 	var samples []workload.Progress
-	d, err := se.Run(ctx, Hooks{Progress: func(p workload.Progress, _ string) { samples = append(samples, p) }})
+	d, err := se.Run(ctx, event.New(event.Func(func(_ context.Context, e event.Event) error {
+		if p, ok := e.(event.Progress); ok {
+			samples = append(samples, p)
+		}
+		return nil
+	})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +149,7 @@ func prepare(t *testing.T, text string) {
 		t.Fatal(err)
 	}
 	defer se.Close()
-	if err := se.prepare(ctx, Hooks{}); err != nil {
+	if err := se.prepare(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
