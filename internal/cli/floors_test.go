@@ -17,13 +17,9 @@ var floors = map[string]int{
 	"cli":                   100, // front ends
 	"serve":                 98,
 	"serve/ui":              97, // the web UI's files, mounted by the front end
-	"job":                   95, // what a front end asks for, run by one code path
-	"sink":                  90, // where every run, profile and study ends
-	"study":                 80,
-	"runner":                70,
-	"openmetrics":           65, // /metrics: a consumer of the engine's ticks
+	"session":               95, // a run's life: what a front end asks for, run by one code path
+	"study":                 80, // a study's plan and settings, applied and restored
 	"report":                62, // draws documents, in summary's words where it says what they say
-	"profile":               60, // a profile's steps
 	"run":                   60, // the engine
 	"summary":               60, // words documents for people
 	"spec":                  55,
@@ -44,6 +40,9 @@ var floors = map[string]int{
 	"target/sqlite":         33,
 	"target/blockconn":      32,
 	"target/sqlconn":        32,
+	"openmetrics":           34, // /metrics: a subscriber of the events
+	"sink":                  34, // where every run, profile and study is kept: a subscriber
+	"event":                 31, // a run's life as typed events on one bus
 	"target":                30, // the database contract
 	"resultstore":           31, // the results store (SQLite)
 	"results":               30, // the documents
@@ -56,7 +55,59 @@ var floors = map[string]int{
 	"textfmt":               10,
 }
 
+// maxChain is the most packages one import chain may pass through, cmd/cairn included: each is
+// a layer a reader crosses to follow a run: cmd/cairn → cli → serve → report → summary → spec →
+// observe → results → metrics is the longest.
+const maxChain = 9
+
 func TestNoImportClimbsAFloor(t *testing.T) {
+	imports := internalImports(t)
+	for pkg, ims := range imports {
+		fl, ok := floors[pkg]
+		if !ok {
+			t.Errorf("internal/%s has no floor: place it in floors (and in docs/adding-a-workload.md)", pkg)
+			continue
+		}
+		for im := range ims {
+			if f, ok := floors[im]; ok && f >= fl {
+				t.Errorf("internal/%s (floor %d) imports internal/%s (floor %d): an arrow climbs back up", pkg, fl, im, f)
+			}
+		}
+	}
+}
+
+// The longest import chain, cmd/cairn → cli → … (non-test imports), is at most maxChain packages.
+func TestLongestImportChain(t *testing.T) {
+	imports := internalImports(t)
+	depth := map[string]int{}
+	next := map[string]string{}
+	var walk func(p string) int
+	walk = func(p string) int {
+		if d, ok := depth[p]; ok {
+			return d
+		}
+		depth[p] = 0 // an import cycle does not build: it cannot occur here
+		d := 1
+		for im := range imports[p] {
+			if n := 1 + walk(im); n > d {
+				d, next[p] = n, im
+			}
+		}
+		depth[p] = d
+		return d
+	}
+	// cmd/cairn imports cli: one more layer above it.
+	if n := 1 + walk("cli"); n > maxChain {
+		chain := []string{"cmd/cairn"}
+		for p := "cli"; p != ""; p = next[p] {
+			chain = append(chain, p)
+		}
+		t.Errorf("the longest import chain passes %d packages, more than %d: %s", n, maxChain, strings.Join(chain, " → "))
+	}
+}
+
+// internalImports are the packages under internal/ and what of internal/ each imports (tests left out).
+func internalImports(t *testing.T) map[string]map[string]bool {
 	const mod = "github.com/cairn-bench/cairn/internal/"
 	imports := map[string]map[string]bool{}
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
@@ -85,16 +136,5 @@ func TestNoImportClimbsAFloor(t *testing.T) {
 	if len(imports) < 10 {
 		t.Fatalf("found %d packages under internal/: the walk is wrong", len(imports))
 	}
-	for pkg, ims := range imports {
-		fl, ok := floors[pkg]
-		if !ok {
-			t.Errorf("internal/%s has no floor: place it in floors (and in docs/adding-a-workload.md)", pkg)
-			continue
-		}
-		for im := range ims {
-			if f, ok := floors[im]; ok && f >= fl {
-				t.Errorf("internal/%s (floor %d) imports internal/%s (floor %d): an arrow climbs back up", pkg, fl, im, f)
-			}
-		}
-	}
+	return imports
 }

@@ -11,10 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/resultstore"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/summary"
@@ -133,7 +133,7 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("result %s was stored without a run spec (by an older cairn?): %w", l.ID, err)
 			}
-			_, err = stdout.Write(job.SpecText(sp))
+			_, err = stdout.Write(session.SpecText(sp))
 			return err
 		},
 	}
@@ -174,7 +174,7 @@ the studies case by case. See docs/results-store.md.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := job.Compare(cmd.Context(), resultsPath(cmd), args, stdout); err != nil || !cmd.Flags().Changed("fail-on-regression") {
+			if err := session.Compare(cmd.Context(), resultsPath(cmd), args, stdout); err != nil || !cmd.Flags().Changed("fail-on-regression") {
 				return err
 			}
 			return summary.GateAt(cmd.Context(), resultsPath(cmd), args, failOn, stdout)

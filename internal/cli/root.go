@@ -17,7 +17,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/outfile"
-	"github.com/cairn-bench/cairn/internal/sink"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/target"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -36,7 +36,7 @@ const (
 )
 
 // errInterrupted marks a command that was stopped by SIGINT/SIGTERM after printing what it had.
-var errInterrupted = sink.ErrInterrupted
+var errInterrupted = session.ErrInterrupted
 
 // failed marks an outcome that is not an error message of its own (a failed check prints its report).
 type failed struct{ msg string }

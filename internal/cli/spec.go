@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-bench/cairn/internal/job"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 )
 
@@ -56,7 +56,7 @@ ${VAR} in the spec's values is read from the environment. docs/spec.md describes
 				return err
 			}
 			if f.printSpec {
-				_, err := stdout.Write(job.SpecText(s))
+				_, err := stdout.Write(session.SpecText(s))
 				return err
 			}
 			return execute(cmd.Context(), s, resultsPath(cmd), f, stdout, stderr)

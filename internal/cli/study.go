@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-bench/cairn/internal/job"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
 )
@@ -63,7 +63,7 @@ func newStudyPlan(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return job.Plan(cmd.Context(), st, stdout)
+			return session.Plan(cmd.Context(), st, stdout)
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "change a key of the study: PATH=VALUE (repeatable)")
@@ -82,7 +82,7 @@ func newStudyRun(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return job.Study(cmd.Context(), st, jobOptions(resultsPath(cmd), f, stdout, stderr))
+			return session.Study(cmd.Context(), st, jobOptions(resultsPath(cmd), f, stdout, stderr))
 		},
 	}
 	fs := cmd.Flags()
@@ -102,7 +102,7 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 			if db == "" {
 				return usagef("cairn study restore needs --db URL: the server whose settings to put back (with its password)")
 			}
-			where, err := job.Reachable(cmd.Context(), db)
+			where, err := session.Reachable(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

@@ -193,6 +193,17 @@ func (w *Watch) Interval() string {
 	return strings.Join(parts, "  ")
 }
 
+// TopWaits are the wait events the last interval's line names, with their shares (none: no
+// observer reads waits).
+func (w *Watch) TopWaits() []results.WaitEvent {
+	for _, o := range w.list {
+		if t, ok := o.Observer.(interface{ TopWaits() []results.WaitEvent }); ok {
+			return t.TopWaits()
+		}
+	}
+	return nil
+}
+
 // Close closes the observers in reverse order, each once; it is safe to call again.
 func (w *Watch) Close(ctx context.Context) error {
 	var errs []error
@@ -224,14 +235,5 @@ func (w *Watch) Fill(d *results.Document) {
 	}
 }
 
-// OnWindow is an observer that only hears the window's edges.
-type OnWindow func(start bool)
-
-func (f OnWindow) Window(start bool) { f(start) }
-
-func (OnWindow) Tick(*metrics.Second)        {}
-func (OnWindow) Interval() string            { return "" }
-func (OnWindow) Close(context.Context) error { return nil }
-func (OnWindow) Fill(*results.Document)      {}
 
 func roundTo(v float64, places int) float64 { return round(v, places) }

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
-	"github.com/cairn-bench/cairn/internal/run"
 )
 
 // TestGrafanaDashboard: the dashboard in docs/serve.md is valid JSON, and every metric its queries
@@ -60,7 +60,7 @@ func TestGrafanaDashboard(t *testing.T) {
 	reg := New()
 	set := metrics.NewSet(1, false)
 	set.Add(&metrics.Sample{Type: 0, LatencyUs: 1500})
-	reg.Job("j1", "oltp", "m.db").Tick(run.Tick{Types: []string{"t"}, Set: set, Measured: []metrics.Counts{{Count: 1}},
+	reg.Job("j1", "oltp", "m.db").Tick(event.Tick{Types: []string{"t"}, Set: set, Measured: []metrics.Counts{{Count: 1}},
 		VUs: 1, Phase: "window", Second: metrics.Second{CPU: &metrics.CPUShare{10, 5}, ServerCPU: 20, ServerCPUOK: true}})
 	fams := scrape(t, reg.Handler())
 	name := regexp.MustCompile(`\bcairn_[a-z_]+`)

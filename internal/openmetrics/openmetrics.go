@@ -1,10 +1,11 @@
 // Package openmetrics exposes the runs of cairn serve's jobs to Prometheus (the OpenMetrics text
 // at /metrics): per transaction type counters and latency histograms, VUs, host and server CPU,
-// labelled by job, workload and target. It is fed from the engine's ticks (run.Tick), one call a
+// labelled by job, workload and target. It is fed from the engine's ticks (event.Tick), one call a
 // second per job, and costs nothing per transaction. docs/serve.md lists the metrics.
 package openmetrics
 
 import (
+	"context"
 	"net/http"
 	"sync"
 
@@ -13,9 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
-	"github.com/cairn-bench/cairn/internal/run"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // KeepFinished is how many finished jobs keep their series (frozen) after Done: a scrape after a
@@ -44,8 +44,8 @@ func (r *Registry) Handler() http.Handler {
 	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }
 
-// JobMetrics is one job's series. Its Tick is the job's runner.Hooks.Tick (every step of a
-// profile or study adds to the same series); Done freezes them.
+// JobMetrics is one job's series. It subscribes to the job's events (Handle): every step of a
+// profile or study adds to the same series; Done freezes them.
 type JobMetrics struct {
 	r      *Registry
 	labels []string // job_id, workload, target
@@ -86,9 +86,8 @@ func (r *Registry) Job(id, workload, target string) *JobMetrics {
 	return j
 }
 
-// Tick adds one second of the job's run. Call it from runner.Hooks.Tick: it takes what it needs
-// of the tick before it returns.
-func (j *JobMetrics) Tick(t run.Tick) {
+// Tick adds one second of the job's run: it takes what it needs of the tick before it returns.
+func (j *JobMetrics) Tick(t event.Tick) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.done {
@@ -131,9 +130,25 @@ func (j *JobMetrics) Marked(codes []string) {
 	j.mu.Unlock()
 }
 
-// Progress is the job's progress samples (runner.Hooks.Progress): the ticks carry every figure
-// the metrics read, each second, so a sample adds nothing.
-func (j *JobMetrics) Progress(workload.Progress) {}
+// Handle is the job's subscriber of its session's events: each second's tick, and the finished
+// document's mark. The ticks carry every figure the metrics read, so a progress sample adds
+// nothing.
+func (j *JobMetrics) Handle(_ context.Context, e event.Event) error {
+	switch e := e.(type) {
+	case event.Tick:
+		j.Tick(e)
+	case event.Summary:
+		if e.Profile != nil && len(e.Profile.Steps) == 0 {
+			return nil // a profile that measured nothing has no mark to tell
+		}
+		var codes []string
+		for _, x := range e.Reasons() {
+			codes = append(codes, x.Code)
+		}
+		j.Marked(codes)
+	}
+	return nil
+}
 
 // Done ends the job's series: its counters and histograms stay, frozen, for the KeepFinished
 // latest finished jobs; its gauges go.

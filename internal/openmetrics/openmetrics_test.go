@@ -12,9 +12,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/resultstore"
-	"github.com/cairn-bench/cairn/internal/run"
-	"github.com/cairn-bench/cairn/internal/runner"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -92,7 +92,7 @@ func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
 				}
 			}
 			s.AskPrepare()
-			se, err := runner.Open(ctx, s, "test", nil)
+			se, err := session.Open(ctx, s, "test", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,12 +109,14 @@ func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
 			jm := reg.Job("j1", "oltp", where)
 			var live map[string]*dto.MetricFamily
 			ticks := 0
-			d, err := se.Run(ctx, runner.Hooks{Tick: func(tk run.Tick) {
-				jm.Tick(tk)
-				if ticks++; ticks == 2 {
-					live = scrape(t, reg.Handler())
+			d, err := se.Run(ctx, event.New(jm, event.Func(func(_ context.Context, e event.Event) error {
+				if _, ok := e.(event.Tick); ok {
+					if ticks++; ticks == 2 {
+						live = scrape(t, reg.Handler())
+					}
 				}
-			}})
+				return nil
+			})))
 			if err != nil {
 				t.Fatal(err)
 			}

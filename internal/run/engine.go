@@ -16,7 +16,9 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
@@ -83,26 +85,6 @@ type Snapshot struct {
 	Unflushed int64
 }
 
-// Tick is one second of a run, as the engine publishes it to every subscriber (Engine.Subscribe).
-type Tick struct {
-	// Second is the second's figures with the observers' parts, as the time series keeps it. Its
-	// CPU and Cores are shared by every subscriber: read them, do not change them.
-	Second   metrics.Second
-	Phase    string // "rampup", "window", "done" (the last tick)
-	Elapsed  time.Duration
-	InWindow time.Duration // how far into the measured window, in it
-	// Txns and Errors count every transaction since the run started (the rampup's too).
-	Txns, Errors int64
-	// VUs is the run's virtual users; Types names the transaction types Set and Measured index.
-	VUs   int
-	Types []string
-	// Set is this second's transactions per type (counts and latencies, rampup's and window's
-	// alike); Measured, of this second's, those the measured window counts. Both are reused for
-	// the next second: read them during the call, do not keep them.
-	Set      *metrics.Set
-	Measured []metrics.Counts
-}
-
 // Observer watches a run on the engine's clock (internal/observe is the one): the engine calls it
 // from its monitor goroutine, once a second, at the window's edges and at each progress line.
 type Observer interface {
@@ -112,6 +94,12 @@ type Observer interface {
 	Window(start bool)
 	// Interval ends a progress interval; it returns what the progress line shows of it.
 	Interval() string
+}
+
+// TopWaiter is an Observer that gives, after Interval, the wait events the interval's line
+// names (event.Progress.TopWaits).
+type TopWaiter interface {
+	TopWaits() []results.WaitEvent
 }
 
 // Outcome is what a run measured.
@@ -193,8 +181,13 @@ type Engine struct {
 	// observers' that use it, the executors' connections instead of connections of their own.
 	Lender *Lender
 
-	ticks    []func(Tick)
-	progress []func(workload.Progress)
+	// Bus hears the run's seconds (event.Tick), its progress samples (event.Progress: one every
+	// Cfg.Progress and one at the end) and its window's edges (event.Window), from the monitor
+	// goroutine, in order; its subscribers must return quickly, since the monitor waits for them.
+	// nil: no one listens, and the engine takes no progress readings.
+	Bus *event.Bus
+	// Word words a progress sample as its line (event.Progress.Line); nil: no line.
+	Word func(p *event.Progress) string
 
 	rec        *metrics.Recorder
 	stop       chan struct{}
@@ -280,15 +273,6 @@ func waitStart(ctx context.Context, at time.Time, rampup time.Duration) error {
 	}
 	return nil
 }
-
-// Subscribe adds a consumer of the run's seconds: f gets every second's Tick, from the engine's
-// monitor goroutine, in order, the last one (Phase "done") included. Subscribe before Run; f must
-// return quickly (hand the value on), since the monitor waits for it.
-func (e *Engine) Subscribe(f func(Tick)) { e.ticks = append(e.ticks, f) }
-
-// SubscribeProgress adds a consumer of the progress samples, one every Cfg.Progress and one at
-// the end, as Subscribe. Without one, the engine takes no progress readings.
-func (e *Engine) SubscribeProgress(f func(workload.Progress)) { e.progress = append(e.progress, f) }
 
 // EdgeWait is how long an edge waits for the VUs to reach a transaction boundary.
 const EdgeWait = time.Second
@@ -846,7 +830,6 @@ type monitor struct {
 	out     *Outcome
 	mon     *target.Conn
 	snapCtx context.Context
-	ticks   []func(Tick)
 	// With a rate, the sets keep service time too: progress reports each interval's schedule lag.
 	tick, progSet *metrics.Set
 	all           *hdrhistogram.Histogram
@@ -874,8 +857,6 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) []
 		all: metrics.NewHist(), next: time.Second, nextProg: e.Cfg.Progress,
 		win: make([]metrics.Counts, len(e.Types)), winNow: make([]metrics.Counts, len(e.Types)), measured: make([]metrics.Counts, len(e.Types)),
 		before: -1}
-	// The time series is the first consumer of the ticks.
-	m.ticks = append([]func(Tick){func(t Tick) { out.Series = append(out.Series, t.Second) }}, e.ticks...)
 	for {
 		m.wait(ctx)
 		now := time.Since(e.t0)
@@ -937,6 +918,7 @@ func (m *monitor) windowStart() {
 	if e.Observe != nil {
 		e.Observe.Window(true)
 	}
+	e.Bus.Publish(m.snapCtx, event.Window{Start: true})
 }
 
 // windowEnd closes the window at now (its planned end, or an interruption): the client's count
@@ -961,6 +943,7 @@ func (m *monitor) windowEnd(now time.Duration) {
 	if e.Observe != nil {
 		e.Observe.Window(false)
 	}
+	e.Bus.Publish(m.snapCtx, event.Window{Start: false})
 	if out.Start.OK && out.End.OK && (out.End.Start-out.Start.Start > 5 || out.Start.Start-out.End.Start > 5 || out.End.Counter < out.Start.Counter) {
 		out.Restarted = true
 	}
@@ -1043,14 +1026,14 @@ func (m *monitor) second(now time.Duration, last bool) {
 	}
 	m.txns += all.Txns
 	m.errors += all.Errors
-	t := Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors,
+	// The time series is the first consumer of the second, then the bus's subscribers.
+	m.out.Series = append(m.out.Series, sec)
+	t := event.Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors,
 		VUs: e.Cfg.VUs, Types: e.Types, Set: m.tick, Measured: m.measured}
 	if t.Phase == "window" {
 		t.InWindow = now - e.ws
 	}
-	for _, f := range m.ticks {
-		f(t)
-	}
+	e.Bus.Publish(m.snapCtx, t)
 	m.tick.Reset()
 }
 
@@ -1091,14 +1074,14 @@ func (m *monitor) sample(now time.Duration, last bool) {
 	// The last sample is left out when there is nothing to report: the window never started
 	// (Ctrl-C in the rampup), or the interval since the previous one is too short for a rate.
 	worthIt := !last || out.WindowStarted && now-m.lastProgAt >= 250*time.Millisecond
-	if len(e.progress) == 0 || !(now >= m.nextProg-50*time.Millisecond || last) || !worthIt {
+	if e.Bus == nil || e.Cfg.Progress <= 0 || !(now >= m.nextProg-50*time.Millisecond || last) || !worthIt {
 		return
 	}
 	for m.nextProg <= now+50*time.Millisecond {
 		m.nextProg += e.Cfg.Progress
 	}
 	set := m.progSet
-	p := workload.Progress{Elapsed: now, Phase: m.phase(last), Interval: now - m.lastProgAt}
+	p := event.Progress{Elapsed: now, Phase: m.phase(last), Interval: now - m.lastProgAt}
 	if p.Phase == "window" {
 		p.InWindow = now - e.ws
 	}
@@ -1134,15 +1117,19 @@ func (m *monitor) sample(now time.Duration, last bool) {
 	}
 	if e.Observe != nil {
 		p.Waits = e.Observe.Interval()
+		if w, ok := e.Observe.(TopWaiter); ok {
+			p.TopWaits = w.TopWaits()
+		}
 	}
-	for _, f := range e.progress {
-		f(p)
+	if e.Word != nil {
+		p.Line = e.Word(&p)
 	}
+	e.Bus.Publish(m.snapCtx, p)
 	set.Reset()
 	m.lastProgAt = now
 }
 
-func (e *Engine) clientRates(p *workload.Progress, s *metrics.Set, interval time.Duration) {
+func (e *Engine) clientRates(p *event.Progress, s *metrics.Set, interval time.Duration) {
 	m := interval.Minutes()
 	if m <= 0 {
 		return

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -339,7 +340,7 @@ func TestStalledWindowEnd(t *testing.T) {
 		mu.Unlock()
 		e := edgeEngine(tg, Config{VUs: 2, Rampup: 500 * time.Millisecond, Duration: 4 * time.Second, Seed: 1})
 		var once sync.Once
-		e.Subscribe(func(tk Tick) {
+		e.Bus = event.New(ticks(func(tk event.Tick) {
 			if tk.Phase == "window" && tk.InWindow >= time.Second {
 				once.Do(func() {
 					go func() {
@@ -351,7 +352,7 @@ func TestStalledWindowEnd(t *testing.T) {
 					}()
 				})
 			}
-		})
+		}))
 		return e
 	}, func(o *Outcome) int {
 		mu.Lock()
@@ -423,8 +424,6 @@ func TestStalledWindowEnd(t *testing.T) {
 	}
 }
 
-// TestTickSubscribers: a consumer subscribed to the tick hook beside the time series receives
-// every second of the run, in order, the same seconds the series keeps, ending with the last.
 // TestTickSubscribers: every subscriber gets every second the series keeps, at whole seconds and
 // at the window's edges (SQLite's rampup of half a second puts one between two; PostgreSQL's of
 // a second starts the window on one). The series' window
@@ -433,18 +432,23 @@ func TestStalledWindowEnd(t *testing.T) {
 // inside it), so what ended before its start, or after its end while in flight, is outside.
 func TestTickSubscribers(t *testing.T) {
 	check := func(t *testing.T, e *Engine) {
-		var ticks []Tick
+		var ticks []event.Tick
 		var setTxns []int64 // each tick's per-type set, counted during the call (it is reused)
 		var measured metrics.Counts
-		e.Subscribe(func(tk Tick) {
-			ticks = append(ticks, tk)
-			setTxns = append(setTxns, tk.Set.Total().Count)
-			for _, c := range tk.Measured {
-				measured.Add(c)
+		var samples []event.Progress
+		e.Bus = event.New(event.Func(func(_ context.Context, ev event.Event) error {
+			switch ev := ev.(type) {
+			case event.Tick:
+				ticks = append(ticks, ev)
+				setTxns = append(setTxns, ev.Set.Total().Count)
+				for _, c := range ev.Measured {
+					measured.Add(c)
+				}
+			case event.Progress:
+				samples = append(samples, ev)
 			}
-		})
-		var samples []workload.Progress
-		e.SubscribeProgress(func(p workload.Progress) { samples = append(samples, p) })
+			return nil
+		}))
 		out, err := e.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -563,6 +567,16 @@ func TestStartAtWindow(t *testing.T) {
 	}
 }
 
+// ticks is a bus subscriber that hears only the run's seconds.
+func ticks(f func(event.Tick)) event.Subscriber {
+	return event.Func(func(_ context.Context, ev event.Event) error {
+		if tk, ok := ev.(event.Tick); ok {
+			f(tk)
+		}
+		return nil
+	})
+}
+
 // idler is a VU whose transactions send nothing: the server counts none of them.
 type idler struct{}
 
@@ -592,12 +606,13 @@ func TestEdgePublishingNotInProgress(t *testing.T) {
 		e.NewVU = func(int) (workload.VU, error) { return idler{}, nil }
 		var server float64
 		lines := 0
-		e.SubscribeProgress(func(p workload.Progress) {
-			if p.Source == "server" {
+		e.Bus = event.New(event.Func(func(_ context.Context, ev event.Event) error {
+			if p, ok := ev.(event.Progress); ok && p.Source == "server" {
 				lines++
 				server += p.TxnPM * p.Interval.Minutes()
 			}
-		})
+			return nil
+		}))
 		out, err := e.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/report"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/resultstore"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -198,7 +198,7 @@ type parsed struct {
 	db             string
 	binds          bool
 	plan           []byte
-	do             func(ctx context.Context, o job.Options) error
+	do             func(ctx context.Context, o session.Options) error
 }
 
 // parse checks a request as 'cairn run --spec' (every kind but study) or 'cairn study plan'
@@ -222,7 +222,7 @@ func parse(ctx context.Context, q request, cfg Config, busy func(key string) boo
 		var plan bytes.Buffer
 		if busy(where(st.Spec.DB)) {
 			fmt.Fprintf(&plan, "%s is busy with another job: the study is checked against it when it starts\n", where(st.Spec.DB))
-		} else if err := job.Plan(ctx, st, &plan); err != nil {
+		} else if err := session.Plan(ctx, st, &plan); err != nil {
 			return nil, err
 		}
 		binds := false
@@ -230,7 +230,7 @@ func parse(ctx context.Context, q request, cfg Config, busy func(key string) boo
 			binds = binds || c != ""
 		}
 		return &parsed{kind: q.Kind, workload: st.Spec.Workload, db: st.Spec.DB, binds: binds, plan: plan.Bytes(),
-			do: func(ctx context.Context, o job.Options) error { return job.Study(ctx, st, o) }}, nil
+			do: func(ctx context.Context, o session.Options) error { return session.Study(ctx, st, o) }}, nil
 	}
 	s, err := spec.ReadEnv(text, env)
 	if err != nil {
@@ -245,24 +245,26 @@ func parse(ctx context.Context, q request, cfg Config, busy func(key string) boo
 	if err := target.CheckReserved(ctx, s.DB); err != nil {
 		return nil, err
 	}
-	p := &parsed{kind: q.Kind, workload: s.Workload, db: s.DB, binds: s.ClientCPUs != "", plan: job.SpecText(s)}
+	p := &parsed{kind: q.Kind, workload: s.Workload, db: s.DB, binds: s.ClientCPUs != "", plan: session.SpecText(s)}
 	w := s.WorkloadOf()
 	switch q.Kind {
 	case "run":
-		p.do = func(ctx context.Context, o job.Options) error { return job.Execute(ctx, s, o) }
+		p.do = func(ctx context.Context, o session.Options) error { return session.Execute(ctx, s, o) }
 	case "prepare":
 		s.AskPrepare()
-		p.do = func(ctx context.Context, o job.Options) error { return job.Prepare(ctx, w, s.DB, s.Prepare.Options, o) }
+		p.do = func(ctx context.Context, o session.Options) error {
+			return session.Prepare(ctx, w, s.DB, s.Prepare.Options, o)
+		}
 	case "check":
 		c, ok := w.(workload.Checker)
 		if !ok {
 			return nil, &spec.Error{Key: "workload", Msg: s.Workload + " has no check"}
 		}
 		opts := c.CheckOptions()
-		p.do = func(ctx context.Context, o job.Options) error { return job.Check(ctx, w, s.DB, opts, o.Out) }
+		p.do = func(ctx context.Context, o session.Options) error { return session.Check(ctx, w, s.DB, opts, o) }
 	case "cleanup":
-		p.do = func(ctx context.Context, o job.Options) error {
-			return job.Cleanup(ctx, s.DB, w.Info().Footprint, o.Out)
+		p.do = func(ctx context.Context, o session.Options) error {
+			return session.Cleanup(ctx, s.DB, w.Info().Footprint, o)
 		}
 	}
 	return p, nil
@@ -577,7 +579,7 @@ func (a *api) compare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var b bytes.Buffer
-	if err := job.Compare(r.Context(), a.cfg.Store, args, &b); err != nil {
+	if err := session.Compare(r.Context(), a.cfg.Store, args, &b); err != nil {
 		fail(w, err)
 		return
 	}

@@ -14,14 +14,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/job"
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/sink"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/undo"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // Job states.
@@ -67,7 +66,7 @@ type running struct {
 	key     string // the target it loads: host:port, or the SQLite file
 	waits   []wait // the last progress interval's top waits, when observed
 	binds   bool   // binds cairn's threads to client CPUs: the binding is the process's
-	do      func(ctx context.Context, o job.Options) error
+	do      func(ctx context.Context, o session.Options) error
 	ctx     context.Context
 	cancel  context.CancelFunc
 	stopped bool
@@ -279,14 +278,10 @@ func (m *manager) run(r *running) {
 	m.stateLocked(r)
 	m.mu.Unlock()
 
-	ev := &events{m: m, r: r}
-	o := job.Options{Store: m.cfg.Store, Version: m.cfg.Version, Out: ev.lines(), Err: ev.lines(),
-		Subscribers: []sink.Subscriber{ev}, Tick: ev.tick, Progress: ev.progress}
+	o := session.Options{Store: m.cfg.Store, Version: m.cfg.Version, Subscribers: []event.Subscriber{&events{m: m, r: r}}}
 	if m.cfg.JobMetrics != nil {
 		jm := m.cfg.JobMetrics(r.ID, r.Workload, r.Target)
-		o.Tick = func(t runTick) { ev.tick(t); jm.Tick(t) }
-		o.Progress = func(p workload.Progress) { ev.progress(p); jm.Progress(p) }
-		ev.marked = jm.Marked
+		o.Subscribers = append(o.Subscribers, jm)
 		defer jm.Done()
 	}
 	procs := runtime.GOMAXPROCS(0)
@@ -294,7 +289,7 @@ func (m *manager) run(r *running) {
 	if r.binds {
 		// The binding, and the GOMAXPROCS it set, are the process's: before the next job starts,
 		// cairn runs on every CPU again, with the Ps blocking sockets had reserved before.
-		if berr := job.BindSelf(nil); berr != nil {
+		if berr := session.BindSelf(nil); berr != nil {
 			fmt.Fprintf(m.cfg.Log, "cairn serve: after job %s: %v\n", r.ID, berr)
 		}
 		runtime.GOMAXPROCS(procs)
@@ -307,7 +302,7 @@ func (m *manager) run(r *running) {
 	case err == nil && r.stopped:
 		state = Stopped
 	case err == nil:
-	case errors.Is(err, sink.ErrInterrupted) || errors.Is(err, context.Canceled) && ctx.Err() != nil:
+	case errors.Is(err, session.ErrInterrupted) || errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		state = Stopped
 	case ctx.Err() != nil:
 		// Stopped, and something went wrong on the way out (a setting not restored): say what.

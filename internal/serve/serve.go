@@ -1,7 +1,7 @@
 // Package serve is cairn serve: the HTTP API over the same run specs, studies and results store
 // as the command line. A job is a run spec, profile, study, prepare, check or cleanup run by
-// internal/job, the command line's own code path; the service is one more subscriber to its
-// sink and its tick hook. docs/serve.md and docs/openapi.yaml describe it.
+// internal/session, the command line's own code path; the service is one more subscriber to its
+// events. docs/serve.md and docs/openapi.yaml describe it.
 package serve
 
 import (
@@ -18,9 +18,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/run"
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/target"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // Config is what cairn serve is started with.
@@ -56,12 +55,10 @@ func (cfg Config) env() target.Env {
 	return target.ServeEnv(allow)
 }
 
-// JobMetrics is the metrics of one job (internal/openmetrics).
+// JobMetrics is the metrics of one job (internal/openmetrics): a subscriber of the job's events.
 type JobMetrics interface {
-	Tick(run.Tick)
-	Progress(workload.Progress)
-	// Marked is told the codes of the stored result's mark (not as planned).
-	Marked(codes []string)
+	event.Subscriber
+	// Done freezes the job's series once it has ended.
 	Done()
 }
 

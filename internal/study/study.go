@@ -1,7 +1,9 @@
 // Package study is a tuning experiment in one file: a run spec, the factors it varies (server
 // settings, VU counts, client and server CPU bindings), how often and in what order its steps
 // run, and the setting changes made live inside each run's window. This file reads and checks
-// study files and lays out their steps; plan.go checks them against the server.
+// study files and lays out their steps; plan.go checks them against the server; run.go applies a
+// case's settings, makes the live changes and restores every setting, telling the session's
+// event bus what it set. The session (internal/session) runs the steps: a study drives no run.
 package study
 
 import (

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -19,7 +18,7 @@ import (
 // built from it, so adding one is a folder and a line in workload/all. Optional capabilities are
 // found by type assertion, as CockroachDB's pkg/workload does: Checker (a consistency check),
 // Runner (a run shape of its own, TPC-H's power and throughput tests), Summarizer (a section of
-// its own in the printed summary), Progresser (its own live progress line), Tooler (commands of
+// its own in the printed summary), session.Progresser (its own live progress line), Tooler (commands of
 // its own, tpch gen).
 type Workload interface {
 	Info() Info
@@ -136,33 +135,6 @@ type Runner interface {
 type Summarizer interface {
 	Summary(w io.Writer, d *results.Document, e *Engine, opts any)
 	Replaces() bool
-}
-
-// Progress is one live progress sample: the engine publishes one every progress interval to its
-// subscribers (run.Engine.SubscribeProgress), and a Progresser words it.
-type Progress struct {
-	Elapsed    time.Duration
-	Phase      string // "rampup", "window", "done"
-	InWindow   time.Duration
-	HeadlinePM float64
-	TxnPM      float64
-	Source     string
-	P95        []float64
-	Errors     int64
-	Retries    int64
-	Count      int64         // transactions in the interval
-	Interval   time.Duration // since the previous line
-	MeanMs     float64       // mean latency of the main type in the interval
-	StdDevMs   float64
-	LagMs      float64 // with a rate: mean schedule lag of the interval
-	Late       int64
-	Skipped    int64
-	Waits      string // the interval's top wait events, when observed
-}
-
-// Progresser prints a workload's own live progress line.
-type Progresser interface {
-	ProgressLine(p Progress, opts any, rate, limit bool) string
 }
 
 // Tool is a command of a workload's own that is not a prepare, run, check or cleanup.

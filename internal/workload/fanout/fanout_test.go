@@ -13,7 +13,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/report"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/runner"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
@@ -76,12 +76,12 @@ func run(t *testing.T, db string, set map[string]string) (*results.Document, *fa
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
 	}
-	se, err := runner.Open(context.Background(), s, "test", nil)
+	se, err := session.Open(context.Background(), s, "test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer se.Close()
-	d, err := se.Run(context.Background(), runner.Hooks{})
+	d, err := se.Run(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runner
+package session
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -15,7 +16,7 @@ import (
 )
 
 // runWithProgress runs the spec text and returns its document and its live progress samples.
-func runWithProgress(t *testing.T, text string) (*results.Document, []workload.Progress) {
+func runWithProgress(t *testing.T, text string) (*results.Document, []event.Progress) {
 	t.Helper()
 	ctx := context.Background()
 	s, err := spec.Read([]byte(text))
@@ -27,8 +28,13 @@ func runWithProgress(t *testing.T, text string) (*results.Document, []workload.P
 		t.Fatal(err)
 	}
 	defer se.Close()
-	var samples []workload.Progress
-	d, err := se.Run(ctx, Hooks{Progress: func(p workload.Progress, _ string) { samples = append(samples, p) }})
+	var samples []event.Progress
+	d, err := se.Run(ctx, event.New(event.Func(func(_ context.Context, e event.Event) error {
+		if p, ok := e.(event.Progress); ok {
+			samples = append(samples, p)
+		}
+		return nil
+	})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +148,7 @@ func prepare(t *testing.T, text string) {
 		t.Fatal(err)
 	}
 	defer se.Close()
-	if err := se.prepare(ctx, Hooks{}); err != nil {
+	if err := se.prepare(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

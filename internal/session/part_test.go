@@ -1,4 +1,4 @@
-package runner
+package session
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func runSpec(t *testing.T, ctx context.Context, text string) (*results.Document,
 		return nil, err
 	}
 	defer se.Close()
-	return se.Run(ctx, Hooks{})
+	return se.Run(ctx, nil)
 }
 
 // Three parts of one TPC-C run on one PostgreSQL database, each its own session as a process
@@ -97,7 +97,7 @@ func runParts(t *testing.T, ctx context.Context, base func(db string) string, db
 				return
 			}
 			defer se.Close()
-			errs[i] = se.prepare(ctx, Hooks{})
+			errs[i] = se.prepare(ctx)
 		}()
 	}
 	wg.Wait()

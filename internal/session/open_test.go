@@ -1,4 +1,4 @@
-package runner_test
+package session_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-bench/cairn/internal/observe"
-	"github.com/cairn-bench/cairn/internal/runner"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -36,11 +36,11 @@ func TestOpenLeavesTheProcessBindingAlone(t *testing.T) {
 		t.Skip("cannot read this process's CPU binding: ", err)
 	}
 	procs := runtime.GOMAXPROCS(0)
-	se, err := runner.Open(context.Background(), s, "test", nil)
+	se, err := session.Open(context.Background(), s, "test", nil)
 	if se != nil {
 		se.Close()
 	}
-	var ue *runner.UnboundError
+	var ue *session.UnboundError
 	if !errors.As(err, &ue) {
 		t.Errorf("Open of client CPUs no front end bound: %v, want an UnboundError", err)
 	}
@@ -50,7 +50,7 @@ func TestOpenLeavesTheProcessBindingAlone(t *testing.T) {
 		_ = observe.PinSelf(mustCPUs(t, before))
 		runtime.GOMAXPROCS(procs)
 	}
-	if cpus, err := runner.CPUs(s); err != nil || len(cpus) != 1 || cpus[0] != 0 {
+	if cpus, err := session.CPUs(s); err != nil || len(cpus) != 1 || cpus[0] != 0 {
 		t.Errorf("CPUs = %v, %v; want [0]", cpus, err)
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package session
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -52,7 +53,12 @@ func stacksRunCtx(ctx context.Context, t *testing.T, url string, vu string, set 
 	defer func() { _, _ = oltp.Cleanup(context.Background(), tg) }()
 	var notes []string
 	se := &Session{Spec: s, W: s.WorkloadOf(), T: tg, Version: "test"}
-	d, err := se.Run(ctx, Hooks{Note: func(l string) { notes = append(notes, l) }})
+	d, err := se.Run(ctx, event.New(event.Func(func(_ context.Context, e event.Event) error {
+		if n, ok := e.(event.Note); ok {
+			notes = append(notes, n.Line)
+		}
+		return nil
+	})))
 	if err != nil {
 		t.Fatal(err)
 	}

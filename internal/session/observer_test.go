@@ -1,4 +1,4 @@
-package runner
+package session
 
 import (
 	"context"
@@ -53,7 +53,7 @@ func TestObserverSection(t *testing.T) {
 	}
 	defer tg.Close()
 	se := &Session{Spec: s, W: s.WorkloadOf(), T: tg, Version: "test"}
-	d, err := se.Run(ctx, Hooks{})
+	d, err := se.Run(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package profile
+package session
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -29,8 +30,8 @@ func doc(vu int, nopm int64) *results.Document {
 		Txns: map[string]*results.Txn{"new_order": {Count: 1}}}
 }
 
-// TestRunOrderAndHooks drives the loop with a step function that records what it was asked to run.
-func TestRunOrderAndHooks(t *testing.T) {
+// TestProfileOrderAndSteps drives the loop with a step function that records what it was asked to run.
+func TestProfileOrderAndSteps(t *testing.T) {
 	var asked []int
 	var seeds []uint64
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
@@ -39,14 +40,16 @@ func TestRunOrderAndHooks(t *testing.T) {
 	}
 	var done []int
 	p := &results.Profile{ID: "7"}
-	err := Run(context.Background(), p, Options{VUs: []int{1, 2, 4}, Repeat: 2, Seed: 9}, step, Hooks{
-		StepDone: func(p *results.Profile, d *results.Document, i int) error {
-			done = append(done, i)
-			if d.ProfileID != "7" {
-				t.Errorf("run %d not tied to the profile", i)
+	err := runProfile(context.Background(), p, profileOptions{VUs: []int{1, 2, 4}, Repeat: 2, Seed: 9}, step, event.New(
+		event.Func(func(_ context.Context, e event.Event) error {
+			if e, ok := e.(event.StepDone); ok {
+				done = append(done, e.I)
+				if e.Run.ProfileID != "7" || e.Profile != p {
+					t.Errorf("run %d not tied to the profile", e.I)
+				}
 			}
 			return nil
-		}})
+		})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +64,9 @@ func TestRunOrderAndHooks(t *testing.T) {
 	}
 }
 
-// TestRunInterrupted cancels during the second step's run: that run's document is kept (as an
+// TestProfileInterrupted cancels during the second step's run: that run's document is kept (as an
 // interrupted run keeps what it measured), no further step starts, and the profile says so.
-func TestRunInterrupted(t *testing.T) {
+func TestProfileInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var asked []int
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
@@ -76,7 +79,7 @@ func TestRunInterrupted(t *testing.T) {
 		return d, nil
 	}
 	p := &results.Profile{}
-	if err := Run(ctx, p, Options{VUs: []int{1, 2, 4}, Repeat: 1, Pause: time.Millisecond}, step, Hooks{}); err != nil {
+	if err := runProfile(ctx, p, profileOptions{VUs: []int{1, 2, 4}, Repeat: 1, Pause: time.Millisecond}, step, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !p.Interrupted || len(p.Steps) != 2 || !reflect.DeepEqual(asked, []int{1, 2}) {
@@ -86,7 +89,7 @@ func TestRunInterrupted(t *testing.T) {
 
 // TestRunInterruptedInPause cancels during the pause between steps: the pause ends at once and
 // the step after it never starts.
-func TestRunInterruptedInPause(t *testing.T) {
+func TestProfileInterruptedInPause(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
 		time.AfterFunc(50*time.Millisecond, cancel)
@@ -94,7 +97,7 @@ func TestRunInterruptedInPause(t *testing.T) {
 	}
 	p := &results.Profile{}
 	start := time.Now()
-	if err := Run(ctx, p, Options{VUs: []int{1, 2}, Repeat: 1, Pause: time.Hour}, step, Hooks{}); err != nil {
+	if err := runProfile(ctx, p, profileOptions{VUs: []int{1, 2}, Repeat: 1, Pause: time.Hour}, step, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !p.Interrupted || len(p.Steps) != 1 || time.Since(start) > time.Minute {
@@ -102,7 +105,7 @@ func TestRunInterruptedInPause(t *testing.T) {
 	}
 }
 
-func TestRunStepFails(t *testing.T) {
+func TestProfileStepFails(t *testing.T) {
 	boom := errors.New("server gone")
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
 		if vu == 2 {
@@ -111,8 +114,30 @@ func TestRunStepFails(t *testing.T) {
 		return doc(vu, 10), nil
 	}
 	p := &results.Profile{}
-	err := Run(context.Background(), p, Options{VUs: []int{1, 2}, Repeat: 1}, step, Hooks{})
+	err := runProfile(context.Background(), p, profileOptions{VUs: []int{1, 2}, Repeat: 1}, step, nil)
 	if !errors.Is(err, boom) || len(p.Steps[0].Runs) != 1 {
 		t.Fatalf("err %v, steps %+v", err, p.Steps)
+	}
+}
+
+// A run stopped before it started is an interruption: the subscribers hear it, and the outcome
+// is ErrInterrupted; a failure that is not an interruption stays itself.
+func TestNoneInterrupted(t *testing.T) {
+	var heard []event.Event
+	bus := event.New(event.Func(func(_ context.Context, e event.Event) error {
+		heard = append(heard, e)
+		return nil
+	}))
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := none(stopped, bus, results.KindRun, stopped.Err()); err != ErrInterrupted {
+		t.Errorf("a run stopped before it started ends in %v, want ErrInterrupted", err)
+	}
+	if len(heard) != 1 || heard[0] != (event.Interrupted{What: results.KindRun}) {
+		t.Errorf("a run stopped before it started told %+v", heard)
+	}
+	failed := errors.New("no such table")
+	if err := none(context.Background(), bus, results.KindRun, failed); err != failed || len(heard) != 1 {
+		t.Errorf("a failure before the run: %v, heard %+v", err, heard)
 	}
 }

@@ -1,51 +1,22 @@
-// Package runner runs a run spec: it opens the target, prepares the schema when the spec asks,
-// drives the workload with the engine (or lets a workload with a run shape of its own run itself),
-// and builds the result document — the one builder every workload's runs go through. Front ends
-// (the command line, studies, a web service) differ only in how they make specs and where they
-// send what a run reports.
-package runner
+package session
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
-	"github.com/cairn-bench/cairn/internal/profile"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/run"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
-
-// Hooks are how a run reports while it goes; any may be nil.
-type Hooks struct {
-	// Preparing receives the prepare step's output (a spec that asks to prepare).
-	Preparing workload.Preparing
-	// Start receives the line that says what runs, before the run starts.
-	Start func(line string)
-	// Note receives lines to show before a run: the host's warnings.
-	Note func(line string)
-	// Progress receives the live progress samples.
-	Progress func(p workload.Progress, line string)
-	// Out receives the lines of a workload that runs itself (TPC-H's query timings).
-	Out io.Writer
-	// A profile's steps.
-	Begin     func(p *results.Profile) error
-	StepStart func(i, n, vu, repeat int)
-	StepDone  func(p *results.Profile, d *results.Document, i int) error
-	// Window is told, on the engine's clock, when the measured window starts (true) and ends: a
-	// study's live changes are timed from it (an observer the front end adds to the run's).
-	Window func(start bool)
-	// Tick receives every second of an engine run (run.Engine.Subscribe).
-	Tick func(run.Tick)
-}
 
 // Session is a spec with its target open.
 type Session struct {
@@ -57,6 +28,8 @@ type Session struct {
 	clientCPUs []int
 	// partRun names the run a part (--part) belongs to.
 	partRun string
+	// Preparing receives prepare's output (a spec that asks to prepare); nil: nowhere.
+	Preparing workload.Preparing
 }
 
 // NoFileError is a run on an SQLite file that does not exist: cairn does not create an empty one.
@@ -133,11 +106,11 @@ func (se *Session) Close() { se.T.Close() }
 func RandomSeed() uint64 { return workload.RandomSeed() }
 
 // prepare prepares the schema when the spec asks and it is not there yet.
-func (se *Session) prepare(ctx context.Context, h Hooks) error {
+func (se *Session) prepare(ctx context.Context) error {
 	if se.Spec.Prepare == nil {
 		return nil
 	}
-	p := h.Preparing
+	p := se.Preparing
 	if p == nil {
 		p = quiet{}
 	}
@@ -154,9 +127,16 @@ func (quiet) Say(string, ...any)        {}
 func (quiet) Load(int64, *atomic.Int64) {}
 func (quiet) Loaded()                   {}
 
-// Run runs the spec once (a run spec; a profile runs through Profile). The spec's seed is drawn
-// when it is 0, so that the stored config is the spec that ran.
-func (se *Session) Run(ctx context.Context, h Hooks) (*results.Document, error) {
+// Run runs the spec once (a run spec; a profile runs through Profile), telling bus (nil: no one)
+// what runs and what the engine measures as it goes. The spec's seed is drawn when it is 0, so
+// that the stored config is the spec that ran.
+func (se *Session) Run(ctx context.Context, bus *event.Bus) (*results.Document, error) {
+	return se.run(ctx, bus, true)
+}
+
+// run runs the spec once; begun: tell bus what runs first (a study's step does not: the study's
+// StepBegun says it).
+func (se *Session) run(ctx context.Context, bus *event.Bus, begun bool) (*results.Document, error) {
 	s := se.Spec
 	if s.Part != "" {
 		// Every part draws the same seed, from the run's name, before the seed is in the spec.
@@ -168,15 +148,13 @@ func (se *Session) Run(ctx context.Context, h Hooks) (*results.Document, error) 
 	if s.Seed == 0 {
 		s.Seed = RandomSeed()
 	}
-	if err := se.prepare(ctx, h); err != nil {
+	if err := se.prepare(ctx); err != nil {
 		return nil, err
 	}
 	if r, ok := se.W.(workload.Runner); ok {
-		out := h.Out
-		if out == nil {
-			out = io.Discard
-		}
+		out := textWriter(ctx, bus, false)
 		d, err := r.RunSelf(ctx, se.T, s.Options, s.Seed, out)
+		out.Flush()
 		if d != nil {
 			d.Workload = s.Workload
 			d.Config = s.Config()
@@ -191,14 +169,16 @@ func (se *Session) Run(ctx context.Context, h Hooks) (*results.Document, error) 
 	if err != nil {
 		return nil, err
 	}
-	if h.Start != nil {
-		vus := fmt.Sprint(s.VU[0]) + " VU"
-		if c := run.ConfigOf(s.Engine.Engine, s.VU[0], 0, false); c.Terminals > 0 {
-			vus = fmt.Sprintf("%d terminals over %d connections", c.Terminals, c.VUs)
-		}
-		h.Start(se.startLine(def, "running", vus))
+	vus := fmt.Sprint(s.VU[0]) + " VU"
+	if c := run.ConfigOf(s.Engine.Engine, s.VU[0], 0, false); c.Terminals > 0 {
+		vus = fmt.Sprintf("%d terminals over %d connections", c.Terminals, c.VUs)
 	}
-	return se.once(ctx, def, s.VU[0], s.Seed, s, h)
+	if begun {
+		if err := bus.Publish(ctx, event.Begun{What: results.KindRun, Line: se.startLine(def, "running", vus)}); err != nil {
+			return nil, err
+		}
+	}
+	return se.once(ctx, def, s.VU[0], s.Seed, s, bus)
 }
 
 // start checks the schema and options and the target's capacity for the largest VU count.
@@ -255,7 +235,7 @@ func (se *Session) startLine(def *workload.Run, verb, vus string) string {
 
 // once runs the engine once at vu VUs and builds the document, whose config is the spec of this
 // run (a profile step's: its VU count and seed).
-func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uint64, s *spec.Spec, h Hooks) (*results.Document, error) {
+func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uint64, s *spec.Spec, bus *event.Bus) (*results.Document, error) {
 	cfg := run.ConfigOf(s.Engine.Engine, vu, seed, def.Pace)
 	pt, err := se.partOf(ctx, def, s, &cfg)
 	if err != nil {
@@ -271,13 +251,13 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	if def.Headline == workload.HeadlineServer {
 		eng.Headline, eng.HeadlineSQL = def.HeadlineTx, def.HeadlineSQL
 	}
-	if h.Progress != nil && s.Progress > 0 {
-		eng.SubscribeProgress(se.progress(def, h.Progress))
+	if bus != nil {
+		eng.Bus, eng.Word = bus, se.progress(def)
 	}
-	if h.Tick != nil {
-		eng.Subscribe(h.Tick)
+	env := observe.Env{Target: se.T, Observation: s.Observation, Binding: s.Binding}
+	if bus != nil {
+		env.Note = func(line string) { bus.Publish(ctx, event.Note{Line: line}) }
 	}
-	env := observe.Env{Target: se.T, Observation: s.Observation, Binding: s.Binding, Note: h.Note}
 	if _, composite := se.T.(target.Composite); cfg.Terminals > 0 && !composite {
 		// --connections is every connection the run holds: the snapshots and the observers'
 		// samples ride the pool (docs/scale.md).
@@ -291,9 +271,6 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 		return nil, err
 	}
 	defer watch.Close(ctx) // on every path; the explicit Close below reports its error
-	if h.Window != nil {
-		watch.Add("window", observe.OnWindow(h.Window))
-	}
 	eng.Observe = watch
 	out, err := eng.Run(ctx)
 	restoreErr := watch.Close(ctx)
@@ -331,14 +308,14 @@ func (e *OutageError) Error() string {
 }
 
 // Profile runs the spec's profile: once per VU count (Repeat times each), pausing between runs.
-// Each run is stored through h.StepDone as it completes, so that an interrupted profile keeps
-// every step it measured.
-func (se *Session) Profile(ctx context.Context, h Hooks) (*results.Profile, error) {
+// Each run is told to bus as it completes (the sink stores it), so that an interrupted profile
+// keeps every step it measured.
+func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profile, error) {
 	s := se.Spec
 	if s.Seed == 0 {
 		s.Seed = RandomSeed()
 	}
-	if err := se.prepare(ctx, h); err != nil {
+	if err := se.prepare(ctx); err != nil {
 		return nil, err
 	}
 	def, err := se.start(ctx)
@@ -349,26 +326,18 @@ func (se *Session) Profile(ctx context.Context, h Hooks) (*results.Profile, erro
 	p := &results.Profile{Workload: s.Workload, MainTxn: def.Types[def.Main], Cairn: results.Cairn{Version: se.Version},
 		Target: results.Target{Kind: se.T.Kind(), Name: se.T.Name(), Version: version, Address: se.T.Address(), Database: se.T.Database()},
 		Config: s.Config()}
-	if h.Start != nil {
-		h.Start(se.startLine(def, "profiling", "VUs "+options.Format(s.VU)))
-	}
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
 		def, err := se.W.Start(ctx, se.T, s.Options, seed)
 		if err != nil {
 			return nil, err
 		}
-		return se.once(ctx, def, vu, seed, s, h)
+		d, err := se.once(ctx, def, vu, seed, s, bus)
+		if d != nil && p.Target.Settings == nil {
+			p.Target.Settings = d.Target.Settings
+		}
+		return d, err
 	}
-	done := h.StepDone
-	err = profile.Run(ctx, p, profile.Options{VUs: s.VU, Repeat: s.Repeat, Pause: s.Pause, Seed: s.Seed}, step,
-		profile.Hooks{Begin: h.Begin, StepStart: h.StepStart, StepDone: func(p *results.Profile, d *results.Document, i int) error {
-			if p.Target.Settings == nil {
-				p.Target.Settings = d.Target.Settings
-			}
-			if done != nil {
-				return done(p, d, i)
-			}
-			return nil
-		}})
+	err = runProfile(ctx, p, profileOptions{VUs: s.VU, Repeat: s.Repeat, Pause: s.Pause, Seed: s.Seed,
+		Line: se.startLine(def, "profiling", "VUs "+options.Format(s.VU))}, step, bus)
 	return p, err
 }

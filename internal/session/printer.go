@@ -1,4 +1,4 @@
-package job
+package session
 
 import (
 	"context"
@@ -7,65 +7,88 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/resultstore"
-	"github.com/cairn-bench/cairn/internal/sink"
+	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/summary"
-	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
-// Printer is the sink's subscriber that words its events as a terminal shows them: what a run
+// Printer is the subscriber that shows a session's events as a terminal shows them: what was
 // measured on Out, what is under way on Err. The command line prints them; cairn serve keeps
-// them as a job's log.
+// the same words as a job's log (Words).
 type Printer struct{ Out, Err io.Writer }
 
-func (t Printer) Event(e sink.Event) {
-	switch e.Kind {
-	case sink.Begun, sink.Note:
-		if s, st := e.Study, e.Plan; s != nil {
-			fmt.Fprintf(t.Out, "study %s: %s on %s %s (%s), %s, order %s, seed %d\n", s.Name, s.Workload, s.Target.Name, s.Target.Version,
-				target.Redact(st.Spec.DB), workload.Plural(len(st.Steps()), "run"), s.Order, st.Spec.Seed)
-			return
-		}
-		fmt.Fprintln(t.Out, e.Line)
-	case sink.StepBegun:
+func (t Printer) Handle(_ context.Context, e event.Event) error {
+	text, toErr := Words(e)
+	if text == "" {
+		return nil
+	}
+	w := t.Out
+	if toErr {
+		w = t.Err
+	}
+	_, err := io.WriteString(w, text)
+	return err
+}
+
+// Words is what a terminal shows of e, its lines each ended, and whether it goes to stderr
+// (what is under way) rather than stdout (what was done); "" for nothing.
+func Words(e event.Event) (text string, toErr bool) {
+	var b strings.Builder
+	switch e := e.(type) {
+	case event.Begun:
+		fmt.Fprintln(&b, e.Line)
+	case event.Note:
+		fmt.Fprintln(&b, e.Line)
+	case event.Text:
+		fmt.Fprintln(&b, e.Line)
+		toErr = e.Err
+	case event.Progress:
+		fmt.Fprintln(&b, e.Line)
+		toErr = true
+	case event.StepBegun:
 		what := workload.Plural(e.VU, "VU")
 		if e.Case != "" {
 			what = fmt.Sprintf("%s, %s, repeat %d/%d", e.Case, what, e.Repeat+1, e.Repeats)
 		} else if e.Repeats > 1 {
 			what += fmt.Sprintf(" (repeat %d/%d)", e.Repeat+1, e.Repeats)
 		}
-		fmt.Fprintf(t.Err, "run %d/%d: %s\n", e.I+1, e.N, what)
-	case sink.StepDone:
-		fmt.Fprintln(t.Out, summary.StepLine(e.Run))
-	case sink.Applied:
+		fmt.Fprintf(&b, "run %d/%d: %s\n", e.I+1, e.N, what)
+		toErr = true
+	case event.StepDone:
+		fmt.Fprintln(&b, summary.StepLine(e.Run))
+	case event.Applied:
 		switch {
 		case e.ReadBack == "":
-			fmt.Fprintf(t.Out, "restored %s = %s\n", e.Name, e.Value)
+			fmt.Fprintf(&b, "restored %s = %s\n", e.Name, e.Value)
 		case e.Live:
-			fmt.Fprintf(t.Out, "live: %s = %s (reads %s)\n", e.Name, e.Value, e.ReadBack)
+			fmt.Fprintf(&b, "live: %s = %s (reads %s)\n", e.Name, e.Value, e.ReadBack)
 		default:
-			fmt.Fprintf(t.Out, "set %s = %s (reads %s)\n", e.Name, e.Value, e.ReadBack)
+			fmt.Fprintf(&b, "set %s = %s (reads %s)\n", e.Name, e.Value, e.ReadBack)
 		}
-	case sink.Summary:
+	case event.Summary:
 		switch {
 		case e.Run != nil:
-			summary.Run(t.Out, e.Run, e.Spec)
-		case e.Profile != nil:
-			summary.Profile(t.Out, e.Profile)
+			sp, _ := e.Spec.(*spec.Spec)
+			summary.Run(&b, e.Run, sp)
+		case e.Profile != nil && len(e.Profile.Steps) > 0:
+			summary.Profile(&b, e.Profile)
 		case e.Study != nil:
-			summary.Study(t.Out, e.Study)
+			summary.Study(&b, e.Study)
 		}
-	case sink.Stored:
-		fmt.Fprintf(t.Out, "stored as %s %s in %s\n", DocWord[e.What], e.ID, e.Path)
-	case sink.NotStored:
-		fmt.Fprintln(t.Out, "the study measured nothing: it is not stored")
-	case sink.Written:
-		fmt.Fprintf(t.Out, "%s document written to %s\n", DocWord[e.What], e.Path)
-	case sink.Interrupted:
-		fmt.Fprintf(t.Err, "cairn: interrupted before the %s started\n", e.What)
+	case event.Stored:
+		fmt.Fprintf(&b, "stored as %s %s in %s\n", DocWord[e.What], e.ID, e.Path)
+	case event.NotStored:
+		fmt.Fprintln(&b, "the study measured nothing: it is not stored")
+	case event.Written:
+		fmt.Fprintf(&b, "%s document written to %s\n", DocWord[e.What], e.Path)
+	case event.Interrupted:
+		fmt.Fprintf(&b, "cairn: interrupted before the %s started\n", e.What)
+		toErr = true
 	}
+	return b.String(), toErr
 }
 
 // DocWord is what a stored document is called: a run's is its result.

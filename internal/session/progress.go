@@ -1,34 +1,38 @@
-package runner
+package session
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
+// Progresser is a workload that words its own live progress line (tpcb: pgbench's -P line); the
+// session asks the workload for it, so the contract below stays free of the event types.
+type Progresser interface {
+	ProgressLine(p event.Progress, opts any, rate, limit bool) string
+}
+
 // progress words the engine's samples as a line: the workload's own (a Progresser), or the
 // common one for its kind of headline.
-func (se *Session) progress(def *workload.Run, emit func(workload.Progress, string)) func(workload.Progress) {
-	pr, own := se.W.(workload.Progresser)
+func (se *Session) progress(def *workload.Run) func(*event.Progress) string {
+	pr, own := se.W.(Progresser)
 	s := se.Spec
-	return func(p workload.Progress) {
-		var line string
+	return func(p *event.Progress) string {
 		if own {
-			line = pr.ProgressLine(p, s.Options, s.Rate > 0, s.LatencyLimit > 0)
-		} else {
-			line = commonLine(p, def)
+			return pr.ProgressLine(*p, s.Options, s.Rate > 0, s.LatencyLimit > 0)
 		}
-		emit(p, line)
+		return commonLine(*p, def)
 	}
 }
 
 // commonLine is the progress line of workloads without their own: for a server-counted headline,
 // its per-minute rate and TPM with their source and every type's p95; for client-counted ones,
 // transactions per second over the interval and the main type's p95.
-func commonLine(p workload.Progress, def *workload.Run) string {
+func commonLine(p event.Progress, def *workload.Run) string {
 	var b strings.Builder
 	el := p.Elapsed.Round(time.Second)
 	switch p.Phase {

@@ -1,4 +1,4 @@
-package runner
+package session
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func TestHeadlineIsTheWorkloads(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer se.Close()
-			d, err := se.Run(ctx, Hooks{})
+			d, err := se.Run(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,4 @@
-// Package profile runs a performance profile: one workload at each of a list of VU counts, each
-// step possibly repeated, pausing between steps. It knows nothing of any workload: a workload that
-// can run once can be profiled, through the StepFunc it is given.
-package profile
+package session
 
 import (
 	"context"
@@ -9,28 +6,27 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
-// Options configure a profile.
-type Options struct {
+// A profile is one workload at each of a list of VU counts, each step possibly repeated, pausing
+// between steps. Its loop knows nothing of any workload: a workload that can run once can be
+// profiled, through the stepFunc it is given.
+
+// profileOptions configure a profile.
+type profileOptions struct {
 	VUs    []int
 	Repeat int
 	Pause  time.Duration
 	Seed   uint64 // each step's run seed is derived from it (StepSeed)
+	Line   string // what runs, the profile's Begun line
 }
 
-// StepFunc runs the workload once at vu virtual users with the given run seed. It returns the
+// stepFunc runs the workload once at vu virtual users with the given run seed. It returns the
 // run's document even when interrupted (doc.Interrupted), and an error only when nothing was run.
-type StepFunc func(ctx context.Context, vu int, seed uint64) (*results.Document, error)
-
-// Hooks let the caller print and store as the profile goes.
-type Hooks struct {
-	Begin     func(p *results.Profile) error                             // before the first step
-	StepStart func(i, n, vu, repeat int)                                 // before each run
-	StepDone  func(p *results.Profile, d *results.Document, i int) error // after each run (store it)
-}
+type stepFunc func(ctx context.Context, vu int, seed uint64) (*results.Document, error)
 
 // StepSeed derives the run seed of run number i (0-based, in execution order) from the profile's
 // seed, so that a profile repeats exactly with the same --seed while its runs differ from each other.
@@ -42,10 +38,12 @@ func StepSeed(seed uint64, i int) uint64 {
 	return (z ^ (z >> 31)) >> 1
 }
 
-// Run runs the profile. p arrives with its descriptive fields set (workload, target, config); Run
-// fills its steps, summaries and marks. On cancellation it stops after the current run, which
-// keeps what it measured, and returns p with Interrupted set and no error.
-func Run(ctx context.Context, p *results.Profile, o Options, step StepFunc, h Hooks) error {
+// runProfile runs the profile, telling bus: Begun (the sink stores the profile), each step's
+// StepBegun and StepDone (the sink stores its run). p arrives with its descriptive fields set
+// (workload, target, config); runProfile fills its steps, summaries and marks. On cancellation
+// it stops after the current run, which keeps what it measured, and returns p with Interrupted
+// set and no error.
+func runProfile(ctx context.Context, p *results.Profile, o profileOptions, step stepFunc, bus *event.Bus) error {
 	p.Format, p.Kind = results.FormatVersion, results.KindProfile
 	p.VUs, p.Repeat, p.PauseSec = o.VUs, o.Repeat, o.Pause.Seconds()
 	if p.StartedAt.IsZero() {
@@ -57,10 +55,8 @@ func Run(ctx context.Context, p *results.Profile, o Options, step StepFunc, h Ho
 	if p.Cairn.Go == "" {
 		p.Cairn.Go = runtime.Version()
 	}
-	if h.Begin != nil {
-		if err := h.Begin(p); err != nil {
-			return err
-		}
+	if err := bus.Publish(ctx, event.Begun{What: results.KindProfile, Line: o.Line, Profile: p}); err != nil {
+		return err
 	}
 	n := len(o.VUs) * o.Repeat
 	i := 0
@@ -80,9 +76,7 @@ func Run(ctx context.Context, p *results.Profile, o Options, step StepFunc, h Ho
 				p.Interrupted = true
 				break
 			}
-			if h.StepStart != nil {
-				h.StepStart(i, n, vu, r)
-			}
+			bus.Publish(ctx, event.StepBegun{What: results.KindProfile, I: i, N: n, VU: vu, Repeat: r, Repeats: o.Repeat})
 			d, err := step(ctx, vu, StepSeed(o.Seed, i))
 			if d != nil {
 				// A run that measured and then failed (its database gone for longer than
@@ -90,10 +84,8 @@ func Run(ctx context.Context, p *results.Profile, o Options, step StepFunc, h Ho
 				d.ProfileID = p.ID
 				st.Runs = append(st.Runs, d)
 				p.Summarize()
-				if h.StepDone != nil {
-					if err := h.StepDone(p, d, i); err != nil {
-						return err
-					}
+				if err := bus.Publish(ctx, event.StepDone{What: results.KindProfile, I: i, Run: d, Profile: p}); err != nil {
+					return err
 				}
 				i++
 			}
