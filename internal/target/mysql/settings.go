@@ -178,7 +178,7 @@ func (t *mysqlTarget) LockStudies(ctx context.Context, _ string) (*target.StudyL
 		return nil, "", fmt.Errorf("taking the study lock: %w", err)
 	}
 	if got.Valid && got.Int64 == 1 {
-		return target.HeldBy(c, ""), "", nil
+		return target.HeldBy(c, "", "DO RELEASE_LOCK(?)", StudyLockName), "", nil
 	}
 	defer c.Close()
 	var id int64

@@ -213,7 +213,7 @@ func (t *pg) LockStudies(ctx context.Context, who string) (*target.StudyLock, st
 		c.Close()
 		return nil, heldBy, err
 	}
-	return target.HeldBy(c, note), "", nil
+	return target.HeldBy(c, note, "SELECT pg_advisory_unlock($1)", StudyLockKey), "", nil
 }
 
 func lockStudies(ctx context.Context, c target.Conn, who string) (string, error) {
