@@ -62,8 +62,14 @@ type Applied struct {
 	Live                  bool
 }
 
-// Window: the engine's measured window starts (Start) or ends, on the engine's clock.
-type Window struct{ Start bool }
+// Window: the engine's measured window starts (Start) or ends, on the engine's clock. At is the
+// edge's planned instant, from which the per-second series counts the window: the event comes
+// after the edge's readings (the VUs publishing, the observers reading), up to a second later,
+// so what is timed from the window's start counts from At, not from when the event came.
+type Window struct {
+	Start bool
+	At    time.Time
+}
 
 // Summary: the finished document, one of Run, Profile and Study. Spec is the *spec.Spec a run
 // ran (the summary words its settings; this package sits below spec), nil otherwise.

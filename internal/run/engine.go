@@ -918,7 +918,7 @@ func (m *monitor) windowStart() {
 	if e.Observe != nil {
 		e.Observe.Window(true)
 	}
-	e.Bus.Publish(m.snapCtx, event.Window{Start: true})
+	e.Bus.Publish(m.snapCtx, event.Window{Start: true, At: e.t0.Add(e.ws)})
 }
 
 // windowEnd closes the window at now (its planned end, or an interruption): the client's count
@@ -943,7 +943,7 @@ func (m *monitor) windowEnd(now time.Duration) {
 	if e.Observe != nil {
 		e.Observe.Window(false)
 	}
-	e.Bus.Publish(m.snapCtx, event.Window{Start: false})
+	e.Bus.Publish(m.snapCtx, event.Window{Start: false, At: e.t0.Add(e.we)})
 	if out.Start.OK && out.End.OK && (out.End.Start-out.Start.Start > 5 || out.Start.Start-out.End.Start > 5 || out.End.Counter < out.Start.Counter) {
 		out.Restarted = true
 	}

@@ -259,10 +259,15 @@ func (l *Live) Handle(_ context.Context, e event.Event) error {
 		return nil
 	}
 	r, ctx, sp := l.r, l.ctx, l.r.st.Spec
-	l.windowStart = time.Now()
+	// The schedule counts from the window's planned start, as its seconds do: the event comes
+	// after the start's readings, which took up to 250 ms on a loaded host.
+	l.windowStart = w.At
+	if l.windowStart.IsZero() {
+		l.windowStart = time.Now()
+	}
 	for _, ch := range r.st.Schedule {
 		ch := ch
-		l.timers = append(l.timers, time.AfterFunc(ch.At, func() {
+		l.timers = append(l.timers, time.AfterFunc(time.Until(l.windowStart.Add(ch.At)), func() {
 			for _, a := range ch.Set {
 				rb, err := r.set(context.WithoutCancel(ctx), a.Name, a.Value)
 				l.mu.Lock()
