@@ -40,8 +40,6 @@ var Footprint = workload.Footprint{Name: "oltp", Title: "sysbench-style OLTP", T
 
 var sbtestName = regexp.MustCompile(`^sbtest([0-9]+)$`)
 
-func init() { workload.RegisterFootprint(Footprint) }
-
 func tableObjects(n int) []workload.Object {
 	out := make([]workload.Object, n)
 	for i := range out {

@@ -48,8 +48,6 @@ var Footprint = workload.Footprint{Name: "tpcb", Title: "pgbench-style TPC-B", F
 	return false
 }}
 
-func init() { workload.RegisterFootprint(Footprint) }
-
 // Meta is what prepare records in cairn_tpcb_meta; run reads it back (pgbench instead counts
 // pgbench_branches to learn the scale).
 type Meta struct {

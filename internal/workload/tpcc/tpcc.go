@@ -63,8 +63,6 @@ var (
 	partitionName = regexp.MustCompile(`^(orders|order_line)_p[0-9]+$`)
 )
 
-func init() { workload.RegisterFootprint(Footprint) }
-
 // Inspect reads the state of the TPC-C schema in the database c is connected to.
 func Inspect(ctx context.Context, t target.Target, c target.Conn) (*workload.Schema, error) {
 	return workload.Inspect(ctx, c, t, Footprint)

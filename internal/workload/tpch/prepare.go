@@ -30,8 +30,6 @@ var Footprint = workload.Footprint{Name: "tpch", Title: "TPC-H", Tables: func(n 
 	return false
 }}
 
-func init() { workload.RegisterFootprint(Footprint) }
-
 // Meta is what prepare records in cairn_tpch_meta; run reads it back.
 type Meta struct {
 	SF           float64          `json:"sf"`
