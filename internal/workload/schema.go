@@ -721,6 +721,21 @@ func Load(ctx context.Context, c target.Conn, t target.Target, f Footprint, m an
 	return s, nil
 }
 
+// ReadMeta reads the description of f's complete schema in t's database, on a connection of its
+// own, for a run; the error says why the schema cannot be used.
+func ReadMeta[M any](ctx context.Context, t target.Target, f Footprint) (*M, error) {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	m := new(M)
+	if _, err := Load(ctx, c, t, f, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // MismatchError is a prepare asked for another size than the complete schema has: asked-for
 // sizes are never ignored.
 type MismatchError struct {
