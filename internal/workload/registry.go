@@ -161,7 +161,7 @@ func Register(w Workload) {
 		panic("workload registered twice: " + name)
 	}
 	workloads[name] = w
-	RegisterFootprint(w.Info().Footprint)
+	registerFootprint(w.Info().Footprint)
 }
 
 // Get returns a registered workload.

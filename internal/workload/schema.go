@@ -83,11 +83,16 @@ var (
 	footprints []Footprint
 )
 
-// RegisterFootprint makes a workload's objects known to every other workload's status and cleanup;
-// workload packages call it from init.
-func RegisterFootprint(f Footprint) {
+// registerFootprint makes a workload's objects known to every other workload's status and
+// cleanup; Register calls it, once per workload, so that Inspect reads each meta table once.
+func registerFootprint(f Footprint) {
 	fpMu.Lock()
 	defer fpMu.Unlock()
+	for _, g := range footprints {
+		if g.Name == f.Name {
+			panic("footprint registered twice: " + f.Name)
+		}
+	}
 	footprints = append(footprints, f)
 }
 
@@ -274,6 +279,7 @@ func Inspect(ctx context.Context, c target.Conn, t target.Target, f Footprint) (
 	// the record, which own what their names match and no record claims.
 	owner := map[Object]*Footprint{}
 	var legacy []*Footprint
+	records := map[*Footprint]map[string]string{} // each meta table is read once
 	fps := allFootprints()
 	for i := range fps {
 		fp := &fps[i]
@@ -284,6 +290,7 @@ func Inspect(ctx context.Context, c target.Conn, t target.Target, f Footprint) (
 		if err != nil {
 			return nil, err
 		}
+		records[fp] = recs
 		owner[Table(fp.MetaTable())] = fp
 		objs := recorded(recs)
 		if fp.Name == f.Name {
@@ -306,12 +313,8 @@ func Inspect(ctx context.Context, c target.Conn, t target.Target, f Footprint) (
 	for _, fp := range legacy {
 		mine := fp.claims
 		if fp.Legacy != nil {
-			recs, err := readRecords(ctx, c, d, fp.MetaTable())
-			if err != nil {
-				return nil, err
-			}
 			listed := map[Object]bool{}
-			for _, o := range fp.Legacy(recs["meta"]) {
+			for _, o := range fp.Legacy(records[fp]["meta"]) {
 				listed[o] = true
 			}
 			mine = func(o Object) bool { return listed[o] }
@@ -708,6 +711,21 @@ func Load(ctx context.Context, c target.Conn, t target.Target, f Footprint, m an
 		return s, &PartialError{s}
 	}
 	return s, nil
+}
+
+// ReadMeta reads the description of f's complete schema in t's database, on a connection of its
+// own, for a run; the error says why the schema cannot be used.
+func ReadMeta[M any](ctx context.Context, t target.Target, f Footprint) (*M, error) {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	m := new(M)
+	if _, err := Load(ctx, c, t, f, m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // MismatchError is a prepare asked for another size than the complete schema has: asked-for

@@ -136,12 +136,7 @@ func (oltp) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	if err := o.Validate(w); err != nil {
 		return nil, err
 	}
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := LoadMeta(ctx, t, c)
-	c.Close()
+	meta, err := workload.ReadMeta[Meta](ctx, t, Footprint)
 	if err != nil {
 		return nil, err
 	}

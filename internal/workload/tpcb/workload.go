@@ -141,7 +141,7 @@ func (tpcb) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	if err != nil {
 		return nil, options.Errorf("script", o.Script, "unknown script (use %s)", options.JoinOr(ScriptNames()))
 	}
-	meta, err := ReadMeta(ctx, t)
+	meta, err := workload.ReadMeta[Meta](ctx, t, Footprint)
 	if err != nil {
 		return nil, err
 	}

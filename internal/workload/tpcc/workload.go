@@ -250,12 +250,7 @@ type Extra struct {
 
 func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (*workload.Run, error) {
 	o := opts.(*RunSpec)
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := LoadMeta(ctx, t, c)
-	c.Close()
+	meta, err := workload.ReadMeta[Meta](ctx, t, Footprint)
 	if err != nil {
 		return nil, err
 	}
