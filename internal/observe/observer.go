@@ -235,5 +235,4 @@ func (w *Watch) Fill(d *results.Document) {
 	}
 }
 
-
 func roundTo(v float64, places int) float64 { return round(v, places) }
