@@ -162,6 +162,15 @@ type Progress struct {
 	Line string
 }
 
+// QueryDone: a workload's own test (TPC-H's power or throughput test) finished one timed query
+// or refresh function, as Timing records it (its stream, name, seconds, rows, error). Who names
+// its stream as the progress line words it ("power", "stream 2", "refresh"). Published from the
+// goroutine of the stream that ran it.
+type QueryDone struct {
+	Who    string
+	Timing results.Timing
+}
+
 func (Begun) event()       {}
 func (Note) event()        {}
 func (Text) event()        {}
@@ -178,3 +187,4 @@ func (Written) event()     {}
 func (Interrupted) event() {}
 func (Tick) event()        {}
 func (Progress) event()    {}
+func (QueryDone) event()   {}

@@ -19,8 +19,8 @@ type events struct {
 	lat *hdrhistogram.Histogram
 }
 
-// Handle: steps, settings and the stored result's id become events, each seconds a tick; what
-// the terminal would print goes to the log, a line at a time.
+// Handle: steps, settings, a workload's timed queries and the stored result's id become events,
+// each second a tick; what the terminal would print goes to the log, a line at a time.
 func (ev *events) Handle(_ context.Context, e event.Event) error {
 	switch e := e.(type) {
 	case event.Tick:
@@ -34,6 +34,16 @@ func (ev *events) Handle(_ context.Context, e event.Event) error {
 	switch e := e.(type) {
 	case event.StepBegun:
 		m.publishLocked(r, "step", map[string]any{"i": e.I, "n": e.N, "vu": e.VU, "repeat": e.Repeat, "case": e.Case})
+	case event.QueryDone:
+		tm := e.Timing
+		q := map[string]any{"stream": tm.Stream, "stream_name": e.Who, "name": tm.Name, "seconds": tm.Seconds, "rows": tm.Rows}
+		if tm.Set > 0 {
+			q["set"] = tm.Set
+		}
+		if tm.Error != "" {
+			q["error"] = tm.Error
+		}
+		m.publishLocked(r, "query", q)
 	case event.Applied:
 		m.publishLocked(r, "setting", map[string]any{"name": e.Name, "value": e.Value, "read_back": e.ReadBack, "live": e.Live})
 	case event.Opened:

@@ -46,8 +46,17 @@ func Words(e event.Event) (text string, toErr bool) {
 		fmt.Fprintln(&b, e.Line)
 		toErr = e.Err
 	case event.Progress:
-		fmt.Fprintln(&b, e.Line)
+		if e.Line != "" { // a workload's own tests tell their progress by their timings
+			fmt.Fprintln(&b, e.Line)
+		}
 		toErr = true
+	case event.QueryDone:
+		tm := e.Timing
+		status := workload.Plural(tm.Rows, "row")
+		if tm.Error != "" {
+			status = "ERROR " + firstLine(tm.Error)
+		}
+		fmt.Fprintf(&b, "  %-9s %-4s %9.3f s  %s\n", e.Who, tm.Name, tm.Seconds, status)
 	case event.StepBegun:
 		what := workload.Plural(e.VU, "VU")
 		if e.Case != "" {
@@ -89,6 +98,15 @@ func Words(e event.Event) (text string, toErr bool) {
 		toErr = true
 	}
 	return b.String(), toErr
+}
+
+// firstLine is an error's first line, as a progress line shows it.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // DocWord is what a stored document is called: a run's is its result.

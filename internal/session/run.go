@@ -151,19 +151,8 @@ func (se *Session) run(ctx context.Context, bus *event.Bus, begun bool) (*result
 	if err := se.prepare(ctx); err != nil {
 		return nil, err
 	}
-	if r, ok := se.W.(workload.Runner); ok {
-		out := textWriter(ctx, bus, false)
-		d, err := r.RunSelf(ctx, se.T, s.Options, s.Seed, out)
-		out.Flush()
-		if d != nil {
-			d.Workload = s.Workload
-			d.Config = s.Config()
-			d.Cairn.Version = se.Version
-			if d.Interrupted {
-				d.MarkWindow("interrupted")
-			}
-		}
-		return d, err
+	if tr, ok := se.W.(workload.Tester); ok {
+		return se.tests(ctx, tr, bus, begun)
 	}
 	def, err := se.start(ctx)
 	if err != nil {

@@ -1,8 +1,9 @@
 // Package session owns a run's life: it runs what a front end asks for — a run spec, a profile,
 // a study's schedule of steps, or a workload's prepare, check or cleanup — by the one code path
 // the command line and cairn serve both call. It opens the target, prepares the schema when the
-// spec asks, starts the observers, drives the workload with the engine, builds the result
-// document (the one builder every workload's runs go through), and tells what happens on one
+// spec asks, starts the observers, drives the workload with the engine (or runs its own timed
+// tests inside the same observers: TPC-H's, workload.Tester), builds the result document (the
+// one builder every workload's runs go through), and tells what happens on one
 // event bus (internal/event). Front ends differ only in how they make the spec and in who
 // listens: the result sink (always first), the terminal's printer, a web service's event stream
 // and /metrics, all subscribers.

@@ -192,7 +192,7 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 		return nil, err
 	}
 	if w, err := workload.Get(s.Workload); err == nil {
-		if _, own := w.(workload.Runner); own {
+		if _, own := w.(workload.Tester); own {
 			return nil, errf("workload", "a study runs workloads measured over a window at a VU count; %s runs tests of its own shape", s.Workload)
 		}
 	}

@@ -122,10 +122,39 @@ type CheckFailed struct{ Msg string }
 
 func (e *CheckFailed) Error() string { return e.Msg }
 
-// Runner is a workload whose run is not the engine's VUs over a window (TPC-H's power and
-// throughput tests): it runs itself and returns the document.
-type Runner interface {
-	RunSelf(ctx context.Context, t target.Target, opts any, seed uint64, w io.Writer) (*results.Document, error)
+// Tester is a workload whose run is timed tests of its own rather than the engine's VUs over a
+// window (TPC-H's power and throughput tests). Tests checks the options against the database
+// and plans the tests; the session then runs them inside the same observers, ticks, events and
+// document builder as an engine run, and the workload adds only its own figures (Tested.Finish).
+type Tester interface {
+	// Tests plans the tests; nil and no error when there is nothing to measure (TPC-H's
+	// --validate, which Tests runs, its report written to w).
+	Tests(ctx context.Context, t target.Target, opts any, seed uint64, w io.Writer) (*Tests, error)
+}
+
+// Tests are a workload's tests, checked and ready to run.
+type Tests struct {
+	Line string // what runs, the run's first line
+	Mode string // the document's mode
+	VUs  int    // connections running tests at once
+	// Order names the timings in the order the document lists them; Main is its main one.
+	Order []string
+	Main  string
+	// Run runs the tests: done hears each timing as it ends, from the goroutine that timed it,
+	// with who naming its stream as the progress line words it. It returns what was measured
+	// (nil: nothing) and the error that ended or failed the tests.
+	Run func(ctx context.Context, done func(who string, tm results.Timing)) (*Tested, error)
+}
+
+// Tested is what a workload's tests measured.
+type Tested struct {
+	Timings []results.Timing
+	// Seconds is the tests' own measured time (the sum of the tests' spans).
+	Seconds     float64
+	Interrupted bool
+	// Finish adds the workload's own figures to the document the session built: its headline,
+	// own figures, section and notes.
+	Finish func(d *results.Document)
 }
 
 // Summarizer prints a workload's own section of the summary, from the document and the spec that
