@@ -19,11 +19,12 @@ import (
 // stacksRun runs oltp read-only with --observe stacks against url, and returns the document and
 // the lines shown before the run.
 func stacksRun(t *testing.T, url string, vu string, set ...string) (*results.Document, []string) {
-	return stacksRunCtx(context.Background(), t, url, vu, set...)
+	return stacksRunCtx(context.Background(), t, url, vu, nil, set...)
 }
 
 // stacksRunCtx runs oltp with --observe stacks; set is more settings, as key, value, ….
-func stacksRunCtx(ctx context.Context, t *testing.T, url string, vu string, set ...string) (*results.Document, []string) {
+// onStart, when not nil, is called as the measured window starts.
+func stacksRunCtx(ctx context.Context, t *testing.T, url string, vu string, onStart func(), set ...string) (*results.Document, []string) {
 	t.Helper()
 	s, err := spec.New("oltp", false)
 	if err != nil {
@@ -54,8 +55,13 @@ func stacksRunCtx(ctx context.Context, t *testing.T, url string, vu string, set 
 	var notes []string
 	se := &Session{Spec: s, W: s.WorkloadOf(), T: tg, Version: "test"}
 	d, err := se.Run(ctx, event.New(event.Func(func(_ context.Context, e event.Event) error {
-		if n, ok := e.(event.Note); ok {
-			notes = append(notes, n.Line)
+		switch e := e.(type) {
+		case event.Note:
+			notes = append(notes, e.Line)
+		case event.Window:
+			if e.Start && onStart != nil {
+				onStart()
+			}
 		}
 		return nil
 	})))
@@ -188,9 +194,11 @@ func TestStacksInterrupted(t *testing.T) {
 	if _, err := exec.LookPath("perf"); err != nil || os.Geteuid() != 0 {
 		t.Skip("perf sampling another user's server needs perf installed and root")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // the window is 3 s
+	// Ctrl-C 1.5 s into the 3 s window, on the window's own start: a deadline from before the
+	// prepare and the connections fell before the window on a loaded host.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d, _ := stacksRunCtx(ctx, t, url, "4")
+	d, _ := stacksRunCtx(ctx, t, url, "4", func() { time.AfterFunc(1500*time.Millisecond, cancel) })
 	st := results.StacksOf(d)
 	if !d.Interrupted || st == nil || st.Note != "" || st.Samples == 0 || st.Seconds <= 0 || st.Seconds >= 3 {
 		t.Fatalf("interrupted %v, stacks section %+v: want the profile of the window so far", d.Interrupted, st)
