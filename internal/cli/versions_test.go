@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
@@ -70,13 +73,27 @@ func TestTPMIsComCommit(t *testing.T) {
 		if o, ok := d["result"].(map[string]any)["own_txns"].(float64); ok {
 			own = o
 		}
+		afterAt := time.Now()
 		want := (float64(after-before) - own) / (window / 60)
 		t.Logf("--mode %s: TPM %.0f (%s), Com_commit+Com_rollback changed by %d over a %.3f s window: %.0f a minute", mode, tpm, src, after-before, window, want)
 		if !strings.HasPrefix(src, "server: Com_commit") {
 			t.Errorf("--mode %s: TPM from %q", mode, src)
 		}
-		if tpm < 0.98*want || tpm > 1.02*want || tpm < 100 {
-			t.Errorf("--mode %s: TPM %.0f, the server's own count %.0f a minute: more than 2%% apart", mode, tpm, want)
+		// The test's readings bracket the process, not the window: the VUs commit from their
+		// start until the window's opening reading and from its closing reading until they
+		// stop, which a loaded host stretches (0.65 s of 20 s, 3% of the count, was seen). Beyond
+		// 2%, the difference must be what the clients' rate makes of those spans, the start's
+		// measured from the run's start and the end's up to the test's own reading after it.
+		started, err1 := time.Parse(time.RFC3339Nano, d["started_at"].(string))
+		ws, err2 := time.Parse(time.RFC3339Nano, field(t, d, "window.start").(string))
+		we, err3 := time.Parse(time.RFC3339Nano, field(t, d, "window.end").(string))
+		if err := errors.Join(err1, err2, err3); err != nil {
+			t.Fatal(err)
+		}
+		outside := ws.Sub(started) + afterAt.Sub(we)
+		slack := tpm/60*outside.Seconds() + 2 // and a transaction in flight on each VU
+		if diff := math.Abs(tpm-want) * window / 60; tpm < 100 || diff > 0.02*want*window/60 && diff > slack {
+			t.Errorf("--mode %s: TPM %.0f, the server's own count %.0f a minute: %.0f transactions apart, more than 2%% and more than the %.0f the %v outside the window accounts for", mode, tpm, want, diff, slack, outside)
 		}
 		if !strings.Contains(out, "MySQL TPM") && !strings.Contains(out, "MariaDB TPM") {
 			t.Errorf("no TPM in the summary:\n%s", out)
