@@ -14,32 +14,6 @@ import (
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
-// comCount reads Com_commit + Com_rollback as SHOW GLOBAL STATUS shows them, on a connection of
-// the test's own.
-func comCount(t *testing.T, c target.Conn) int64 {
-	t.Helper()
-	rows, err := c.Query(context.Background(), "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var sum int64
-	var seen int
-	for rows.Next() {
-		var n string
-		var v int64
-		if err := rows.Scan(&n, &v); err != nil {
-			t.Fatal(err)
-		}
-		sum += v
-		seen++
-	}
-	if seen != 2 {
-		t.Fatalf("SHOW GLOBAL STATUS shows %d of Com_commit and Com_rollback", seen)
-	}
-	return sum
-}
-
 // TestTPMIsComCommit is issue 39's acceptance on the MySQL or MariaDB test server as it is (on
 // MySQL 8 with local_infile OFF, its default): prepare succeeds; a run of a 20 s window without
 // rampup prints a TPM within 2% of the change of Com_commit + Com_rollback that the test reads
@@ -58,10 +32,10 @@ func TestTPMIsComCommit(t *testing.T) {
 	prepared(t, url)
 	for _, mode := range []string{"sql", "procs"} {
 		js := filepath.Join(t.TempDir(), "r.json")
-		before := comCount(t, c)
+		before := testutil.ComCount(t, c)
 		code, out, stderr := cairn(t, "tpcc", "run", "--db", url, "--vu", "2", "--rampup", "0s", "--duration", "20s",
 			"--mode", mode, "--no-store", "--json", js)
-		after := comCount(t, c)
+		after := testutil.ComCount(t, c)
 		if code != 0 {
 			t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
 		}

@@ -150,29 +150,7 @@ func TestTxnCounterIsComCommit(t *testing.T) {
 	ctx := context.Background()
 	tg, c := open(t)
 	_, other := testutil.Open(t, testutil.MySQL(t))
-	show := func() int64 {
-		t.Helper()
-		rows, err := other.Query(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var sum int64
-		var seen int
-		for rows.Next() {
-			var n string
-			var v int64
-			if err := rows.Scan(&n, &v); err != nil {
-				t.Fatal(err)
-			}
-			sum += v
-			seen++
-		}
-		if seen != 2 {
-			t.Fatalf("SHOW GLOBAL STATUS has %d of Com_commit and Com_rollback", seen)
-		}
-		return sum
-	}
+	show := func() int64 { return testutil.ComCount(t, other) }
 	// Nothing else commits on a test server between the reads but what this test does, except
 	// other tests' servers' background work, which never runs COMMIT: read until steady.
 	var before, snap, after int64
