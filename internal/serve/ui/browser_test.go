@@ -201,31 +201,8 @@ func shot(t *testing.T, ctx context.Context, name string) {
 // filters and compares as cairn results compare does. Nothing on the page fails, and it asks
 // nothing of the network but the server. Set CAIRN_UI_SHOT to a directory to keep screenshots.
 func TestUIInBrowser(t *testing.T) {
-	testutil.Chromium(t)
-	s := startServe(t)
-	p := &page{t: t}
-	ctx := testutil.Browser(t, 5*time.Minute, 1400, 900, p.listen(s.base))
-	defer func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, m := range p.problems {
-			t.Error(m)
-		}
-		for _, u := range p.foreign {
-			t.Errorf("the page asked for %s, not of the server", u)
-		}
-	}()
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/new")); err != nil {
-		t.Fatalf("open the UI: %v", err)
-	}
-	until[bool](t, ctx, "the spec form", 15*time.Second, `!!document.querySelector("#spec")`)
-	setSpec := func(text string) {
-		t.Helper()
-		b, _ := json.Marshal(text)
-		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(function(){var e=document.querySelector("#spec"); e.value=`+string(b)+`; e.dispatchEvent(new Event("input"));})()`)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, _, ctx := openForm(t)
+	setSpec := func(text string) { t.Helper(); fillSpec(t, ctx, text) }
 	click := func(sel string) {
 		t.Helper()
 		if err := chromedp.Do(ctx, chromedp.Click(sel)); err != nil {
@@ -553,5 +530,39 @@ func TestUIStudyInBrowser(t *testing.T) {
 	}
 	for _, u := range p.foreign {
 		t.Errorf("the page asked for %s, not of the server", u)
+	}
+}
+
+// openForm starts a service and a browser on its new-job form; at the test's end the page must
+// have reported no problem and asked nothing of any host but the service.
+func openForm(t *testing.T) (*serve, *page, context.Context) {
+	t.Helper()
+	testutil.Chromium(t)
+	s := startServe(t)
+	p := &page{t: t}
+	ctx := testutil.Browser(t, 5*time.Minute, 1400, 900, p.listen(s.base))
+	t.Cleanup(func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, m := range p.problems {
+			t.Error(m)
+		}
+		for _, u := range p.foreign {
+			t.Errorf("the page asked for %s, not of the server", u)
+		}
+	})
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/new")); err != nil {
+		t.Fatalf("open the UI: %v", err)
+	}
+	until[bool](t, ctx, "the spec form", 15*time.Second, `!!document.querySelector("#spec")`)
+	return s, p, ctx
+}
+
+// fillSpec puts text in the form's spec, as typing it would.
+func fillSpec(t *testing.T, ctx context.Context, text string) {
+	t.Helper()
+	b, _ := json.Marshal(text)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(function(){var e=document.querySelector("#spec"); e.value=`+string(b)+`; e.dispatchEvent(new Event("input"));})()`)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,15 +1,12 @@
 package ui_test
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
 // TestUITPCHJobStreamsItsQueries: a TPC-H power test started from the form (SQLite, SF 0.01,
@@ -17,28 +14,8 @@ import (
 // with the per-second ticks' per-core CPU; at its end the view lists the test's 24 timings, as
 // the stored result keeps them, and links to the result.
 func TestUITPCHJobStreamsItsQueries(t *testing.T) {
-	testutil.Chromium(t)
-	s := startServe(t)
-	p := &page{t: t}
-	ctx := testutil.Browser(t, 5*time.Minute, 1400, 900, p.listen(s.base))
-	defer func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, m := range p.problems {
-			t.Error(m)
-		}
-		for _, u := range p.foreign {
-			t.Errorf("the page asked for %s, not of the server", u)
-		}
-	}()
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/new")); err != nil {
-		t.Fatalf("open the UI: %v", err)
-	}
-	until[bool](t, ctx, "the spec form", 15*time.Second, `!!document.querySelector("#spec")`)
-	b, _ := json.Marshal("workload: tpch\ndb: sqlite://tpch.db\nseed: 7\noptions:\n  power: true\nprepare:\n  sf: 0.01\n")
-	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(function(){var e=document.querySelector("#spec"); e.value=`+string(b)+`; e.dispatchEvent(new Event("input"));})()`)); err != nil {
-		t.Fatal(err)
-	}
+	s, _, ctx := openForm(t)
+	fillSpec(t, ctx, "workload: tpch\ndb: sqlite://tpch.db\nseed: 7\noptions:\n  power: true\nprepare:\n  sf: 0.01\n")
 	if err := chromedp.Do(ctx, chromedp.Click("#start")); err != nil {
 		t.Fatal(err)
 	}
