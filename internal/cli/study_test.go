@@ -366,6 +366,9 @@ func TestStudyBadInput(t *testing.T) {
 func TestStudyFiles(t *testing.T) {
 	my := testutil.MySQL(t)
 	pg := testutil.PG(t)
+	// The studies whose schema is a factor plan only on a database without the workload's schema.
+	fresh(t, "oltp", my)
+	fresh(t, "tpcc", my)
 	governor, governorWant := 0, "host.cpu_governor"
 	// The MySQL 8 study plans on MySQL 8.0.16 or later; elsewhere the plan names the server, its
 	// version and who has the setting.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,13 +43,16 @@ func Study(ctx context.Context, st *study.Study, o Options) error {
 	if err != nil {
 		return endStudy(ctx, bus, nil, err)
 	}
-	runErr := studySteps(ctx, st, sv, bus, o)
+	var schema studySchema
+	runErr := studySteps(ctx, st, sv, bus, o, &schema)
+	runErr = errors.Join(runErr, schema.drop(ctx, st, bus))
 	doc, err := sv.End(ctx, runErr)
 	return endStudy(ctx, bus, doc, err)
 }
 
-// studySteps runs every step of the study in its order.
-func studySteps(ctx context.Context, st *study.Study, sv *study.Server, bus *event.Bus, o Options) error {
+// studySteps runs every step of the study in its order; when the schema is a factor, schema
+// says which the database holds.
+func studySteps(ctx context.Context, st *study.Study, sv *study.Server, bus *event.Bus, o Options, schema *studySchema) error {
 	s, doc := st.Spec, sv.Doc()
 	steps := st.Steps()
 	var pinned bool
@@ -66,18 +70,29 @@ func studySteps(ctx context.Context, st *study.Study, sv *study.Server, bus *eve
 		if err := sv.Apply(ctx, step.Case); err != nil {
 			return err
 		}
-		bus.Publish(ctx, event.StepBegun{What: results.KindStudy, I: i, N: len(steps), VU: step.VU, Repeat: step.Repeat,
-			Repeats: s.Repeat, Case: step.Case.Label()})
-		one := *s
-		one.Profile, one.VU, one.Seed = false, []int{step.VU}, StepSeed(s.Seed, i)
-		one.ClientCPUs, one.ServerCPUs = step.Case.ClientCPUs, step.Case.ServerCPUs
-		if i > 0 {
-			one.Prepare = nil
-		}
 		failed := func(err error) error {
 			return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), workload.Plural(step.VU, "VU"), err)
 		}
-		bound, err := CPUs(&one)
+		bus.Publish(ctx, event.StepBegun{What: results.KindStudy, I: i, N: len(steps), VU: step.VU, Repeat: step.Repeat,
+			Repeats: s.Repeat, Case: step.Case.Label()})
+		one, err := st.CaseSpec(step.Case)
+		if err != nil {
+			return failed(err)
+		}
+		one.Profile, one.VU, one.Seed = false, []int{step.VU}, StepSeed(s.Seed, i)
+		one.ClientCPUs, one.ServerCPUs = step.Case.ClientCPUs, step.Case.ServerCPUs
+		switch level := step.Case.Schema; {
+		case level == "" && i > 0, level != "" && level == schema.level:
+			one.Prepare = nil // the schema is there: prepared by the first step, or this level's
+		case level != "":
+			// Another level: the study drops the schema it prepared for the last one, and
+			// prepares this one's (a run's prepare, when the schema is missing).
+			if err := schema.drop(ctx, st, bus); err != nil {
+				return failed(err)
+			}
+			schema.level, schema.prepared = level, true
+		}
+		bound, err := CPUs(one)
 		if err != nil {
 			return failed(err)
 		}
@@ -88,7 +103,7 @@ func studySteps(ctx context.Context, st *study.Study, sv *study.Server, bus *eve
 			}
 			pinned = bound != nil
 		}
-		d, err := studyStep(ctx, sv, &one, bound, bus, o)
+		d, err := studyStep(ctx, sv, one, bound, bus, o)
 		if d == nil {
 			if ctx.Err() != nil {
 				doc.Interrupted = true
@@ -146,5 +161,31 @@ func endStudy(ctx context.Context, bus *event.Bus, doc *results.Study, err error
 	if doc.Interrupted {
 		return ErrInterrupted
 	}
+	return nil
+}
+
+// studySchema is what a study whose schema is a factor has prepared: the level the database
+// holds, and whether a schema of the study's (perhaps a partial one) may be there.
+type studySchema struct {
+	level    string
+	prepared bool
+}
+
+// drop drops the schema the study prepared, by its meta record (what cairn's cleanup drops),
+// on a context that an interruption does not cancel: a study leaves no schema of its own.
+func (sc *studySchema) drop(ctx context.Context, st *study.Study, bus *event.Bus) error {
+	if !sc.prepared {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	w := st.Spec.WorkloadOf().Info()
+	lines, err := workload.Cleanup(ctx, st.Spec.DB, w.Footprint)
+	for _, l := range lines {
+		bus.Publish(ctx, event.Text{Line: "schema " + sc.level + ": " + l})
+	}
+	if err != nil {
+		return fmt.Errorf("the %s schema the study prepared (%s) was not all dropped ('cairn %s cleanup --db URL' drops it): %w", w.Title, sc.level, w.Name, err)
+	}
+	sc.level, sc.prepared = "", false
 	return nil
 }

@@ -74,8 +74,8 @@ func FileText(st *results.Study) ([]byte, error) {
 func settingsNode(factors []results.Factor) yaml.Node {
 	n := yaml.Node{Kind: yaml.MappingNode}
 	for _, f := range factors {
-		if f.Name == "client-cpus" || f.Name == "server-cpus" {
-			continue
+		if f.Name == "client-cpus" || f.Name == "server-cpus" || isOptionPath(f.Name) {
+			continue // written as client_cpus, server_cpus, and in options or prepare (config)
 		}
 		levels := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 		for _, l := range f.Levels {

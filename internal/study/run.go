@@ -174,6 +174,13 @@ func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, ve
 		Cairn: results.Cairn{Version: version, Go: runtime.Version()}, StartedAt: time.Now().UTC(), Order: st.Order,
 		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(), Database: t.Database()},
 		Host:   observe.ReadHost(false), VUs: s.VU, Repeat: s.Repeat, Config: st.Config()}
+	for _, f := range st.Cases()[0].Options { // in the cases' order: the schema's first
+		for _, g := range st.Options {
+			if g.Name == f.Name {
+				doc.Factors = append(doc.Factors, results.Factor{Name: g.Name, Levels: g.Values})
+			}
+		}
+	}
 	for _, f := range st.Settings {
 		doc.Factors = append(doc.Factors, results.Factor{Name: f.Name, Levels: f.Values})
 	}
@@ -197,9 +204,7 @@ func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, ve
 		sc := &results.StudyCase{Label: c.Label(), ClientCPUs: c.ClientCPUs, ServerCPUs: c.ServerCPUs,
 			Profile: &results.Profile{Format: results.FormatVersion, Kind: results.KindProfile, Workload: s.Workload,
 				Cairn: doc.Cairn, StartedAt: doc.StartedAt, Target: doc.Target, VUs: s.VU, Repeat: s.Repeat, PauseSec: s.Pause.Seconds()}}
-		for _, a := range c.Settings {
-			sc.Levels = append(sc.Levels, results.SettingValue{Name: a.Name, Value: a.Value})
-		}
+		sc.Levels = append(levels(c.Options), levels(c.Settings)...)
 		if c.ClientCPUs != "" {
 			sc.Levels = append(sc.Levels, results.SettingValue{Name: "client-cpus", Value: c.ClientCPUs})
 			sc.ClientTopology = cpuTopology(c.ClientCPUs)
@@ -492,4 +497,12 @@ func (r *Server) restore(ctx context.Context, st *Study) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func levels(l []Assign) []results.SettingValue {
+	var out []results.SettingValue
+	for _, a := range l {
+		out = append(out, results.SettingValue{Name: a.Name, Value: a.Value})
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,10 @@ type Study struct {
 	Spec     *spec.Spec
 	Order    string // sequential, interleaved or random
 	Settings []Factor
+	// Options are the workload's options given a list of values (options.NAME, prepare.NAME):
+	// factors whose levels are set as --set sets them; those of the prepare are schemas
+	// (options.go).
+	Options []Factor
 	// ClientCPUs and ServerCPUs are factors of CPU lists; one empty level when not varied.
 	ClientCPUs []string
 	ServerCPUs []string
@@ -40,10 +45,14 @@ type Study struct {
 	Text       []byte        // the file as given
 }
 
-// Factor is a server setting and the values the study gives it.
+// Factor is a server setting, or a workload option (options.NAME, prepare.NAME), and the values
+// the study gives it.
 type Factor struct {
 	Name   string
 	Values []string
+	// Schema: a workload option whose levels are schemas of their own, prepared in turn.
+	Schema bool
+	typed  []any // a workload option's values as the file typed them (true, 8), for Config
 }
 
 // Change is a live change: settings set at a time within each run's window, given as a time
@@ -61,6 +70,8 @@ type Assign struct{ Name, Value string }
 // Case is one combination of the factors other than the VU count.
 type Case struct {
 	Index      int
+	Options    []Assign // workload option levels, by path: prepare.partition=true
+	Schema     string   // the levels of the schema factors, "" when there are none
 	Settings   []Assign
 	ClientCPUs string
 	ServerCPUs string
@@ -69,7 +80,7 @@ type Case struct {
 // Label names the case for people and charts: "innodb_adaptive_hash_index=ON client 0-1".
 func (c Case) Label() string {
 	var parts []string
-	for _, a := range c.Settings {
+	for _, a := range append(append([]Assign(nil), c.Options...), c.Settings...) {
 		parts = append(parts, a.Name+"="+a.Value)
 	}
 	if c.ClientCPUs != "" {
@@ -123,6 +134,10 @@ func Read(text []byte) (*Study, error) { return ReadEnv(text, target.UserEnv) }
 // expanded as env says (cairn serve's: only a password's).
 func ReadEnv(text []byte, env target.Env) (*Study, error) {
 	doc, err := spec.Document(text, "YAML")
+	if err != nil {
+		return nil, err
+	}
+	optFactors, err := takeOptionFactors(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -226,6 +241,10 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 		}
 	}
 	s.ClientCPUs, s.ServerCPUs = "", ""
+	st.Options = optFactors
+	if err := st.checkOptionFactors(); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -404,24 +423,52 @@ func (st *Study) Set(path, value string) error {
 	case "name", "settings", "schedule", "restart", "client_cpus", "server_cpus":
 		return errf(path, "edit the study file to change it")
 	}
+	if i := st.optionFactor(path); i >= 0 {
+		// One value for a factor: the factor gives way to it, as a list of one would.
+		st.Options = slices.Delete(st.Options, i, i+1)
+	}
 	if err := s.Set(path, value); err != nil {
 		return err
 	}
 	if err := s.Check(); err != nil {
 		return err
 	}
+	if err := st.checkOptionFactors(); err != nil {
+		return err
+	}
 	return resolve(st.Schedule, s.Duration)
 }
 
-// Cases are every combination of the settings' values and the CPU lists, in the order the file
-// lists them (the last factor varies fastest).
+// Cases are every combination of the workload options' values, the settings' values and the
+// CPU lists, in the order the file lists them (the last factor varies fastest), the schema's
+// factors first: they vary slowest, so that each schema's cases come together.
 func (st *Study) Cases() []*Case {
 	cases := []*Case{{}}
+	var opts []Factor
+	for _, f := range st.Options {
+		if f.Schema {
+			opts = append(opts, f)
+		}
+	}
+	for _, f := range st.Options {
+		if !f.Schema {
+			opts = append(opts, f)
+		}
+	}
+	for _, f := range opts {
+		var next []*Case
+		for _, c := range cases {
+			for _, v := range f.Values {
+				next = append(next, &Case{Options: append(append([]Assign(nil), c.Options...), Assign{f.Name, v})})
+			}
+		}
+		cases = next
+	}
 	for _, f := range st.Settings {
 		var next []*Case
 		for _, c := range cases {
 			for _, v := range f.Values {
-				n := &Case{Settings: append(append([]Assign(nil), c.Settings...), Assign{f.Name, v})}
+				n := &Case{Options: c.Options, Settings: append(append([]Assign(nil), c.Settings...), Assign{f.Name, v})}
 				next = append(next, n)
 			}
 		}
@@ -431,7 +478,7 @@ func (st *Study) Cases() []*Case {
 	for _, c := range cases {
 		for _, cl := range st.ClientCPUs {
 			for _, sv := range st.ServerCPUs {
-				out = append(out, &Case{Index: len(out), Settings: c.Settings, ClientCPUs: cl, ServerCPUs: sv})
+				out = append(out, &Case{Index: len(out), Options: c.Options, Schema: schemaKey(c.Options, opts), Settings: c.Settings, ClientCPUs: cl, ServerCPUs: sv})
 			}
 		}
 	}
@@ -444,6 +491,9 @@ func (st *Study) Cases() []*Case {
 // sequential steps shuffled with the spec's seed.
 func (st *Study) Steps() []Step {
 	cases := st.Cases()
+	if blocks := schemaBlocks(cases); len(blocks) > 1 {
+		return st.blockSteps(blocks)
+	}
 	vus := st.Spec.VU
 	repeat := st.Spec.Repeat
 	var out []Step
@@ -533,5 +583,15 @@ func (st *Study) Config() map[string]any {
 	}
 	// As the study ran, --set included.
 	cfg["repeat"], cfg["pause"], cfg["order"] = st.Spec.Repeat, options.FormatDuration(st.Spec.Pause), st.Order
+	// A workload option factor is its list of levels, where the spec has one of them.
+	for _, f := range st.Options {
+		key, name, _ := strings.Cut(f.Name, ".")
+		if m, ok := cfg[key].(map[string]any); ok {
+			m[name] = f.typed
+		}
+		if m, ok := cfg["prepare"].(map[string]any); ok && f.Schema && key == "options" {
+			m[name] = f.typed // the prepare's, which the run's option sets
+		}
+	}
 	return cfg
 }

@@ -224,3 +224,9 @@ func create(ctx context.Context, s *Schema, c target.Conn, objs []Create) error 
 	}
 	return nil
 }
+
+// PrepareSizer is a workload that says about how many rows a prepare with opts (its prepare
+// options) loads, before it runs: a study's plan says what the schemas it prepares cost.
+type PrepareSizer interface {
+	PrepareRows(opts any) int64
+}

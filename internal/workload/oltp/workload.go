@@ -165,3 +165,9 @@ func (oltp) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 			}
 		}}, nil
 }
+
+// PrepareRows is how many rows a prepare with opts loads (workload.PrepareSizer).
+func (oltp) PrepareRows(opts any) int64 {
+	o := opts.(*PrepareSpec)
+	return int64(max(o.Tables, 1)) * int64(max(o.TableSize, 1))
+}

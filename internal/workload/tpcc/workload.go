@@ -327,3 +327,8 @@ func (tpcc) Check(ctx context.Context, t target.Target, opts any, w io.Writer) e
 	fmt.Fprintf(w, "all %d consistency conditions hold\n", len(conds))
 	return nil
 }
+
+// PrepareRows is about how many rows a prepare with opts loads (workload.PrepareSizer).
+func (tpcc) PrepareRows(opts any) int64 {
+	return ExpectedRows(max(opts.(*PrepareSpec).Warehouses, 1))
+}
