@@ -197,8 +197,9 @@ func TestSetDBExpandsVariables(t *testing.T) {
 }
 
 // TestShippedStudiesAsOriginals holds two shipped studies to what their originals did and their
-// comments say: point-select-binding binds cairn (client_cpus) beside the server, and the
-// MySQL 8 spin-wait study prepares the partitioned schema its original used.
+// comments say: point-select-binding binds cairn (client_cpus) beside the server and varies the
+// schema, 1 table against 8, and the MySQL 8 spin-wait study prepares the partitioned schema its
+// original used and the unpartitioned one, partitioned first.
 func TestShippedStudiesAsOriginals(t *testing.T) {
 	t.Setenv("CAIRN_PASSWORD", "cairn")
 	ps, err := study.ReadFile("../../studies/point-select-binding.yaml")
@@ -208,13 +209,17 @@ func TestShippedStudiesAsOriginals(t *testing.T) {
 	if len(ps.ClientCPUs) == 0 || ps.ClientCPUs[0] == "" || len(ps.ServerCPUs) < 2 {
 		t.Errorf("point-select-binding: client CPUs %q, server CPUs %q", ps.ClientCPUs, ps.ServerCPUs)
 	}
+	if sf := ps.SchemaFactors(); len(sf) != 1 || sf[0].Name != "options.tables" || fmt.Sprint(sf[0].Values) != "[1 8]" {
+		t.Errorf("point-select-binding: schema factors %+v, want options.tables 1 and 8", sf)
+	}
 	for _, f := range []string{"../../studies/mysql8-spin-wait-pause-multiplier.yaml", "../../studies/ci/mysql8-spin-wait-pause-multiplier.yaml"} {
 		m8, err := study.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m8.Spec.Prepare == nil || !strings.Contains(fmt.Sprintf("%+v", m8.Spec.Prepare.Options), "Partition:true") {
-			t.Errorf("%s does not prepare the original's partitioned schema", f)
+		sf := m8.SchemaFactors()
+		if m8.Spec.Prepare == nil || len(sf) != 1 || sf[0].Name != "prepare.partition" || fmt.Sprint(sf[0].Values) != "[true false]" {
+			t.Errorf("%s does not prepare the original's partitioned schema and then the unpartitioned one: %+v", f, sf)
 		}
 	}
 }

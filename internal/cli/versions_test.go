@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -79,8 +80,9 @@ func TestTPMIsComCommit(t *testing.T) {
 }
 
 // TestStudyMySQL8 runs studies/mysql8-spin-wait-pause-multiplier.yaml as shipped, shortened with
-// --set, on MySQL 8.0.16 or later: NOPM at each VU count for each multiplier, the multiplier as
-// found afterwards (read on a connection of the test's own), and the server's persisted
+// --set, on MySQL 8.0.16 or later: NOPM at each VU count for each multiplier on each schema
+// (prepare.partition, a factor: the partitioned and the unpartitioned schema in one study, each
+// run on the schema its case names, none left after), the multiplier as found afterwards (read on a connection of the test's own), and the server's persisted
 // configuration (performance_schema.persisted_variables and mysqld-auto.cnf, where the server's
 // data directory is on this host) as found: studies change settings with SET GLOBAL, never
 // SET PERSIST. On a server without the setting, TestStudyFiles checks the plan's refusal.
@@ -135,22 +137,38 @@ func TestStudyMySQL8(t *testing.T) {
 		t.Errorf("the persisted configuration changed: variables %q, was %q; mysqld-auto.cnf %q, was %q", v2, vars, f2, file)
 	}
 	st := readStudyDoc(t, js)
-	if !st.Restored || len(st.Cases) != 3 {
-		t.Fatalf("restored %v, %d cases, want 3", st.Restored, len(st.Cases))
+	if !st.Restored || len(st.Cases) != 6 {
+		t.Fatalf("restored %v, %d cases, want 6 (3 multipliers × 2 schemas)", st.Restored, len(st.Cases))
+	}
+	if len(st.Factors) != 2 || st.Factors[0].Name != "prepare.partition" || fmt.Sprint(st.Factors[0].Levels) != "[true false]" {
+		t.Errorf("factors %+v, want prepare.partition's levels first", st.Factors)
 	}
 	for _, cs := range st.Cases {
 		if cs.Profile == nil || len(cs.Profile.Steps) != 2 {
 			t.Fatalf("case %+v: want a step per VU count", cs)
+		}
+		if len(cs.Levels) != 2 || cs.Levels[0].Name != "prepare.partition" {
+			t.Fatalf("case %s: levels %+v", cs.Label, cs.Levels)
 		}
 		for _, step := range cs.Profile.Steps {
 			for _, d := range step.Runs {
 				if d.Result.NOPM == nil || *d.Result.NOPM <= 0 {
 					t.Errorf("case %s, %d VUs: NOPM %v", cs.Label, d.VU, d.Result.NOPM)
 				}
+				x, _ := d.Extra["tpcc"].(map[string]any)
+				if got := fmt.Sprint(x["partitioned"]); got != cs.Levels[0].Value {
+					t.Errorf("case %s ran on a schema partitioned %s", cs.Label, got)
+				}
 			}
 		}
 	}
-	for _, m := range []string{"innodb_spin_wait_pause_multiplier=5", "innodb_spin_wait_pause_multiplier=25", "innodb_spin_wait_pause_multiplier=50", "NOPM"} {
+	if got := strings.Count(out, "preparing TPC-C"); got != 2 {
+		t.Errorf("%d prepares, want 2 (one per schema):\n%s", got, out)
+	}
+	if code, out, _ := cairn(t, "tpcc", "cleanup", "--db", url); code != 0 || !strings.Contains(out, "holds no TPC-C schema") {
+		t.Errorf("after the study: %s", out)
+	}
+	for _, m := range []string{"prepare.partition=true, innodb_spin_wait_pause_multiplier=5", "prepare.partition=false, innodb_spin_wait_pause_multiplier=25", "innodb_spin_wait_pause_multiplier=50", "NOPM"} {
 		if !strings.Contains(out, m) {
 			t.Errorf("the study's output lacks %q:\n%s", m, out)
 		}
