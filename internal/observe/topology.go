@@ -50,7 +50,7 @@ func Topology(cpus []int) *results.CPUTopology {
 		pkg, err2 := readSys(dir + "physical_package_id")
 		sib, err3 := readSys(dir + "thread_siblings_list")
 		if err1 != nil || err2 != nil || err3 != nil {
-			t.Cores, t.Shared, t.Siblings, t.Packages, t.Nodes = 0, 0, "", nil, nil
+			t.Cores, t.Shared, t.ThreadsPerCore, t.Siblings, t.Packages, t.Nodes = 0, 0, 0, "", nil, nil
 			t.Note = "the CPUs' topology is not readable on this host (no /sys/devices/system/cpu/cpu" + strconv.Itoa(c) + "/topology)"
 			return t
 		}
@@ -59,6 +59,7 @@ func Topology(cpus []int) *results.CPUTopology {
 			t.Packages = append(t.Packages, p)
 		}
 		if sl, err := textfmt.ParseCPUList(sib); err == nil {
+			t.ThreadsPerCore = max(t.ThreadsPerCore, len(sl))
 			for _, s := range sl {
 				if !in[s] && !slices.Contains(left, s) {
 					left = append(left, s)
@@ -92,4 +93,29 @@ func DescribeCPUs(list string) string {
 		return list
 	}
 	return list + " (" + Topology(cpus).Text() + ")"
+}
+
+// SMTControl is what the kernel says of the host's SMT (/sys/devices/system/cpu/smt/control):
+// "on", "off", "forceoff", "notsupported", "notimplemented", or on POWER a thread count; "" where
+// the file is missing (a kernel before 4.19).
+func SMTControl() string {
+	v, _ := readSys("devices/system/cpu/smt/control")
+	return v
+}
+
+// DSCRDefault is POWER's default Data Stream Control Register as the kernel holds it
+// (/sys/devices/system/cpu/dscr_default); "" where there is none, as on every other architecture.
+func DSCRDefault() string {
+	v, _ := readSys("devices/system/cpu/dscr_default")
+	return v
+}
+
+// HostThreadsPerCore is the most hardware threads a core of this host has online; 0 where the
+// topology is not readable.
+func HostThreadsPerCore() int {
+	cpus, err := OnlineCPUs()
+	if err != nil || len(cpus) == 0 {
+		return 0
+	}
+	return Topology(cpus).ThreadsPerCore
 }

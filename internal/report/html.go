@@ -30,7 +30,13 @@ var echartsJS string
 //go:embed report.html.tmpl
 var pageSource string
 
-var page = template.Must(template.New("report").Parse(pageSource))
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"breakable": breakable}).Parse(pageSource))
+
+// breakable lets a long name (innodb_adaptive_hash_index=OFF) break after an underscore, where a
+// reader expects it, rather than inside a word where its box ends.
+func breakable(s string) template.HTML {
+	return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(s), "_", "_<wbr>"))
+}
 
 // palette is shared by both renderers so a series has the same colour on the page and in the PNG.
 var palette = []string{"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#76b7b2", "#b07aa1", "#edc948", "#9c755f", "#ff9da7", "#bab0ac"}
@@ -48,10 +54,14 @@ func HTML(w io.Writer, items []Item, title string) error {
 	v := pageView{Title: title, ECharts: template.JS(echartsJS), Palette: palette, Charts: Charts(items)}
 	for i, it := range items {
 		if it.Study != nil {
-			v.Items = append(v.Items, summarizeStudy(it.Study, labels[i]))
-			for _, c := range studyCases(it.Study) {
-				v.Items = append(v.Items, summarizeProfile(c.Profile, c.label))
+			sv := summarizeStudy(it.Study, labels[i])
+			if live(it.Study) {
+				// A live study opens with its runs over time, then its segments' table: the table
+				// stands under those charts rather than among the details.
+				v.Lead, v.Segments, sv.Segments = leadCharts(v.Charts), sv.Segments, nil
 			}
+			v.Items = append(v.Items, sv)
+			v.Items = append(v.Items, studyCaseViews(it.Study)...)
 			continue
 		}
 		v.Items = append(v.Items, summarize(it, labels[i]))
@@ -95,7 +105,10 @@ type pageView struct {
 	ECharts template.JS
 	Palette []string
 	Charts  []Chart
-	Items   []itemView
+	// Lead is how many of the charts come before Segments, a live study's segments.
+	Lead     int
+	Segments []segmentRow
+	Items    []itemView
 	// The server's on-CPU profile: top functions side by side, and what changed between two.
 	Functions []funcTable
 	Diff      *diffTable
@@ -123,6 +136,11 @@ type itemView struct {
 	// Marks are the reasons the result did not measure what was planned (results.Reason).
 	Marks []string
 	Brief string // the conditions in a line, beside the collapsed table
+	// Lines, when set, are the title's lines (a study case's levels, one a line); Shown are
+	// figures shown above the others whatever is folded; Fold folds Figures under their first.
+	Lines []string
+	Shown []kv
+	Fold  bool
 }
 
 type kv struct{ K, V string }

@@ -111,6 +111,14 @@ func TestRunningBesideThroughput(t *testing.T) {
 			}
 		}
 	}
+	// A live study's stand beside each case's live chart, on its clock (the window's).
+	cs := Charts([]Item{{Study: st}})
+	after(chartIDs(cs), "study-live-1", "profile-running-1")
+	after(chartIDs(cs), "study-live-2", "profile-running-2")
+	if r := cs[1]; r.XLabel != labelWindow || r.Series[0].Points[0][0] >= 0 {
+		t.Errorf("%s: x axis %q, first point at %g: not on the window's clock", r.ID, r.XLabel, r.Series[0].Points[0][0])
+	}
+	st.Schedule = nil // without live changes, beside the cases' peaks over time
 	after(chartIDs(Charts([]Item{{Study: st}})), "profiles-peak-throughput", "profile-running-1", "profile-running-2")
 	alone := []Chart{{ID: "tpch-power"}, {ID: "run-running-1"}, {ID: "run-waits"}}
 	if got := chartIDs(besideThroughput(alone)); !slices.Equal(got, []string{"tpch-power", "run-running-1", "run-waits"}) {

@@ -47,6 +47,10 @@ type Study struct {
 	Headline string           `json:"headline"`
 	Cases    []*StudyCase     `json:"cases"`
 	Steps    []StudyStepOrder `json:"steps"` // the runs in the order they ran
+	// HostNotes are what the plan said of this host against the study file: where its CPU lists
+	// lie (NUMA nodes), whether the host can vary SMT, and each of the original host's settings
+	// (the file's host:) as reproduced here or not.
+	HostNotes []string `json:"host_notes,omitempty"`
 }
 
 // Factor is one varied setting ("innodb_spin_wait_delay") or CPU list ("client-cpus").

@@ -29,6 +29,8 @@ type Plan struct {
 	SeedDrawn bool
 	// LockNote says how the study lock falls short of the server, when it does.
 	LockNote string
+	// Host says what the file asks of the host that this one gives or not (HostNotes).
+	Host []string
 }
 
 // Setting returns what the server said of a setting the study names.
@@ -67,7 +69,8 @@ func (e *PendingError) BadInput() {}
 // study left changed are all refused here.
 func Check(ctx context.Context, t target.Target, st *Study) (*Plan, error) {
 	version, _ := t.Version(ctx)
-	p := &Plan{Study: st, Target: fmt.Sprintf("%s %s (%s)", t.Name(), version, target.Where(t)), byName: map[string]*target.Setting{}}
+	p := &Plan{Study: st, Target: fmt.Sprintf("%s %s (%s)", t.Name(), version, target.Where(t)), byName: map[string]*target.Setting{},
+		Host: HostNotes(st)}
 	if !t.Dialect().Embedded {
 		for _, x := range target.ServersOf(t) {
 			p.Servers = append(p.Servers, x.Address)
@@ -234,6 +237,9 @@ func (p *Plan) Print(w io.Writer) {
 	}
 	for _, l := range cpuLists(st) {
 		fmt.Fprintf(w, "%s %s\n", l[0], observe.DescribeCPUs(l[1]))
+	}
+	for _, n := range p.Host {
+		fmt.Fprintln(w, n)
 	}
 	switch {
 	case st.Order == "random" && p.SeedDrawn:

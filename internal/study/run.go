@@ -78,8 +78,12 @@ func Begin(ctx context.Context, st *Study, cfg Config) (_ *Server, err error) {
 	}
 	r.plan = plan
 	r.doc = newDocument(ctx, st, t, plan, cfg.Version)
+	r.doc.HostNotes = plan.Host
 	if err := r.bus.Publish(ctx, event.Begun{What: results.KindStudy, Line: begunLine(r.doc, st), Study: r.doc}); err != nil {
 		return nil, err
+	}
+	for _, n := range plan.Host {
+		r.bus.Publish(ctx, event.Note{Line: n})
 	}
 	var server []target.Setting
 	var names []string

@@ -55,6 +55,11 @@ func Schema() []byte {
 				"set": map[string]any{"type": "object", "minProperties": 1, "additionalProperties": value}}}}
 	props["restart"] = map[string]any{"type": "string", "description": "the shell command that restarts the server, for settings that need a restart"}
 	props["ready_timeout"] = map[string]any{"type": "string", "default": "60s", "description": "how long a restarted server has to answer"}
+	props["host"] = map[string]any{"type": "object", "minProperties": 1, "additionalProperties": false,
+		"description": "the original host's settings cairn does not set: plan and run say whether this host reproduces each",
+		"properties": map[string]any{
+			"smt":  map[string]any{"type": []string{"string", "integer"}, "enum": []any{"off", "on", 1, 2, 4, 8, "1", "2", "4", "8"}, "description": "threads per core: off, on, 1, 2, 4, 8"},
+			"dscr": map[string]any{"type": []string{"string", "integer"}, "description": "POWER's Data Stream Control Register (ppc64, ppc64le only)"}}}
 	props["client_cpus"] = cpuLists
 	props["server_cpus"] = cpuLists
 	s["$id"] = "https://github.com/cairn-bench/cairn/docs/study.schema.json"

@@ -42,7 +42,10 @@ type Study struct {
 	Schedule   []Change
 	Restart    string
 	Ready      time.Duration // how long a restarted server has to answer
-	Text       []byte        // the file as given
+	// Host are the original host's settings cairn does not set (host:), which the plan says this
+	// host reproduces or not (HostNotes).
+	Host []Assign
+	Text []byte // the file as given
 }
 
 // Factor is a server setting, or a workload option (options.NAME, prepare.NAME), and the values
@@ -187,6 +190,12 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 				return true, err
 			}
 			pause = &d
+		case "host":
+			h, err := readHost(v)
+			if err != nil {
+				return true, err
+			}
+			st.Host = h
 		case "client_cpus", "server_cpus":
 			l, err := scalars(key, v)
 			if err != nil {
@@ -567,7 +576,7 @@ func (st *Study) SettingNames() []string {
 }
 
 // studyKeys are the keys a study file has beyond its run spec's.
-var studyKeys = []string{"name", "order", "repeat", "pause", "settings", "schedule", "restart", "ready_timeout", "client_cpus", "server_cpus"}
+var studyKeys = []string{"name", "order", "repeat", "pause", "settings", "schedule", "restart", "ready_timeout", "client_cpus", "server_cpus", "host"}
 
 // Config is the study as its document stores it: the run spec's keys with every default (its
 // password a ${CAIRN_PASSWORD} reference), and the study's own keys as the file gives them.
