@@ -203,7 +203,7 @@ type parsed struct {
 	// fits says whether a surveyed database suits the kind: a run needs a complete schema, or a
 	// prepare step where there is none.
 	fits func(workload.Surveyed) error
-	do             func(ctx context.Context, o session.Options) error
+	do   func(ctx context.Context, o session.Options) error
 }
 
 // parse checks a request as 'cairn run --spec' (every kind but study) or 'cairn study plan'
