@@ -198,7 +198,12 @@ type parsed struct {
 	db             string
 	binds          bool
 	plan           []byte
-	do             func(ctx context.Context, o session.Options) error
+	// footprint is the workload's schema, for a kind that works on one: validate surveys it.
+	footprint *workload.Footprint
+	// fits says whether a surveyed database suits the kind: a run needs a complete schema, or a
+	// prepare step where there is none.
+	fits func(workload.Surveyed) error
+	do   func(ctx context.Context, o session.Options) error
 }
 
 // parse checks a request as 'cairn run --spec' (every kind but study) or 'cairn study plan'
@@ -247,9 +252,22 @@ func parse(ctx context.Context, q request, cfg Config, busy func(key string) boo
 	}
 	p := &parsed{kind: q.Kind, workload: s.Workload, db: s.DB, binds: s.ClientCPUs != "", plan: session.SpecText(s)}
 	w := s.WorkloadOf()
+	f := w.Info().Footprint
+	p.footprint = &f
+	p.fits = func(workload.Surveyed) error { return nil }
 	switch q.Kind {
 	case "run":
 		p.do = func(ctx context.Context, o session.Options) error { return session.Execute(ctx, s, o) }
+		p.fits = func(f workload.Surveyed) error {
+			sc := f.Schema
+			switch {
+			case sc.State == workload.StateNone && s.Prepare != nil:
+				return nil
+			case sc.State == workload.StateNone:
+				return &spec.Error{Key: "db", Msg: fmt.Sprintf("%s holds no %s schema: add a prepare: key to the spec (its run prepares one first), or start a prepare job first", f.Where, sc.Title)}
+			}
+			return schemaErr(sc.Ready())
+		}
 	case "prepare":
 		s.AskPrepare()
 		p.do = func(ctx context.Context, o session.Options) error {
@@ -262,6 +280,7 @@ func parse(ctx context.Context, q request, cfg Config, busy func(key string) boo
 		}
 		opts := c.CheckOptions()
 		p.do = func(ctx context.Context, o session.Options) error { return session.Check(ctx, w, s.DB, opts, o) }
+		p.fits = func(f workload.Surveyed) error { return schemaErr(f.Schema.Ready()) }
 	case "cleanup":
 		p.do = func(ctx context.Context, o session.Options) error {
 			return session.Cleanup(ctx, s.DB, w.Info().Footprint, o)
@@ -299,8 +318,12 @@ func jobDB(kind, text string, env target.Env) (string, error) {
 	return s.DB, nil
 }
 
+// validate checks a request as create does, and for a run, prepare, check or cleanup connects to
+// its database, as the job would, and says what it holds of the workload's schema: what Start
+// would do there, before it is started (a database that does not exist, a run with no schema to
+// run on, a cleanup's drops).
 func (a *api) validate(w http.ResponseWriter, r *http.Request) {
-	q, ok := readRequest(w, r, []string{"run", "study"})
+	q, ok := readRequest(w, r, kinds)
 	if !ok {
 		return
 	}
@@ -309,7 +332,49 @@ func (a *api) validate(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"kind": q.Kind, "plan": string(p.plan)})
+	out := validation{Kind: q.Kind, Plan: string(p.plan)}
+	if p.footprint != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), surveyTimeout)
+		defer cancel()
+		found, err := workload.Survey(ctx, p.db, *p.footprint)
+		if err != nil {
+			fail(w, &spec.Error{Key: "db", Msg: oneLine(session.Unreachable(err).Error())})
+			return
+		}
+		for _, f := range found {
+			out.Target = append(out.Target, f.Line())
+			if err := p.fits(f); err != nil {
+				fail(w, err)
+				return
+			}
+			if q.Kind == "cleanup" && f.Schema.State != workload.StateNone {
+				out.Drops = append(out.Drops, fmt.Sprintf("the %s schema at %s: %s and its meta table %s",
+					f.Schema.Title, f.Where, f.Schema.Contents(), f.Schema.MetaTable()))
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// schemaErr words a schema the job cannot use as the spec's db's fault.
+func schemaErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &spec.Error{Key: "db", Msg: oneLine(err.Error())}
+}
+
+// surveyTimeout bounds validate's look at the database: a server that does not answer is said so.
+const surveyTimeout = 15 * time.Second
+
+// validation is the body of a valid request's answer.
+type validation struct {
+	Kind string `json:"kind"`
+	Plan string `json:"plan"`
+	// Target says what the database holds of the workload's schema, a line per database.
+	Target []string `json:"target,omitempty"`
+	// Drops says what a cleanup would drop; empty when nothing.
+	Drops []string `json:"drops,omitempty"`
 }
 
 func (a *api) create(w http.ResponseWriter, r *http.Request) {

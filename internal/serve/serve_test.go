@@ -342,13 +342,17 @@ func TestEveryRoute(t *testing.T) {
 			s := start(t, serve.Config{Version: "test"})
 			spec := oltpSpec(db, "")
 			s.ok(200, "GET", "/healthz", nil, nil)
-			var v struct{ Kind, Plan string }
-			s.ok(200, "POST", "/api/v1/validate", map[string]string{"kind": "run", "spec": spec}, &v)
-			if v.Kind != "run" || !strings.Contains(v.Plan, "workload: oltp") || !strings.Contains(v.Plan, "${CAIRN_SERVE_TEST_PW}") && kind != "sqlite" {
-				t.Errorf("validate: %+v", v)
-			}
 			s.done("cleanup", spec)
 			s.done("prepare", spec+"prepare: {tables: 1, table-size: 500}\n")
+			var v struct {
+				Kind, Plan string
+				Target     []string
+			}
+			s.ok(200, "POST", "/api/v1/validate", map[string]string{"kind": "run", "spec": spec}, &v)
+			if v.Kind != "run" || !strings.Contains(v.Plan, "workload: oltp") || !strings.Contains(v.Plan, "${CAIRN_SERVE_TEST_PW}") && kind != "sqlite" ||
+				len(v.Target) != 1 || !strings.Contains(v.Target[0], "a complete sysbench-style OLTP schema (1 table; table_size 500, tables 1)") {
+				t.Errorf("validate: %+v", v)
+			}
 			a := s.done("run", spec)
 			b := s.done("run", spec)
 			if a.ResultID == "" || b.ResultID == "" || a.Workload != "oltp" || strings.Contains(a.Target, "@") {

@@ -174,7 +174,11 @@ func (e Env) ExpandURL(raw string) (string, error) {
 		if err != nil {
 			re := err.(*RefError)
 			msg := "--db: " + re.Msg
-			if re.Unset {
+			switch {
+			case re.Unset && e.SecretsOnly:
+				// the client cannot set it, nor write a password in the URL (refused above)
+				msg += ": start cairn serve with it set"
+			case re.Unset:
 				msg += ": set it, or write the value in the URL"
 			}
 			return "", &URLError{Msg: msg}

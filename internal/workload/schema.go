@@ -770,19 +770,7 @@ func (s *Schema) CleanupReport(f Footprint) []string {
 	if s.State == StateNone {
 		out = append(out, fmt.Sprintf("%s holds no %s schema: nothing to drop", s.Where, f.Title))
 	} else {
-		var tables, routines int
-		for _, o := range s.Objects {
-			if o.Kind == KindRoutine {
-				routines++
-			} else {
-				tables++
-			}
-		}
-		what := Plural(tables, "table")
-		if routines > 0 {
-			what += " and " + Plural(routines, "routine")
-		}
-		out = append(out, fmt.Sprintf("dropped the %s schema at %s: %s and its meta table %s", f.Title, s.Where, what, f.MetaTable()))
+		out = append(out, fmt.Sprintf("dropped the %s schema at %s: %s and its meta table %s", f.Title, s.Where, s.Contents(), f.MetaTable()))
 	}
 	for _, g := range s.Others {
 		if g.Owner != nil {

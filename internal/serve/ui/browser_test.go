@@ -537,8 +537,14 @@ func TestUIStudyInBrowser(t *testing.T) {
 // have reported no problem and asked nothing of any host but the service.
 func openForm(t *testing.T) (*serve, *page, context.Context) {
 	t.Helper()
+	return openFormWith(t)
+}
+
+// openFormWith is openForm with cairn serve started with args.
+func openFormWith(t *testing.T, args ...string) (*serve, *page, context.Context) {
+	t.Helper()
 	testutil.Chromium(t)
-	s := startServe(t)
+	s := startServe(t, args...)
 	p := &page{t: t}
 	ctx := testutil.Browser(t, 5*time.Minute, 1400, 900, p.listen(s.base))
 	t.Cleanup(func() {

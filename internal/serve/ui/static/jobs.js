@@ -126,6 +126,9 @@ export async function jobView(main, id, signal) {
   let state = job.state;
   let stopping = false; // asked: the job stops as Ctrl-C stops a run, which takes a moment
   const showState = (st, resultID, error) => {
+    // A reply taken before the job ended (Stop's, on a queued job) must not undo the final
+    // state its event stream told first.
+    if (finalStates.has(state) && !finalStates.has(st)) { st = state; }
     state = st || state;
     badge.replaceChildren(stateBadge(state));
     stop.disabled = stopping || finalStates.has(state);
