@@ -68,13 +68,14 @@ type vu struct {
 	cell   []byte
 
 	ends  []time.Duration // scratch: the request's statements' ends, sorted
+	added []time.Duration // per shard it serves (as shards): the time it added to the logical RT by ending last (record)
 	batch batch
 	slow  slowLog
 }
 
 func (r *run) newVU(id int) (workload.VU, error) {
 	v := &vu{r: r, id: id, rng: rand.New(rand.NewPCG(r.seed, uint64(id)+0x5eed)), t0: time.Now(),
-		st: make([]stmtState, r.fan), ends: make([]time.Duration, r.fan), bufs: make([][]byte, r.fan),
+		st: make([]stmtState, r.fan), ends: make([]time.Duration, r.fan), added: make([]time.Duration, r.fan), bufs: make([][]byte, r.fan),
 		args: make([]any, 4), done: make(chan struct{}, r.par)}
 	n := len(r.members)
 	for k := 0; k < r.fan; k++ { // consecutive shards from a place of its own, so that VUs spread over the set
@@ -389,7 +390,10 @@ func (v *vu) Do(ctx context.Context) (bool, error) {
 // record keeps the request's figures: its statements per shard, which shard answered last and how
 // much later than the median statement, which shard's statement took longest (the short board:
 // with fewer in flight than shards, the shards sent last also end last whatever their speed),
-// the sum and the max of its statements' times.
+// the sum and the max of its statements' times, and the time the last one added: how much later
+// the request ended because of that shard, its end minus the next-latest statement's (the
+// request's start, with one statement). The shards ranked by that time show the one a few requests
+// wait long on, where counting how often each is last shows one of many that end last by a hair.
 func (v *vu) record(end time.Duration) {
 	last, slowest, sumRT, maxRT := 0, 0, time.Duration(0), time.Duration(0)
 	for i := range v.st {
@@ -406,6 +410,12 @@ func (v *vu) record(end time.Duration) {
 		v.batch.stmt(v.shards[i], rt, s.sched)
 	}
 	slices.Sort(v.ends)
+	n := len(v.ends)
+	prev := v.reqStart
+	if n > 1 {
+		prev = v.ends[n-2]
+	}
+	v.added[last] += v.ends[n-1] - prev
 	median := v.ends[len(v.ends)/2]
 	if len(v.ends)%2 == 0 {
 		median = (v.ends[len(v.ends)/2-1] + median) / 2
