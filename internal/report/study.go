@@ -37,6 +37,7 @@ func studyCharts(st *results.Study) []Chart {
 		cs = profileOverlays(cases)
 	}
 	cs = append(cs, liveCharts(st)...)
+	cs = append(cs, fanoutCharts(st)...)
 	cs = append(cs, observationCharts(nil, cases)...)
 	// Two cases are compared as the differential table compares them: all of each one's runs pooled.
 	if len(cases) == 2 {
@@ -162,6 +163,7 @@ func summarizeStudy(st *results.Study, label string) itemView {
 		}
 		v.Segments = append(v.Segments, row)
 	}
+	v.Fanout = fanoutRows(st)
 	v.Host = host(st.Host)
 	v.Config = config(st.Config)
 	return v
