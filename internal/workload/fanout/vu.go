@@ -103,6 +103,8 @@ func (r *run) newVU(id int) (workload.VU, error) {
 // first shard, stays idle.
 func (v *vu) Bind(ctx context.Context, _ target.Conn) error {
 	v.closeConns()
+	// A P for each VU's poller, which waits in raw system calls (blockconn.Poller.Reserved).
+	blockconn.ReservePollers(target.Concurrency(ctx))
 	v.conns = make([]target.Conn, len(v.shards))
 	// Read after poll(2) when they split (Do): a target may keep them off Go's network poller.
 	ctx = target.WithPolled(ctx)
@@ -239,11 +241,12 @@ func (v *vu) doSplit() {
 	for len(v.flight) > 0 {
 		// Which answers to read now: one already partly read (poll does not see it), the one
 		// statement in flight on a blocking socket (its read waits for it, as oltp's does: no
-		// poll), or those poll(2) finds ready. Polled even with one in flight on a socket of Go's
+		// poll; only with a P reserved for the VU's raw waits, blockconn.Poller.Reserved), or
+		// those poll(2) finds ready. Polled even with one in flight on a socket of Go's
 		// poller: a read before the answer is there would park the goroutine and wake it through
 		// the network poller.
 		buffered := v.buffered()
-		direct := !buffered && len(v.flight) == 1 && v.blocks
+		direct := !buffered && len(v.flight) == 1 && v.blocks && v.poll.Reserved()
 		if !buffered && !direct {
 			if err := v.poll.Wait(v.fds); err != nil {
 				for _, i := range v.flight {
