@@ -131,6 +131,7 @@ type itemView struct {
 	Steps       []stepRow
 	StepHead    string
 	Segments    []segmentRow // a study's VU counts × live values
+	Fanout      []fanoutRow  // a fan-out study's own figures per case and VU count
 	Notes       []string
 	Interrupted bool
 	// Marks are the reasons the result did not measure what was planned (results.Reason).

@@ -43,6 +43,7 @@ func studyCharts(st *results.Study) []Chart {
 	default:
 		cs = profileOverlays(cases)
 	}
+	cs = append(cs, fanoutCharts(st)...)
 	if !live(st) {
 		cs = append(cs, observationCharts(nil, cases)...)
 	}
@@ -192,6 +193,7 @@ func summarizeStudy(st *results.Study, label string) itemView {
 		}
 		v.Segments = append(v.Segments, row)
 	}
+	v.Fanout = fanoutRows(st)
 	v.Host = host(st.Host)
 	v.Config = config(st.Config)
 	return v

@@ -74,7 +74,8 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 	}
 	head = append(head, "vu", "repeat", "run_id", "segment", "live_values", strings.ToLower(s.Headline), "main_p95_ms",
 		"segment_tps", "segment_qps", "segment_p95_ms", "errors", "window_seconds", "planned_seconds", "interrupted", "cut", "not_as_planned")
-	cw.Write(head)
+	fan := fanoutCSVHead(s) // a fan-out study's own figures, after the common columns
+	cw.Write(append(head, fan...))
 	for _, d := range s.Runs() {
 		c := s.Cases[d.Study.Case]
 		lead := []string{id, strconv.Itoa(d.Study.Step + 1), c.Label}
@@ -93,9 +94,9 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 		if m := d.Main(); m != nil {
 			p95 = f64(m.LatencyMs.P95)
 		}
-		cw.Write(append(slices.Clone(lead), "all", "", f64(h), p95, optF64(d.Result.TPS), optF64(d.Result.QPS), "",
+		cw.Write(append(append(slices.Clone(lead), "all", "", f64(h), p95, optF64(d.Result.TPS), optF64(d.Result.QPS), "",
 			i64(d.TotalErrors()), f64(d.Window.Seconds), f64(d.Window.PlannedSeconds), strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()),
-			MarkCodes(d.NotAsPlanned)))
+			MarkCodes(d.NotAsPlanned)), fanoutCSVCells(fan, d)...))
 		for _, g := range s.RunSegments(d) {
 			tps, p95 := "", ""
 			if g.Seconds > 0 {
@@ -103,7 +104,7 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 			}
 			row := append(slices.Clone(lead), strconv.Itoa(g.Index), g.Label(), "", "", tps, optF64(g.QPS), p95,
 				i64(g.Errors), f64(g.Seconds), "", strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()), MarkCodes(d.NotAsPlanned))
-			cw.Write(row)
+			cw.Write(append(row, fanoutCSVCells(fan, nil)...))
 		}
 	}
 	cw.Flush()

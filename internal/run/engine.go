@@ -436,7 +436,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				errs[i] = err
 				return
 			}
-			if err := v.Bind(ctx, c); err != nil {
+			// With the run's concurrency: a VU that opens connections of its own dials them as
+			// the engine does (fanout's, to its shards).
+			if err := v.Bind(cctx, c); err != nil {
 				c.Close()
 				errs[i] = fmt.Errorf("prepare statements: %w", err)
 				return

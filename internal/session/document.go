@@ -71,8 +71,8 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	return d
 }
 
-// markOf marks what the run did not measure as planned: its window cut short or over plan, and
-// the time without service in it (outage).
+// markOf marks what the run did not measure as planned: its window cut short or over plan, its
+// ticks late, and the time without service in it (outage).
 func markOf(d *results.Document, out *run.Outcome, cfg run.Config) {
 	why := ""
 	switch {
@@ -82,6 +82,7 @@ func markOf(d *results.Document, out *run.Outcome, cfg run.Config) {
 		why = "stopped: no service for longer than max-outage " + options.FormatDuration(cfg.MaxOutage)
 	}
 	d.MarkWindow(why)
+	d.MarkTicks()
 	if o := d.Outage; o != nil && o.Seconds > 0 {
 		d.Mark(results.Outage, o.Text())
 	}

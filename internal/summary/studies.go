@@ -40,6 +40,7 @@ func Studies(w io.Writer, ls []results.Loaded) {
 	fmt.Fprintln(w)
 	rows := results.CompareStudies(ss, false)
 	studyTable(w, ss, cols, rows, name, false)
+	fanoutStudies(w, cols, ss, rows)
 	if segs := results.CompareStudies(ss, true); len(segs) > 0 {
 		fmt.Fprintf(w, "\nper live segment (%gs after each change left out to settle; p95 approximate, from the per-second series):\n", results.SettleSeconds)
 		studyTable(w, ss, cols, segs, "TPS", true)

@@ -71,6 +71,7 @@ func Study(w io.Writer, s *results.Study) {
 	if anyCut {
 		cutNote(w)
 	}
+	fanoutStudy(w, s)
 	liveSegments(w, s)
 	for _, d := range s.Runs() {
 		if len(d.Changes) == 0 {
