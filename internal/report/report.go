@@ -16,6 +16,10 @@ type Item struct {
 	Run     *results.Document
 	Profile *results.Profile
 	Study   *results.Study
+	// Diff chooses what a study's differential flame graph compares (CheckDiff): two live
+	// segments ("1", "4") or two cases ("A", "C"); none: the first and last segment, or the
+	// first two cases.
+	Diff []string
 }
 
 // Axis is how a chart's x axis maps values.
@@ -104,6 +108,7 @@ func Charts(items []Item) []Chart {
 		case it.Study != nil:
 			// A study is reported alone: its cases are its overlays.
 			cs = append(cs, studyCharts(it.Study)...)
+			cs = append(cs, studyFlames(it.Study, it.Diff)...)
 		case it.Run != nil:
 			runs = append(runs, labelled{it, labels[i]})
 		case it.Profile != nil:

@@ -73,6 +73,11 @@ func chartCases(t *testing.T) []struct {
 		// live changes marked, then each case's waits and per-core CPU.
 		{"study", []Item{{Study: testStudy(t, "30", maria)}}, cat(profilesIDs, []string{"study-live-1", "study-live-2",
 			"profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
+		// A live study whose runs profiled each segment adds a flame graph per segment of the case
+		// and the differential graph of the two chosen segments.
+		{"study-segments", []Item{{Study: segmentStudy(t), Diff: []string{"2", "5"}}}, cat(profilesIDs, []string{"study-live-1", "study-live-2",
+			"profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2", "profile-flame-1", "study-seg-flame-1-1", "study-seg-flame-1-2", "study-seg-flame-1-3",
+			"study-seg-flame-1-4", "study-seg-flame-1-5", "study-seg-flame-diff-1"})},
 		// Runs with an on-CPU profile add a flame graph each and, two of them, the differential one.
 		{"stacks", []Item{{Run: withStacks(testRun(t, "15", maria, 8, 1, 6), 0.05)}, {Run: withStacks(testRun(t, "16", maria, 8, 0.8, 7), 0.35)}},
 			cat(runsIDs, []string{"run-cpu-1", "run-cpu-2", "run-waits", "run-flame-1", "run-flame-2", "runs-flame-diff"})},
@@ -285,7 +290,7 @@ func TestChartsFromJSON(t *testing.T) {
 				if err == nil {
 					err = json.Unmarshal(b, &st)
 				}
-				back = append(back, Item{Study: &st})
+				back = append(back, Item{Study: &st, Diff: it.Diff})
 			} else {
 				b, err = json.Marshal(it.Profile)
 				var p results.Profile
