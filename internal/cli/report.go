@@ -43,10 +43,16 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 				items[i] = report.Item{Run: l.Run, Profile: l.Profile, Study: l.Study, Diff: diff}
 			}
 			if len(diff) > 0 {
-				if ls[0].Study == nil {
-					return usagef("--diff chooses what a study's differential flame graph compares: result %s is not a study", ls[0].ID)
+				var err error
+				switch {
+				case ls[0].Study != nil:
+					err = report.CheckDiff(ls[0].Study, diff)
+				case len(ls) == 1 && ls[0].Run != nil && len(ls[0].Run.Segments) > 0:
+					err = report.CheckRunDiff(ls[0].Run, diff)
+				default:
+					return usagef("--diff chooses what a study's, or a run's with live changes, differential flame graph compares: result %s is neither", ls[0].ID)
 				}
-				if err := report.CheckDiff(ls[0].Study, diff); err != nil {
+				if err != nil {
 					return err
 				}
 			}
@@ -68,7 +74,7 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write (default report.html unless --png is given)")
 	cmd.Flags().StringVar(&pngDir, "png", "", "also write each chart as a PNG file into this directory")
-	cmd.Flags().StringSliceVar(&diff, "diff", nil, "X,Y: a study's differential flame graph of Y against X: two live segments by number (1,4), or two cases by letter (A,C); default the first and last segment, or cases A and B")
+	cmd.Flags().StringSliceVar(&diff, "diff", nil, "X,Y: the differential flame graph of Y against X of a study, or of one run with live changes: two live segments by number (1,4), or a study's two cases by letter (A,C); default the first and last segment, or cases A and B")
 	return cmd
 }
 

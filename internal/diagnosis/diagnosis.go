@@ -291,7 +291,8 @@ func SymbolsHint(object string) string {
 }
 
 // Segment is the diagnosis line of one live segment of run d: its host CPU, top synch wait, where
-// its on-CPU samples went and its running threads, each from what was measured in the segment's
+// its on-CPU samples went (Attribution.Brief: the lines of a run's segments are printed together,
+// how to get names once under them) and its running threads, each from what was measured in the segment's
 // settled part (results.Segment); what was not measured there is said so.
 func Segment(d *results.Document, s *results.Segment) string {
 	res := "host CPU not measured"
@@ -309,7 +310,8 @@ func Segment(d *results.Document, s *results.Segment) string {
 	if results.StacksOf(d) != nil {
 		fn = "top function not measured in the segment"
 		if shares, ok := StackShares([]*results.Stacks{results.SegmentStacks(d, s.Index)}); ok {
-			fn = Attribute(shares).Text()
+			// How to name what perf could not is said once under the segments' lines.
+			fn = Attribute(shares).Brief()
 		}
 	}
 	run := "running threads not measured"

@@ -16,9 +16,9 @@ type Item struct {
 	Run     *results.Document
 	Profile *results.Profile
 	Study   *results.Study
-	// Diff chooses what a study's differential flame graph compares (CheckDiff): two live
-	// segments ("1", "4") or two cases ("A", "C"); none: the first and last segment, or the
-	// first two cases.
+	// Diff chooses what a study's (or a run's) differential flame graph compares (CheckDiff,
+	// CheckRunDiff): two live segments ("1", "4") or two cases ("A", "C"); none: the first and
+	// last segment, or the first two cases.
 	Diff []string
 }
 
@@ -140,6 +140,9 @@ func Charts(items []Item) []Chart {
 		cs = append(cs, runOverlays(series)...)
 	}
 	cs = append(cs, observationCharts(runs, profiles)...)
+	for i, r := range runs {
+		cs = append(cs, runSegmentFlames(r.Run, r.label, i+1, r.Diff)...)
+	}
 	out := cs[:0]
 	for _, c := range cs {
 		if c.hasPoints() {

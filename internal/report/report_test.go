@@ -78,6 +78,9 @@ func chartCases(t *testing.T) []struct {
 		{"study-segments", []Item{{Study: segmentStudy(t), Diff: []string{"2", "5"}}}, cat(profilesIDs, []string{"study-live-1", "study-live-2",
 			"profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2", "profile-flame-1", "study-seg-flame-1-1", "study-seg-flame-1-2", "study-seg-flame-1-3",
 			"study-seg-flame-1-4", "study-seg-flame-1-5", "study-seg-flame-diff-1"})},
+		// One of its runs reported alone draws its segments' flame graphs last.
+		{"run-segments", []Item{{Run: segmentRun(t), Diff: []string{"1", "3"}}}, cat(runIDs, []string{"run-cpu-1", "run-waits", "run-flame-1",
+			"run-seg-flame-1-1", "run-seg-flame-1-2", "run-seg-flame-1-3", "run-seg-flame-1-4", "run-seg-flame-1-5", "run-seg-flame-diff-1"})},
 		// Runs with an on-CPU profile add a flame graph each and, two of them, the differential one.
 		{"stacks", []Item{{Run: withStacks(testRun(t, "15", maria, 8, 1, 6), 0.05)}, {Run: withStacks(testRun(t, "16", maria, 8, 0.8, 7), 0.35)}},
 			cat(runsIDs, []string{"run-cpu-1", "run-cpu-2", "run-waits", "run-flame-1", "run-flame-2", "runs-flame-diff"})},
@@ -283,7 +286,7 @@ func TestChartsFromJSON(t *testing.T) {
 				if err == nil {
 					err = json.Unmarshal(b, &d)
 				}
-				back = append(back, Item{Run: &d})
+				back = append(back, Item{Run: &d, Diff: it.Diff})
 			} else if it.Study != nil {
 				b, err = json.Marshal(it.Study)
 				var st results.Study

@@ -68,12 +68,27 @@ func CheckDiff(st *results.Study, diff []string) error {
 func diffPair(st *results.Study, diff []string) (int, int, error) {
 	live := len(st.Schedule) > 0
 	n := len(st.Cases)
-	what := "cases: give two case letters, A to " + string(rune('A'+max(0, n-1)))
 	if live {
 		n = 0
 		for _, c := range st.Cases {
 			n = max(n, len(studySegments(st, c)))
 		}
+	}
+	return pickPair(live, n, "study's", diff)
+}
+
+// CheckRunDiff checks a choice of two live segments of a run ("1", "4") for its differential
+// flame graph.
+func CheckRunDiff(d *results.Document, diff []string) error {
+	_, _, err := pickPair(true, len(d.Segments), "run's", diff)
+	return err
+}
+
+// pickPair resolves a choice among n segments (live) or n cases; the default is the first and the
+// last segment, or the first two cases.
+func pickPair(live bool, n int, whose string, diff []string) (int, int, error) {
+	what := "cases: give two case letters, A to " + string(rune('A'+max(0, n-1)))
+	if live {
 		what = fmt.Sprintf("segments: give two segment numbers, 1 to %d", n)
 	}
 	if len(diff) == 0 {
@@ -104,7 +119,7 @@ func diffPair(st *results.Study, diff []string) (int, int, error) {
 			}
 		}
 		if err != nil {
-			return 0, 0, &DiffError{Msg: fmt.Sprintf("--diff %s: %q is not one of the study's %s", strings.Join(diff, ","), x, what)}
+			return 0, 0, &DiffError{Msg: fmt.Sprintf("--diff %s: %q is not one of the %s %s", strings.Join(diff, ","), x, whose, what)}
 		}
 		out[i] = v
 	}
@@ -151,6 +166,32 @@ func studyFlames(st *results.Study, diff []string) []Chart {
 				"Differential flame graph · "+c.Label+" · "+pb.label+" against "+pa.label+" (each segment's runs pooled)"); ch != nil {
 				out = append(out, *ch)
 			}
+		}
+	}
+	return out
+}
+
+// runSegmentFlames are a run's flame graphs per live segment (the settled part of each) and the
+// differential graph of two chosen segments (default the first and the last); none for a run
+// without segment profiles.
+func runSegmentFlames(d *results.Document, label string, i int, diff []string) []Chart {
+	a, b, err := pickPair(true, len(d.Segments), "run's", diff)
+	if err != nil {
+		a, b, _ = pickPair(true, len(d.Segments), "run's", nil)
+	}
+	var out []Chart
+	ps := map[int]*cpuProfile{}
+	for _, g := range d.Segments {
+		sl := fmt.Sprintf("segment %d, %s", g.Index, g.Label())
+		p := segmentProfile(sl, g.Index, []*results.Document{d})
+		ps[g.Index] = p
+		if ch := flameChart(p, fmt.Sprintf("run-seg-flame-%d-%d", i, g.Index), flameTitle(p, label+" · "+sl+" (settled part)")); ch != nil {
+			out = append(out, *ch)
+		}
+	}
+	if pa, pb := ps[a], ps[b]; a != b && pa != nil && pb != nil {
+		if ch := flameDiffChart(pa, pb, fmt.Sprintf("run-seg-flame-diff-%d", i), "Differential flame graph · "+label+" · "+pb.label+" against "+pa.label); ch != nil {
+			out = append(out, *ch)
 		}
 	}
 	return out

@@ -25,6 +25,14 @@ func segmentStudy(t testing.TB) *results.Study {
 	return st
 }
 
+// segmentRun is a run of segmentStudy, its segments derived.
+func segmentRun(t testing.TB) *results.Document {
+	st := segmentStudy(t)
+	d := st.Cases[0].Profile.Steps[0].Runs[0]
+	d.Segments = st.RunSegments(d)
+	return d
+}
+
 // A live study's report draws each case's flame graph per segment and the differential graph of
 // the two chosen segments, with its own labels; cases without segment profiles draw none.
 func TestStudySegmentFlames(t *testing.T) {
@@ -68,5 +76,20 @@ func TestStudySegmentFlames(t *testing.T) {
 	cases.Schedule = nil
 	if CheckDiff(cases, []string{"A", "B"}) != nil || CheckDiff(cases, []string{"A", "C"}) == nil || CheckDiff(cases, []string{"1", "2"}) == nil {
 		t.Error("cases are chosen by letter, among the study's")
+	}
+	// A run of the study reported alone draws its own segments' flame graphs.
+	d := st.Cases[0].Profile.Steps[0].Runs[0]
+	d.Segments = st.RunSegments(d)
+	ids = nil
+	for _, c := range Charts([]Item{{Run: d, Diff: []string{"1", "3"}}}) {
+		if strings.Contains(c.ID, "seg-flame") {
+			ids = append(ids, c.ID)
+		}
+	}
+	if got := strings.Join(ids, " "); got != "run-seg-flame-1-1 run-seg-flame-1-2 run-seg-flame-1-3 run-seg-flame-1-4 run-seg-flame-1-5 run-seg-flame-diff-1" {
+		t.Errorf("a run's segment flame graphs: %s", got)
+	}
+	if CheckRunDiff(d, []string{"1", "3"}) != nil || CheckRunDiff(d, []string{"1", "6"}) == nil {
+		t.Error("a run's segments are chosen by number, among its own")
 	}
 }
