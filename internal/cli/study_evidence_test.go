@@ -150,8 +150,8 @@ func TestStudyEvidencePerCase(t *testing.T) {
 		t.Errorf("%d runs with the AHI on, want 3", on)
 	}
 	code, out, _ = cairn(t, "results", "compare", st.ID, "--results", store)
-	if code != 0 || !regexp.MustCompile(`(?m)^  A at 8 VUs: synch btr_search_latch `).MatchString(out) ||
-		!regexp.MustCompile(`(?m)^  D at 8 VUs: synch `).MatchString(out) || !strings.Contains(out, "    against A: ") || !strings.Contains(out, "[mariadbd]") {
+	if code != 0 || !regexp.MustCompile(`(?m)^  case A at 8 VUs: synch btr_search_latch `).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^  case D at 8 VUs: synch `).MatchString(out) || !strings.Contains(out, "    against A: ") || !strings.Contains(out, "[mariadbd]") {
 		t.Errorf("compare STUDY: exit %d, no evidence per case with btr_search_latch and shifts against A:\n%s", code, out)
 	}
 	t.Logf("%s", out)

@@ -30,7 +30,9 @@ func caseEvidence(runs []*results.Document) evidence {
 	var lists [][]results.WaitEvent
 	for _, d := range runs {
 		if d != nil && d.Waits != nil {
-			lists = append(lists, d.Waits.SynchAlone())
+			// Waits read with no synch event among them: measured, none (a stored document
+			// leaves its empty list out).
+			lists = append(lists, append([]results.WaitEvent{}, d.Waits.SynchAlone()...))
 			e.sampled = d.Waits.Sampled
 		}
 	}
@@ -174,7 +176,7 @@ func studyEvidence(w io.Writer, s *results.Study) {
 	fmt.Fprintln(w, "\nevidence per case and VU count (synch: each wait's share of the synch waits alone; on CPU: self share of the on-CPU samples; a step's runs averaged):")
 	hints := map[string]bool{}
 	for _, r := range rows {
-		fmt.Fprintf(w, "  %c at %s: %s\n", 'A'+r.c, textfmt.Plural(r.st.VU, "VU"), r.ev.text(hints))
+		fmt.Fprintf(w, "  case %c at %s: %s\n", 'A'+r.c, textfmt.Plural(r.st.VU, "VU"), r.ev.text(hints))
 		if r.ref != nil {
 			if sh := r.ev.shifts(caseEvidence(r.ref.Runs)); sh != "" {
 				fmt.Fprintf(w, "    against A: %s\n", sh)
