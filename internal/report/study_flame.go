@@ -128,45 +128,44 @@ func pickPair(live bool, n int, whose string, diff []string) (int, int, error) {
 
 // studyFlames are a study's on-CPU flame graphs: for live changes, each case's flame graph per
 // segment (its runs pooled over every VU count, the settled part of each segment) and the
-// differential graph of two chosen segments; for cases, the differential graph of two chosen
-// cases (each case's runs pooled). An invalid choice draws the default pair.
+// differential graph of two chosen segments; then, for two cases or more, the differential graph
+// of two cases (each case's runs pooled), chosen where the study has no live changes (A and B
+// otherwise). An invalid choice draws the default pair.
 func studyFlames(st *results.Study, diff []string) []Chart {
 	a, b, err := diffPair(st, diff)
 	if err != nil {
 		a, b, _ = diffPair(st, nil)
 	}
-	cases := studyCases(st)
-	if len(st.Schedule) == 0 {
-		if len(cases) < 2 || a >= len(st.Cases) || b >= len(st.Cases) {
-			return nil
-		}
-		ca, cb := st.Cases[a], st.Cases[b]
-		pa := profileOf(ca.Label, allRuns(ca.Profile)...)
-		pb := profileOf(cb.Label, allRuns(cb.Profile)...)
-		if c := flameDiffChart(pa, pb, "study-flame-diff", "Differential flame graph · "+cb.Label+" against "+ca.Label+" (each case's runs pooled)"); c != nil {
-			return []Chart{*c}
-		}
-		return nil
-	}
 	var out []Chart
-	for ci, c := range st.Cases {
-		runs := allRuns(c.Profile)
-		segs := studySegments(st, c)
-		ps := map[int]*cpuProfile{}
-		for _, g := range segs {
-			label := fmt.Sprintf("segment %d, %s", g.Index, g.Label())
-			p := segmentProfile(label, g.Index, runs)
-			ps[g.Index] = p
-			if ch := flameChart(p, fmt.Sprintf("study-seg-flame-%d-%d", ci+1, g.Index), flameTitle(p, c.Label+" · "+label+" (settled part, every VU count)")); ch != nil {
-				out = append(out, *ch)
+	if len(st.Schedule) > 0 {
+		for ci, c := range st.Cases {
+			runs := allRuns(c.Profile)
+			ps := map[int]*cpuProfile{}
+			for _, g := range studySegments(st, c) {
+				label := fmt.Sprintf("segment %d, %s", g.Index, g.Label())
+				p := segmentProfile(label, g.Index, runs)
+				ps[g.Index] = p
+				if ch := flameChart(p, fmt.Sprintf("study-seg-flame-%d-%d", ci+1, g.Index), flameTitle(p, c.Label+" · "+label+" (settled part, every VU count)")); ch != nil {
+					out = append(out, *ch)
+				}
+			}
+			if pa, pb := ps[a], ps[b]; a != b && pa != nil && pb != nil {
+				if ch := flameDiffChart(pa, pb, fmt.Sprintf("study-seg-flame-diff-%d", ci+1),
+					"Differential flame graph · "+c.Label+" · "+pb.label+" against "+pa.label+" (each segment's runs pooled)"); ch != nil {
+					out = append(out, *ch)
+				}
 			}
 		}
-		if pa, pb := ps[a], ps[b]; a != b && pa != nil && pb != nil {
-			if ch := flameDiffChart(pa, pb, fmt.Sprintf("study-seg-flame-diff-%d", ci+1),
-				"Differential flame graph · "+c.Label+" · "+pb.label+" against "+pa.label+" (each segment's runs pooled)"); ch != nil {
-				out = append(out, *ch)
-			}
-		}
+		a, b = 0, 1
+	}
+	if len(studyCases(st)) < 2 || a >= len(st.Cases) || b >= len(st.Cases) {
+		return out
+	}
+	ca, cb := st.Cases[a], st.Cases[b]
+	pa := profileOf(ca.Label, allRuns(ca.Profile)...)
+	pb := profileOf(cb.Label, allRuns(cb.Profile)...)
+	if c := flameDiffChart(pa, pb, "study-flame-diff", "Differential flame graph · "+cb.Label+" against "+ca.Label+" (each case's runs pooled)"); c != nil {
+		out = append(out, *c)
 	}
 	return out
 }
