@@ -165,3 +165,27 @@ func mustReadFile(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestShippedPointSelectObserves runs the shipped POWER8 study, shortened: with the server bound
+// in turn, every run reads InnoDB's synch waits and the server's on-CPU profile, as its header says.
+func TestShippedPointSelectObserves(t *testing.T) {
+	url := testutil.MySQL(t)
+	needPerf(t)
+	fresh(t, "oltp", url)
+	js := filepath.Join(t.TempDir(), "study.json")
+	code, out, stderr := cairn(t, "study", "run", "../../studies/point-select-binding.yaml", "--set", "db="+url,
+		"--set", "options.tables=2", "--set", "options.table-size=2000", "--set", "vu=4", "--set", "rampup=1s",
+		"--set", "duration=3s", "--set", "repeat=1", "--set", "pause=0s", "--no-store", "--json", js)
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	st := readStudyDoc(t, js)
+	for _, d := range st.Runs() {
+		if prof := results.StacksOf(d); len(d.Waits.SynchAlone()) == 0 || prof == nil || prof.Samples == 0 {
+			t.Errorf("case %s: synch waits %v, profile %+v", st.Cases[d.Study.Case].Label, d.Waits.SynchAlone(), prof)
+		}
+	}
+	if !strings.Contains(out, "  case B at 4 VUs: synch ") {
+		t.Errorf("the study's output has no evidence per case:\n%s", out)
+	}
+}
