@@ -165,6 +165,14 @@ func TestStudyLiveSegmentsPG(t *testing.T) {
 		t.Fatalf("segments %+v", d.Segments)
 	}
 	t.Logf("synchronous_commit on: %.0f TPS, off: %.0f TPS", d.Segments[0].TPS, d.Segments[1].TPS)
+	// PostgreSQL's waits are sampled: each segment's settled part has the samples taken in it,
+	// without progress lines.
+	for i := 1; i <= 2; i++ {
+		ws := results.WaitsOfSegment(d, i)
+		if ws == nil || ws.Samples <= 0 || ws.Samples > d.Waits.Samples || len(ws.Events) == 0 || ws.Seconds < 1 {
+			t.Errorf("segment %d: waits %+v (the window's samples %d)", i, ws, d.Waits.Samples)
+		}
+	}
 	code, out, _ = cairn(t, "results", "compare", st.ID, "--results", store)
 	if n := segmentRows(out, "2"); code != 0 || n != 2 || !strings.Contains(out, "synchronous_commit=off") {
 		t.Errorf("compare STUDY: %d segment rows, want 2 (exit %d)\n%s", n, code, out)

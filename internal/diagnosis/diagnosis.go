@@ -6,6 +6,7 @@ package diagnosis
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/results"
@@ -127,18 +128,19 @@ func diagSynch(d *results.Document) string {
 	if w == nil {
 		return "synch waits not measured"
 	}
-	synch := w.SynchAlone()
+	return synchText(w.SynchAlone(), w.Sampled)
+}
+
+// synchText is diagSynch's words for a ranked list of synch waits (a run's, a segment's).
+func synchText(synch []results.WaitEvent, sampled bool) string {
 	if len(synch) == 0 || synch[0].Share == 0 && synch[0].Count == 0 {
-		if w.Sampled {
+		if sampled {
 			return "no synch waits sampled"
 		}
 		return "no synch waits (instruments off? --waits instrument)"
 	}
 	top := synch[0]
-	name := top.Name
-	if i := strings.LastIndex(name, "/"); i >= 0 {
-		name = name[i+1:]
-	}
+	name := results.SynchName(top.Name)
 	if top.Share == 0 {
 		return fmt.Sprintf("top synch wait %s ×%d (untimed)", name, top.Count)
 	}
@@ -146,37 +148,177 @@ func diagSynch(d *results.Document) string {
 }
 
 // diagFunction names the server's own function with the largest self share of the on-CPU
-// samples, by SelfShares' rule (no kernel function), and the kernel's share where the profile
-// marks kernel frames.
+// samples, by SelfShares' rule (no kernel function), beside the share of the samples perf could
+// not name and the kernel's (Attribution).
 func diagFunction(d *results.Document) string {
-	st := results.StacksOf(d)
-	if st == nil {
+	if results.StacksOf(d) == nil {
 		return "top function not measured (--observe stacks)"
 	}
 	shares, ok := SelfShares([]*results.Document{d})
 	if !ok {
 		return "top function not measured"
 	}
-	top, share := "", 0.0
+	return Attribute(shares).Text()
+}
+
+// Attribution is where a profile's on-CPU samples went, by SelfShares' rule: the top named
+// function, the samples perf could not name (their objects, "[mariadbd]", largest first) and the
+// kernel's.
+type Attribution struct {
+	Top      string  // the server's named function with the largest self share; "" if none
+	TopShare float64 // percent
+	// Unnamed are the unnamed objects' self shares (percent), largest first; UnnamedShare is
+	// their sum.
+	Unnamed      []FunctionShift // Name and Other (the share); Base unused
+	UnnamedShare float64
+	Kernel       float64 // percent; KernelKnown false where the profile does not mark kernel frames
+	KernelKnown  bool
+}
+
+// Attribute reads self shares (SelfShares, StackShares) into an Attribution.
+func Attribute(shares map[string]float64) Attribution {
+	var a Attribution
 	for name, v := range shares {
-		if (results.StackFunction{Name: name}).Named() && (v > share || v == share && v > 0 && name < top) {
-			top, share = name, v
+		switch {
+		case name == KernelName:
+			a.Kernel, a.KernelKnown = v, true
+		case (results.StackFunction{Name: name}).Named():
+			if v > a.TopShare || v == a.TopShare && v > 0 && name < a.Top {
+				a.Top, a.TopShare = name, v
+			}
+		case v > 0:
+			a.Unnamed = append(a.Unnamed, FunctionShift{Name: name, Other: v})
+			a.UnnamedShare += v
 		}
 	}
+	sort.Slice(a.Unnamed, func(i, j int) bool {
+		if a.Unnamed[i].Other != a.Unnamed[j].Other {
+			return a.Unnamed[i].Other > a.Unnamed[j].Other
+		}
+		return a.Unnamed[i].Name < a.Unnamed[j].Name
+	})
+	return a
+}
+
+// unnamedTop is the largest unnamed object's share, 0 when none.
+func (a Attribution) unnamedTop() float64 {
+	if len(a.Unnamed) == 0 {
+		return 0
+	}
+	return a.Unnamed[0].Other
+}
+
+// Text says where the samples went in one clause: the top function with the unnamed and kernel
+// shares beside it; or, where an unnamed object or the kernel holds more samples than any named
+// function, that one first, and never a function called "top" that is not. An unnamed object
+// that outweighs the named functions comes with how to get its names (SymbolsHint).
+func (a Attribution) Text() string { return a.text(true) }
+
+// Brief is Text without how to get names, for lists that say it once (Hint).
+func (a Attribution) Brief() string { return a.text(false) }
+
+// Hint is how to name the unnamed object that outweighs every named function; "" when none does.
+func (a Attribution) Hint() string {
+	if a.unnamedTop() > a.TopShare && !(a.KernelKnown && a.Kernel >= a.unnamedTop()) {
+		return SymbolsHint(a.Unnamed[0].Name)
+	}
+	return ""
+}
+
+func (a Attribution) text(hint bool) string {
 	kernel := ""
-	if st.Kernel != nil {
-		kernel = fmt.Sprintf("kernel %.0f%%", *st.Kernel)
+	if a.KernelKnown {
+		kernel = fmt.Sprintf("kernel %.0f%%", a.Kernel)
 	}
-	if top == "" {
-		if kernel != "" {
-			kernel = "; " + kernel
+	unnamed := ""
+	switch {
+	case len(a.Unnamed) == 1:
+		unnamed = fmt.Sprintf("unnamed %s %.0f%%", a.Unnamed[0].Name, a.Unnamed[0].Other)
+	case len(a.Unnamed) > 1:
+		unnamed = fmt.Sprintf("unnamed %.0f%%, most in %s %.0f%%", a.UnnamedShare, a.Unnamed[0].Name, a.Unnamed[0].Other)
+	}
+	named := "no function named"
+	if a.Top != "" {
+		named = fmt.Sprintf("largest named function %s %.0f%%", a.Top, a.TopShare)
+	}
+	switch {
+	case a.Top == "" && a.UnnamedShare == 0 && !a.KernelKnown:
+		return "no top function named"
+	case a.KernelKnown && a.Kernel > a.TopShare && a.Kernel >= a.unnamedTop():
+		return "kernel " + fmt.Sprintf("%.0f%%", a.Kernel) + " of the on-CPU samples, more than any server function: " + join(named, unnamed)
+	case a.unnamedTop() > a.TopShare:
+		u := a.Unnamed[0]
+		h := ""
+		if hint {
+			h = " (" + SymbolsHint(u.Name) + ")"
 		}
-		return "no top function named (no symbols: docs/host.md" + kernel + ")"
+		return fmt.Sprintf("%s %.0f%% of the on-CPU samples unnamed, more than any named function%s: %s", u.Name, u.Other,
+			h, join(named, kernel))
 	}
-	if kernel != "" {
-		kernel = " (" + kernel + ")"
+	return fmt.Sprintf("top function %s %.0f%%", a.Top, a.TopShare) + paren(join(unnamed, kernel))
+}
+
+func join(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
 	}
-	return fmt.Sprintf("top function %s %.0f%%%s", top, share, kernel)
+	return strings.Join(out, ", ")
+}
+
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// SymbolsHint says how to get names for an unnamed object ("[mariadbd]"): its binary's debug
+// symbols, and where they come from (docs/host.md#the-servers-on-cpu-profile---observe-stacks).
+func SymbolsHint(object string) string {
+	bin := strings.TrimSuffix(strings.TrimPrefix(object, "["), "]")
+	if bin == "unknown" {
+		return "frames perf could not place in any object: JIT code or a broken call chain"
+	}
+	pkg := map[string]string{"mariadbd": "mariadb-server-core-dbgsym", "mysqld": "the server package's -dbgsym",
+		"postgres": "postgresql-NN-dbgsym"}[bin]
+	if pkg == "" {
+		pkg = "its package's -dbgsym"
+	}
+	return fmt.Sprintf("no symbols for %s: install its debug symbols, Debian's %s, or fetch them with debuginfod; docs/host.md", bin, pkg)
+}
+
+// Segment is the diagnosis line of one live segment of run d: its host CPU, top synch wait, where
+// its on-CPU samples went (Attribution.Brief: the lines of a run's segments are printed together,
+// how to get names once under them) and its running threads, each from what was measured in the segment's
+// settled part (results.Segment); what was not measured there is said so.
+func Segment(d *results.Document, s *results.Segment) string {
+	res := "host CPU not measured"
+	if s.HostCPU != nil {
+		res = fmt.Sprintf("host CPU %.0f%% busy", *s.HostCPU)
+	}
+	synch := "synch waits not measured"
+	switch ws := results.WaitsOfSegment(d, s.Index); {
+	case ws != nil:
+		synch = synchText(ws.Synch, d.Waits.Sampled)
+	case d.Waits != nil && len(d.Waits.Segments) > 0:
+		synch = "synch waits not read in the segment"
+	}
+	fn := "top function not measured (--observe stacks)"
+	if results.StacksOf(d) != nil {
+		fn = "top function not measured in the segment"
+		if shares, ok := StackShares([]*results.Stacks{results.SegmentStacks(d, s.Index)}); ok {
+			// How to name what perf could not is said once under the segments' lines.
+			fn = Attribute(shares).Brief()
+		}
+	}
+	run := "running threads not measured"
+	if s.Running != nil {
+		run = fmt.Sprintf("running threads max %d, mean %.1f", s.Running.Max, s.Running.Mean)
+	}
+	return fmt.Sprintf("diagnosis: segment %d (%s) — %s", s.Index, s.Label(), strings.Join([]string{res, synch, fn, run}, ", "))
 }
 
 func diagRunning(d *results.Document) string {

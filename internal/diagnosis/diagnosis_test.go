@@ -88,23 +88,37 @@ func TestDiagnosisRules(t *testing.T) {
 		{"no synch sampled", with(doc(0, busy(10)), withWaits(true, results.WaitEvent{Name: "CPU", Class: "CPU", Samples: 9})), nil,
 			[]string{"no synch waits sampled"}, nil},
 
-		// The top function: the first named by self share; unnamed frames skipped.
+		// The top function: the first named by self share, the unnamed objects' share beside it.
 		{"top function", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Functions: []results.StackFunction{
-			{Name: "[mariadbd]", Self: 40, Total: 90}, {Name: "ut_delay", Self: 28, Total: 28}, {Name: "row_search_mvcc", Self: 10, Total: 50}}})), nil,
-			[]string{"top function ut_delay 28%"}, nil},
+			{Name: "[mariadbd]", Self: 20, Total: 90}, {Name: "ut_delay", Self: 28, Total: 28}, {Name: "row_search_mvcc", Self: 10, Total: 50}}})), nil,
+			[]string{"top function ut_delay 28% (unnamed [mariadbd] 20%)"}, nil},
 		{"no named function", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Functions: []results.StackFunction{
 			{Name: "[mariadbd]", Self: 100, Total: 100}}})), nil,
-			[]string{"no top function named (no symbols: docs/host.md)"}, nil},
+			[]string{"[mariadbd] 100% of the on-CPU samples unnamed, more than any named function (no symbols for mariadbd", "Debian's mariadb-server-core-dbgsym", "no function named"}, []string{"top function"}},
+		// An unnamed object larger than the largest named function: that one is said first, with
+		// how to name it, and no function is called the top one (stripped MariaDB's ut_delay).
+		{"unnamed larger", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Kernel: ptr(20.0), Functions: []results.StackFunction{
+			{Name: "[mariadbd]", Self: 27, Total: 90}, {Name: "my_hash_sort_simple_nopad", Self: 4, Total: 4}, {Name: "[libc.so.6]", Self: 2, Total: 2}}})), nil,
+			[]string{"[mariadbd] 27% of the on-CPU samples unnamed, more than any named function (no symbols for mariadbd: install its debug symbols",
+				"largest named function my_hash_sort_simple_nopad 4%, kernel 20%"}, []string{"top function"}},
+		// A top function larger than any unnamed object: the unnamed share beside it.
+		{"unnamed beside", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Kernel: ptr(5.0), Functions: []results.StackFunction{
+			{Name: "ut_delay", Self: 28, Total: 28}, {Name: "[mariadbd]", Self: 10, Total: 90}}})), nil,
+			[]string{"top function ut_delay 28% (unnamed [mariadbd] 10%, kernel 5%)"}, nil},
 		// The kernel's functions are never the server's top function, however large their share:
 		// its share is said apart. Folded stacks beyond the ranked functions count too.
 		{"kernel apart", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Kernel: ptr(41.0), Functions: []results.StackFunction{
 			{Name: "finish_task_switch" + results.KernelMark, Self: 19, Total: 19}, {Name: "_raw_spin_unlock_irqrestore" + results.KernelMark, Self: 12, Total: 12},
 			{Name: "[postgres]", Self: 15, Total: 80}, {Name: "hash_search_with_hash_value", Self: 6, Total: 6}},
 			Folded: []results.FoldedStack{{Stack: "main;PostgresMain;AllocSetAlloc", Count: 7}, {Stack: "main;finish_task_switch" + results.KernelMark, Count: 19}}})), nil,
-			[]string{"top function AllocSetAlloc 7% (kernel 41%)"}, []string{"finish_task_switch"}},
+			[]string{"kernel 41% of the on-CPU samples, more than any server function: largest named function AllocSetAlloc 7%, unnamed [postgres] 15%"},
+			[]string{"finish_task_switch", "top function"}},
+		{"kernel beside", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Kernel: ptr(6.0), Functions: []results.StackFunction{
+			{Name: "AllocSetAlloc", Self: 9, Total: 9}, {Name: "[postgres]", Self: 3, Total: 80}, {Name: "[libc.so.6]", Self: 2, Total: 2}}})), nil,
+			[]string{"top function AllocSetAlloc 9% (unnamed 5%, most in [postgres] 3%, kernel 6%)"}, nil},
 		{"only the kernel named", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Kernel: ptr(60.0), Functions: []results.StackFunction{
 			{Name: "finish_task_switch" + results.KernelMark, Self: 60, Total: 60}, {Name: "[mariadbd]", Self: 40, Total: 100}}})), nil,
-			[]string{"no top function named (no symbols: docs/host.md; kernel 60%)"}, nil},
+			[]string{"kernel 60% of the on-CPU samples, more than any server function: no function named, unnamed [mariadbd] 40%"}, []string{"top function"}},
 		// A profile stored before kernel frames were marked: its functions as they are, no kernel share.
 		{"unmarked profile", with(doc(0, busy(10)), withStacks(&results.Stacks{Samples: 100, Functions: []results.StackFunction{
 			{Name: "finish_task_switch", Self: 19, Total: 19}, {Name: "ut_delay", Self: 10, Total: 10}}})), nil,

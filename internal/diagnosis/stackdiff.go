@@ -33,10 +33,21 @@ const KernelName = "[kernel]"
 // virtual machine without hardware counters), so no kernel function is named as the server's.
 // A profile stored before kernel frames were marked has its kernel functions among the rest.
 func SelfShares(runs []*results.Document) (shares map[string]float64, ok bool) {
+	sts := make([]*results.Stacks, 0, len(runs))
+	for _, d := range runs {
+		if d != nil {
+			sts = append(sts, results.StacksOf(d))
+		}
+	}
+	return StackShares(sts)
+}
+
+// StackShares are SelfShares of profiles (a run's, or a live segment's,
+// results.SegmentStacks), each weighing alike; nil ones count for none.
+func StackShares(sts []*results.Stacks) (shares map[string]float64, ok bool) {
 	shares = map[string]float64{}
 	n := 0
-	for _, d := range runs {
-		st := results.StacksOf(d)
+	for _, st := range sts {
 		if st == nil || st.Note != "" || st.Samples == 0 {
 			continue
 		}

@@ -56,10 +56,13 @@ type StepDone struct {
 type Checkpoint struct{ Study *results.Study }
 
 // Applied: a study set Name to Value and the server reads back ReadBack ("" when the setting
-// was restored as found); Live: inside a run's window, on the study's schedule.
+// was restored as found); Live: inside a run's window, on the study's schedule, At being the
+// schedule's instant it was planned for (from the window's start): the changes planned for one
+// instant open one live segment.
 type Applied struct {
 	Name, Value, ReadBack string
 	Live                  bool
+	At                    time.Duration
 }
 
 // Window: the engine's measured window starts (Start) or ends, on the engine's clock. At is the

@@ -37,6 +37,15 @@ type Sectioner interface {
 	Section() any
 }
 
+// Changer is an observer that measures each live segment of a run apart (results.Segment): Change
+// tells it a study's live change was made now, planned for planned seconds into the window. The
+// changes planned for one instant open one segment, whose settled part starts
+// results.SettleSeconds after the last of them, as the segments' other figures do. It is called
+// from the study's timers, not the engine's goroutine, and must return at once.
+type Changer interface {
+	Change(planned float64)
+}
+
 // Base is an observer that does nothing; observers embed it for the calls they do not need.
 type Base struct{}
 
@@ -202,6 +211,16 @@ func (w *Watch) TopWaits() []results.WaitEvent {
 		}
 	}
 	return nil
+}
+
+// Change tells the observers that measure live segments apart (Changer) that a live change was
+// made now, planned for planned seconds into the window.
+func (w *Watch) Change(planned float64) {
+	for _, o := range w.list {
+		if c, ok := o.Observer.(Changer); ok {
+			c.Change(planned)
+		}
+	}
 }
 
 // Close closes the observers in reverse order, each once; it is safe to call again.

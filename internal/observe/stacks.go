@@ -50,6 +50,8 @@ type stacks struct {
 	seconds float64
 	sec     *results.Stacks
 	note    string
+	// live cuts the samples into the live segments' settled parts, by their timestamps.
+	live liveStacks
 }
 
 func init() {
@@ -174,8 +176,10 @@ func (o *stacks) start() {
 	// samples are picked out by process when they are folded. -B: no build ids, so that perf
 	// neither reads its whole file again as it ends nor copies the binaries it saw into
 	// ~/.debug; perf script runs on this host, on the same binaries, right after.
+	// -k: the samples' times are CLOCK_MONOTONIC's, which cairn reads at the live changes to
+	// cut the samples into segments (liveStacks).
 	o.cmd = exec.Command(o.perf, "record", "-q", "-e", "cpu-clock", "-F", strconv.Itoa(o.hz), "-g",
-		"-a", "-B", "-N", "--delay=-1", "--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
+		"-a", "-B", "-N", "-k", "CLOCK_MONOTONIC", "--delay=-1", "--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
 	o.cmd.Stdout, o.cmd.Stderr = &o.out, &o.out
 	o.cmd.ExtraFiles = []*os.File{ctlR, ackW} // fds 3 and 4
 	// perf runs in a process group of its own, so that a terminal's Ctrl-C reaches cairn alone,
@@ -270,12 +274,14 @@ func (o *stacks) Window(start bool) {
 			return
 		}
 		o.started = time.Now()
+		o.live.window(true)
 		return
 	}
 	if o.started.IsZero() || o.seconds > 0 {
 		return
 	}
 	o.seconds = time.Since(o.started).Seconds()
+	o.live.window(false)
 	if err := o.command("disable"); err != nil {
 		o.note = "perf did not stop sampling: " + err.Error()
 	}
@@ -343,7 +349,7 @@ func (o *stacks) Close(ctx context.Context) error {
 	// run's cancellation, only bounded.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), perfScript)
 	defer cancel()
-	sc := exec.CommandContext(sctx, o.perf, "script", "-i", filepath.Join(o.dir, "perf.data"), "-F", "comm,pid,tid,ip,sym,dso")
+	sc := exec.CommandContext(sctx, o.perf, "script", "-i", filepath.Join(o.dir, "perf.data"), "-F", "comm,pid,tid,time,ip,sym,dso")
 	var errb bytes.Buffer
 	sc.Stderr = &errb
 	out, err := sc.StdoutPipe()
@@ -360,12 +366,24 @@ func (o *stacks) Close(ctx context.Context) error {
 	for _, p := range append(o.pids, serverPIDs(o.servers)...) {
 		keep[p] = true
 	}
-	folded, perr := FoldPerfScript(out, func(pid int) bool { return keep[pid] })
+	folded := map[string]int64{}
+	spans := o.live.spans()
+	segs := make([]map[string]int64, len(spans))
+	perr := ScanPerfScript(out, func(pid int) bool { return keep[pid] }, func(t float64, stack string) {
+		folded[stack]++
+		if k := spanOf(spans, t); k >= 0 {
+			if segs[k] == nil {
+				segs[k] = map[string]int64{}
+			}
+			segs[k][stack]++
+		}
+	})
 	if err := sc.Wait(); err != nil || perr != nil {
 		o.sec.Note = "perf script failed: " + firstLine(errb.String(), errors.Join(err, perr))
 		return nil
 	}
-	fillStacks(o.sec, folded)
+	fillStacks(o.sec, folded, stacksFolded)
+	o.sec.Segments = segmentStacks(spans, segs)
 	if o.sec.Samples == 0 {
 		o.sec.Note = "perf recorded no samples of the server in the window"
 	}
@@ -402,15 +420,24 @@ func firstLine(out string, err error) string {
 // keep, when not nil, picks the samples to fold by the process they hit.
 func FoldPerfScript(r io.Reader, keep func(pid int) bool) (map[string]int64, error) {
 	out := map[string]int64{}
+	err := ScanPerfScript(r, keep, func(_ float64, stack string) { out[stack]++ })
+	return out, err
+}
+
+// ScanPerfScript reads perf script's samples of the processes keep picks (nil: all) and gives
+// each one's time (seconds on perf's clock, from a header with perf script's time field; 0
+// without) and stack, folded root first as FoldPerfScript folds them.
+func ScanPerfScript(r io.Reader, keep func(pid int) bool, sample func(t float64, stack string)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	var frames []string
+	t := 0.0
 	flush := func() {
 		if len(frames) > 0 {
 			for i, j := 0, len(frames)-1; i < j; i, j = i+1, j-1 {
 				frames[i], frames[j] = frames[j], frames[i]
 			}
-			out[strings.Join(frames, ";")]++
+			sample(t, strings.Join(frames, ";"))
 			frames = frames[:0]
 		}
 	}
@@ -423,27 +450,36 @@ func FoldPerfScript(r io.Reader, keep func(pid int) bool) (map[string]int64, err
 			inSample = false
 		case line[0] != ' ' && line[0] != '\t':
 			flush()
-			inSample = keep == nil || keep(headerPID(line))
+			var pid int
+			pid, t = header(line)
+			inSample = keep == nil || keep(pid)
 		case inSample:
 			frames = append(frames, frameName(strings.TrimSpace(line)))
 		}
 	}
 	flush()
-	return out, sc.Err()
+	return sc.Err()
 }
 
-// headerPID is the process of a sample's header line, "comm pid/tid" (comm may hold spaces);
-// -1 when the line has none.
-func headerPID(line string) int {
+// header is the process and time of a sample's header line, "comm pid/tid [time:]" (comm may
+// hold spaces); pid -1 when the line has none, time 0 without it.
+func header(line string) (int, float64) {
 	f := strings.Fields(line)
+	t := 0.0
 	for i := len(f) - 1; i >= 0; i-- {
+		if v, ok := strings.CutSuffix(f[i], ":"); ok && t == 0 {
+			if x, err := strconv.ParseFloat(v, 64); err == nil {
+				t = x
+			}
+			continue
+		}
 		if pid, _, ok := strings.Cut(f[i], "/"); ok {
 			if n, err := strconv.Atoi(pid); err == nil {
-				return n
+				return n, t
 			}
 		}
 	}
-	return -1
+	return -1, t
 }
 
 // frameName is "sym" of "addr sym (dso)", or "[dso's base name]" when perf has no symbol; a
@@ -485,8 +521,8 @@ func kernelFrame(addr, dso string) bool {
 }
 
 // fillStacks ranks the folded stacks into the section: its top functions and its commonest
-// stacks, bounded.
-func fillStacks(s *results.Stacks, folded map[string]int64) {
+// stacks, the first keep of them.
+func fillStacks(s *results.Stacks, folded map[string]int64, keep int) {
 	self, total := map[string]int64{}, map[string]int64{}
 	all := make([]results.FoldedStack, 0, len(folded))
 	var kernel int64
@@ -518,12 +554,12 @@ func fillStacks(s *results.Stacks, folded map[string]int64) {
 		}
 		return all[i].Stack < all[j].Stack
 	})
-	if len(all) > stacksFolded {
-		for _, f := range all[stacksFolded:] {
+	if len(all) > keep {
+		for _, f := range all[keep:] {
 			s.CutStacks++
 			s.CutSamples += f.Count
 		}
-		all = all[:stacksFolded]
+		all = all[:keep]
 	}
 	s.Folded = all
 	pick := map[string]bool{}

@@ -49,7 +49,7 @@ mariadbd 21583/5982
 		t.Fatalf("folded %v, want %v", got, want)
 	}
 	s := &results.Stacks{}
-	fillStacks(s, got)
+	fillStacks(s, got, stacksFolded)
 	if s.Samples != 4 || len(s.Folded) != 3 || s.Folded[0].Count != 2 {
 		t.Fatalf("section %+v", s)
 	}
@@ -106,7 +106,7 @@ postgres 700/700
 		t.Fatalf("folded %v, want %v", got, want)
 	}
 	s := &results.Stacks{}
-	fillStacks(s, got)
+	fillStacks(s, got, stacksFolded)
 	if s.Kernel == nil || *s.Kernel != 50 {
 		t.Fatalf("kernel share %v, want 50%%", s.Kernel)
 	}

@@ -255,6 +255,8 @@ type waitsObserver struct {
 	intervals []results.WaitInterval
 	// top is the events the last interval's line names (TopWaits).
 	top []results.WaitEvent
+	// live reads the waits at each live segment's edges.
+	live liveWaits
 }
 
 func init() {
@@ -323,6 +325,7 @@ func startWaits(ctx context.Context, env *Env) (Observer, error) {
 // Window reads every server's waits at the window's edge, all at once: the edge waits for the
 // slowest server, not for their sum.
 func (o *waitsObserver) Window(start bool) {
+	read := span{begun: time.Now()}
 	var wg sync.WaitGroup
 	for _, r := range o.readers {
 		wg.Add(1)
@@ -332,6 +335,8 @@ func (o *waitsObserver) Window(start bool) {
 		}()
 	}
 	wg.Wait()
+	read.done = time.Now()
+	o.liveWindow(start, read)
 }
 
 func (o *waitsObserver) sampled() bool { return o.readers[0].src.Sampled() }
@@ -463,6 +468,7 @@ func (o *waitsObserver) Fill(d *results.Document) {
 	if w.Synch == nil {
 		w.Synch = []results.WaitEvent{}
 	}
+	w.Segments = o.liveSegments(w.Sampled)
 	if len(w.Events) > 50 {
 		w.Events = w.Events[:50]
 	}

@@ -47,14 +47,7 @@ func studyCharts(st *results.Study) []Chart {
 	if !live(st) {
 		cs = append(cs, observationCharts(nil, cases)...)
 	}
-	// Two cases are compared as the differential table compares them: all of each one's runs pooled.
-	if len(cases) == 2 {
-		a := profileOf(cases[0].label, allRuns(cases[0].Profile)...)
-		b := profileOf(cases[1].label, allRuns(cases[1].Profile)...)
-		if c := flameDiffChart(a, b, "study-flame-diff", "Differential flame graph · "+cases[1].label+" against "+cases[0].label+" (each case's runs pooled)"); c != nil {
-			cs = append(cs, *c)
-		}
-	}
+	// The flame graphs per segment and the differential ones: study_flame.go.
 	return cs
 }
 

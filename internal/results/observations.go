@@ -29,6 +29,9 @@ type Stacks struct {
 	CutStacks  int           `json:"cut_stacks,omitempty"`
 	CutSamples int64         `json:"cut_samples,omitempty"`
 	Note       string        `json:"note,omitempty"`
+	// Segments are the profiles of each live segment's settled part (StackSegment); absent for a
+	// run without live changes.
+	Segments []StackSegment `json:"segments,omitempty"`
 }
 
 // StackFunction is one function's share of the samples: Self as the leaf, Total anywhere on the

@@ -260,6 +260,15 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 		return nil, err
 	}
 	defer watch.Close(ctx) // on every path; the explicit Close below reports its error
+	if bus != nil {
+		// A study's live changes cut the observers' readings into segments (waits, stacks).
+		defer bus.Subscribe(event.Func(func(_ context.Context, e event.Event) error {
+			if a, ok := e.(event.Applied); ok && a.Live {
+				watch.Change(a.At.Seconds())
+			}
+			return nil
+		}))()
+	}
 	eng.Observe = watch
 	out, err := eng.Run(ctx)
 	restoreErr := watch.Close(ctx)

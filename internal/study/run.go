@@ -288,7 +288,7 @@ func (l *Live) Handle(_ context.Context, e event.Event) error {
 						Name: a.Name, Value: a.Value, ReadBack: rb})
 				}
 				l.mu.Unlock()
-				r.bus.Publish(ctx, event.Applied{Name: a.Name, Value: a.Value, ReadBack: rb, Live: true})
+				r.bus.Publish(ctx, event.Applied{Name: a.Name, Value: a.Value, ReadBack: rb, Live: true, At: ch.At})
 			}
 		}))
 	}

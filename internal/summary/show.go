@@ -58,11 +58,9 @@ func Compare(w io.Writer, groups [][]results.Loaded) {
 		return
 	}
 	if first := groups[0][0]; first.Study != nil {
+		// Study prints each case's and segment's evidence, with what shifted against the first.
 		Study(w, first.Study)
 		fmt.Fprintln(w)
-		for i, c := range first.Study.Cases[1:] {
-			profileShifts(w, first.Study.Cases[0].Profile, c.Profile, fmt.Sprintf("case %c against A", 'B'+i), "A", string(rune('B'+i)))
-		}
 		for _, d := range first.Study.Runs() {
 			fmt.Fprintf(w, "%s, %s\n", first.Study.Cases[d.Study.Case].Label, diagnosis.Diagnosis(d, nil))
 		}

@@ -83,6 +83,7 @@ func Study(w io.Writer, s *results.Study) {
 		}
 		fmt.Fprintf(w, "live changes in result %s: %s\n", d.ID, strings.Join(ch, ", "))
 	}
+	studyEvidence(w, s)
 }
 
 // cutRuns counts a step's runs whose window was cut short of its plan.
