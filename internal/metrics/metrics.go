@@ -430,5 +430,7 @@ type Second struct {
 // user (nice and guest included), system, iowait, irq (softirq included), steal, idle.
 type CPUShare [6]float64
 
-// Busy is the share of the interval not idle and not waiting for I/O.
-func (c CPUShare) Busy() float64 { return c[0] + c[1] + c[3] + c[4] }
+// Busy is the share of the interval not idle and not waiting for I/O, at most 100: the kernel
+// updates /proc/stat's fields one by one, so a reading's parts can add up to a little more than
+// the interval they were read over.
+func (c CPUShare) Busy() float64 { return min(100, c[0]+c[1]+c[3]+c[4]) }

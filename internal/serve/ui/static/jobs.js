@@ -178,8 +178,9 @@ export async function jobView(main, id, signal) {
       title: { text: "Top waits, last progress interval", left: 10, top: 8, textStyle: { fontSize: 14 },
         subtextStyle: { fontSize: 12 }, subtext: "none measured yet: PostgreSQL and MySQL/MariaDB report them" },
       tooltip: { trigger: "axis", valueFormatter: (v) => num(v) + "%" },
-      grid: { left: 16, right: 36, top: 64, bottom: 28, containLabel: true },
-      xAxis: { type: "value", min: 0, name: "% of waits" },
+      grid: { left: 16, right: 36, top: 64, bottom: 40, containLabel: true },
+      // the axis's name under it, centred: at its end it ran out of the chart
+      xAxis: { type: "value", min: 0, name: "% of waits", nameLocation: "middle", nameGap: 24 },
       yAxis: { type: "category", inverse: true, data: [], axisLabel: { width: 260, overflow: "truncate" } },
       series: [{ name: "share", type: "bar", data: [] }],
     });
