@@ -115,6 +115,18 @@ type page struct {
 	foreign  []string
 }
 
+// report fails the test for each problem the page had and each request it made elsewhere.
+func (p *page) report() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.problems {
+		p.t.Error(m)
+	}
+	for _, u := range p.foreign {
+		p.t.Errorf("the page asked for %s, not of the server", u)
+	}
+}
+
 func (p *page) note(list *[]string, s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -427,14 +439,7 @@ func TestUIAsksForTheToken(t *testing.T) {
 	if strings.Contains(shown, token) {
 		t.Error("the page shows the token")
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, m := range p.problems {
-		t.Error(m)
-	}
-	for _, u := range p.foreign {
-		t.Errorf("the page asked for %s, not of the server", u)
-	}
+	p.report()
 }
 
 // TestUIStudyInBrowser follows a PostgreSQL study with a live change from the form to its end:
@@ -523,14 +528,7 @@ func TestUIStudyInBrowser(t *testing.T) {
 	if v.Points < 5 {
 		t.Errorf("the throughput chart has %d points of a 7 s run", v.Points)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, m := range p.problems {
-		t.Error(m)
-	}
-	for _, u := range p.foreign {
-		t.Errorf("the page asked for %s, not of the server", u)
-	}
+	p.report()
 }
 
 // openForm starts a service and a browser on its new-job form; at the test's end the page must
@@ -547,16 +545,7 @@ func openFormWith(t *testing.T, args ...string) (*serve, *page, context.Context)
 	s := startServe(t, args...)
 	p := &page{t: t}
 	ctx := testutil.Browser(t, 5*time.Minute, 1400, 900, p.listen(s.base))
-	t.Cleanup(func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, m := range p.problems {
-			t.Error(m)
-		}
-		for _, u := range p.foreign {
-			t.Errorf("the page asked for %s, not of the server", u)
-		}
-	})
+	t.Cleanup(p.report)
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/new")); err != nil {
 		t.Fatalf("open the UI: %v", err)
 	}

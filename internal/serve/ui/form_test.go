@@ -112,6 +112,7 @@ func TestUICleanupAsksFirst(t *testing.T) {
 	if !strings.Contains(text, "drops") || !strings.Contains(text, "c.db") || !strings.Contains(text, "4 tables") {
 		t.Errorf("the confirmation says %q: want what it drops (the TPC-B schema's 4 tables in c.db)", text)
 	}
+	shot(t, ctx, "cleanup-confirm")
 	if n := jobCount(t, s); n != 0 {
 		t.Fatalf("%d jobs before the cleanup was confirmed, want none", n)
 	}
