@@ -35,11 +35,16 @@ export async function fields(box, text, onSpec) {
   let values = {};
   const state = el("p", { class: "notes", id: "fields-state" });
 
-  const send = async (set) => {
+  // Edits go one after another, each on the text the last one left: two fields changed at once
+  // must not both edit the same old text.
+  let chain = Promise.resolve();
+  const send = (set) => { chain = chain.then(() => edit(set)); return chain; };
+  const edit = async (set) => {
     try {
       const r = await postJSON("/api/v1/edit", { spec: text.value, set });
       if (set) { text.value = r.spec; onSpec(); }
       state.textContent = "";
+      state.className = "notes";
       show(r.values);
     } catch (e) {
       state.textContent = "The fields wait for the YAML to read: " + e.message;
