@@ -74,7 +74,7 @@ func optionsOf(v any, group string, def any) []option {
 			if f.Kind == options.Duration {
 				return options.FormatDuration(time.Duration(*b))
 			}
-			return strconv.FormatFloat(*b, 'g', -1, 64)
+			return strconv.FormatFloat(*b, 'f', -1, 64)
 		}
 		o.Min, o.Max = bound(f.Min), bound(f.Max)
 		o.Default = f.Default
