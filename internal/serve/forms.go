@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 
 	"github.com/cairn-bench/cairn/docs"
 	"github.com/cairn-bench/cairn/internal/options"
@@ -177,7 +182,12 @@ func (a *api) docList(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string][]string{"docs": names})
 }
 
-// doc answers one doc's text (Markdown, as in the repository).
+// markdown renders the docs as GitHub shows them (tables, headings with ids for their links);
+// raw HTML in a doc is left out, not passed through.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithParserOptions(parser.WithAutoHeadingID()))
+
+// doc answers one doc: its text (Markdown, as in the repository), or with format=html the HTML
+// it renders to, for the UI's docs view.
 func (a *api) doc(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	b, err := fs.ReadFile(docs.FS, name)
@@ -188,6 +198,18 @@ func (a *api) doc(w http.ResponseWriter, r *http.Request) {
 	ct := "text/markdown; charset=utf-8"
 	if name == "openapi.yaml" {
 		ct = "application/yaml; charset=utf-8"
+	}
+	switch f := r.URL.Query().Get("format"); {
+	case f == "html" && strings.HasSuffix(name, ".md"):
+		var out bytes.Buffer
+		if err := markdown.Convert(b, &out); err != nil {
+			fail(w, fmt.Errorf("render %s: %w", name, err))
+			return
+		}
+		b, ct = out.Bytes(), "text/html; charset=utf-8"
+	case f != "" && f != "text":
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("format %q: use text, or html for a .md", f), "format")
+		return
 	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("X-Content-Type-Options", "nosniff")

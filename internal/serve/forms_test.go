@@ -138,6 +138,14 @@ func TestDocsRoute(t *testing.T) {
 			t.Errorf("%s: Content-Type %q", name, ct)
 		}
 	}
+	code, html, h := s.do("GET", "/api/v1/docs/tpcc.md?format=html", nil)
+	if code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/html") || !strings.Contains(string(html), `<h1 id="the-tpc-c-workload">The TPC-C workload</h1>`) ||
+		!strings.Contains(string(html), "<table>") || !strings.Contains(string(html), `href="cli.md`) {
+		t.Errorf("tpcc.md as HTML: %d %q, want its title, its tables and its links rendered", code, h.Get("Content-Type"))
+	}
+	if code, _, _ := s.do("GET", "/api/v1/docs/tpcc.md?format=pdf", nil); code != http.StatusBadRequest {
+		t.Errorf("format=pdf: %d, want 400", code)
+	}
 	for _, bad := range []string{"nosuch.md", "embed.go", "examples", "..%2Fgo.mod"} {
 		if code, _, _ := s.do("GET", "/api/v1/docs/"+bad, nil); code != http.StatusNotFound {
 			t.Errorf("GET /api/v1/docs/%s: %d, want 404", bad, code)

@@ -173,11 +173,23 @@ func TestUIFormAndYAMLInStep(t *testing.T) {
 	fillSpec(t, ctx, "workload: tpcc\n")
 	until[bool](t, ctx, "tpcc's fields", 10*time.Second, `document.querySelector("#f-workload").value === "tpcc" && !!document.querySelector('[data-option="prepare.warehouses"] a.doc')`)
 	click(t, ctx, `[data-option="prepare.warehouses"] a.doc`)
-	doc := until[string](t, ctx, "the TPC-C doc", 15*time.Second, `(function () { var d = document.querySelector("#doc"); return d ? d.textContent : ""; })()`)
-	if !strings.HasPrefix(doc, "# The TPC-C workload") || !strings.Contains(doc, "warehouses") {
-		t.Errorf("the doc opened from the form starts %q", doc[:min(len(doc), 80)])
+	type docView struct {
+		Name, Title string
+		Tables      int
+		CLILink     bool `json:"cliLink"`
+	}
+	const readDoc = `(function () {
+	  var d = document.querySelector("#doc"), h = d && d.querySelector("h1");
+	  return h ? { name: d.dataset.doc, title: h.textContent, tables: d.querySelectorAll("table").length,
+	    cliLink: !!d.querySelector('a[href^="#/docs/cli.md"]') } : null;
+	})()`
+	d := until[docView](t, ctx, "the TPC-C doc", 15*time.Second, readDoc)
+	if d.Name != "tpcc.md" || d.Title != "The TPC-C workload" || d.Tables < 3 || !d.CLILink {
+		t.Errorf("the doc opened from the form: %+v, want tpcc.md rendered (its title, its tables) with its link to cli.md kept in the page", d)
 	}
 	shot(t, ctx, "docs")
+	click(t, ctx, `#doc a[href^="#/docs/cli.md"]`)
+	until[bool](t, ctx, "the linked doc", 15*time.Second, `(function () { var d = document.querySelector("#doc"); return !!d && d.dataset.doc === "cli.md" && !!d.querySelector("h1"); })()`)
 }
 
 // TestUIExamplesValidate: each example on the page loads into the YAML and the fields; the

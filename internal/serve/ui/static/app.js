@@ -30,7 +30,7 @@ async function route() {
     } else if (section === "new") {
       await newJob(main, navigate);
     } else if (section === "docs") {
-      await docsView(main, parts[1]);
+      await docsView(main, parts[1], query);
     } else if (section === "results" && parts[1]) {
       await resultView(main, parts[1], ctl.signal);
     } else if (section === "results") {
