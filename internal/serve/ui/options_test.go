@@ -165,6 +165,22 @@ func TestUIFormAndYAMLInStep(t *testing.T) {
 	until[bool](t, ctx, "latency-limit emptied to leave the YAML", 10*time.Second, `document.querySelector("#spec").value.indexOf("latency-limit") < 0`)
 	shot(t, ctx, "form-in-step")
 
+	// Another workload: the options and engine settings it does not read leave the YAML (TPC-H
+	// has no script and no VUs); what it reads and the keys the form does not show stay.
+	setField(t, ctx, "f-workload", "tpch", "workload: tpch")
+	text = specText(t, ctx)
+	for _, gone := range []string{"script:", "vu:", "repeat:"} {
+		if strings.Contains(text, gone) {
+			t.Errorf("after the switch to tpch the YAML keeps %s:\n%s", gone, text)
+		}
+	}
+	if !strings.Contains(text, "unknown-key: kept") || !strings.Contains(text, "db: sqlite://in-step.db") {
+		t.Errorf("the switch to tpch lost keys it should keep:\n%s", text)
+	}
+	if n := until[int](t, ctx, "tpch's fields", 10*time.Second, `document.querySelector("#f-vu") ? 0 : document.querySelectorAll("[data-option]").length`); n < 5 {
+		t.Errorf("tpch shows %d options", n)
+	}
+
 	// Bad YAML: the fields wait and say so.
 	fillSpec(t, ctx, "workload: [tpcb\n")
 	until[string](t, ctx, "the fields to wait", 10*time.Second, `(function () { var s = document.querySelector("#fields-state").textContent; return /not YAML/.test(s) ? s : ""; })()`)

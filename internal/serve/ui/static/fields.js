@@ -118,9 +118,14 @@ export async function fields(box, text, onSpec) {
     // the options of the workload left are not the new one's: take them out
     const w = byName[wl.value];
     const set = { workload: wl.value };
+    const engine = new Set(m.workloads.flatMap((x) => x.engine.map((o) => o.name)));
     for (const k of Object.keys(values)) {
       const [g, n] = k.split(".");
-      if (n === undefined) { continue; }
+      if (n === undefined) {
+        // an engine setting the new workload does not read (TPC-H has no vu)
+        if (engine.has(k) && !w.engine.some((o) => o.name === k)) { set[k] = null; }
+        continue;
+      }
       const list = g === "options" ? w.run : g === "prepare" ? w.prepare : null;
       if (list && !list.some((o) => o.name === n)) { set[k] = null; }
     }
