@@ -1,13 +1,19 @@
 package serve_test
 
 import (
+	"context"
 	"net/http"
+	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/serve"
+	"github.com/cairn-bench/cairn/internal/testutil"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -201,6 +207,60 @@ func TestExamplesRun(t *testing.T) {
 				t.Errorf("example %s stored no result: %+v", ex.Name, j)
 			}
 			s.done("cleanup", out.Spec)
+		})
+	}
+}
+
+// Validate (and so Test connection) says what the workload's schema holds on disk: on
+// PostgreSQL what pg_total_relation_size says of its table, asked here; on SQLite no more than
+// the file; on MariaDB, InnoDB's estimate, worded "about".
+func TestValidateSaysTheSchemaSize(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres", "mysql"} {
+		t.Run(kind, func(t *testing.T) {
+			db, _ := serverDB(t, kind)
+			s := start(t, serve.Config{Version: "test"})
+			spec := oltpSpec(db, "")
+			s.done("cleanup", spec)
+			s.done("prepare", spec+"prepare: {tables: 1, table-size: 2000}\n")
+			t.Cleanup(func() { s.done("cleanup", spec) })
+			var v struct{ Target []string }
+			s.ok(200, "POST", "/api/v1/validate", map[string]string{"kind": "run", "spec": spec}, &v)
+			if len(v.Target) != 1 {
+				t.Fatalf("validate: %+v", v)
+			}
+			line := v.Target[0]
+			t.Logf("%s", line)
+			m := regexp.MustCompile(`\), (about )?([0-9.]+ [KMG]?i?B) on disk`).FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("validate says %q: no size on disk", line)
+			}
+			if (m[1] != "") != (kind == "mysql") {
+				t.Errorf("%s: %q, want \"about\" for MariaDB's estimate alone", kind, line)
+			}
+			switch kind {
+			case "postgres":
+				_, c := testutil.Open(t, testutil.PG(t))
+				var n int64
+				if err := c.QueryRow(context.Background(), "SELECT pg_total_relation_size('sbtest1')").Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				if want := humanize.IBytes(uint64(n)); m[2] != want {
+					t.Errorf("validate says %s on disk, pg_total_relation_size %s", m[2], want)
+				}
+			case "sqlite":
+				u, _ := url.Parse(db)
+				st, err := os.Stat(strings.TrimPrefix(db, "sqlite://"))
+				if err != nil {
+					st, err = os.Stat(u.Path)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, err := humanize.ParseBytes(m[2])
+				if err != nil || n == 0 || n > uint64(st.Size()) {
+					t.Errorf("validate says %s on disk, the file is %d bytes", m[2], st.Size())
+				}
+			}
 		})
 	}
 }

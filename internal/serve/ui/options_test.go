@@ -111,8 +111,8 @@ func TestUIFormsPreparesAndRunsPostgres(t *testing.T) {
 	}
 	until[bool](t, ctx, "the form again", 15*time.Second, `!!document.querySelector("#f-vu") && document.querySelector("#f-vu").value === "2"`)
 	said = testConnection(t, ctx)
-	if !strings.Contains(said, "PostgreSQL 15") || !strings.Contains(said, "a complete TPC-C schema") || !strings.Contains(said, "warehouses 1") {
-		t.Errorf("Test connection after the prepare says %q: want the complete TPC-C schema of 1 warehouse", said)
+	if !strings.Contains(said, "PostgreSQL 15") || !strings.Contains(said, "a complete TPC-C schema") || !strings.Contains(said, "warehouses 1") || !strings.Contains(said, "B on disk") {
+		t.Errorf("Test connection after the prepare says %q: want the complete TPC-C schema of 1 warehouse and its size on disk", said)
 	}
 	pickKind(t, ctx, "run")
 	click(t, ctx, "#start")
