@@ -133,7 +133,7 @@ export async function fields(box, text, onSpec) {
   });
 
   const head = el("div", { class: "fgrid" },
-    el("label", { class: "fld" }, el("span", { class: "k" }, "database"), dbKind),
+    el("label", { class: "fld" }, el("span", { class: "k" }, "database kind"), dbKind),
     file, host, port, user, name, pw,
     el("label", { class: "fld" }, el("span", { class: "k" }, "workload"), wl), el("span", { class: "fld" }, docLink));
   const optionBox = el("div", { id: "f-options" });
