@@ -5,6 +5,7 @@ import { jobList, jobView } from "./jobs.js";
 import { newJob } from "./form.js";
 import { resultList, resultView, compareView } from "./results.js";
 import { el } from "./dom.js";
+import { docsView } from "./docs.js";
 
 const main = document.getElementById("main");
 let current = null;
@@ -27,7 +28,9 @@ async function route() {
     if (section === "jobs" && parts[1]) {
       await jobView(main, parts[1], ctl.signal);
     } else if (section === "new") {
-      newJob(main, navigate);
+      await newJob(main, navigate);
+    } else if (section === "docs") {
+      await docsView(main, parts[1], query);
     } else if (section === "results" && parts[1]) {
       await resultView(main, parts[1], ctl.signal);
     } else if (section === "results") {
