@@ -43,7 +43,9 @@ const PAD = 8; // px: its padding
 
 let draft = null; // what the user typed, kept while the page stays open
 
-export function newJob(main, navigate) {
+export function newJob(main, navigate, preset) {
+  // Handed a spec ({kind, spec}: Edit and run again, again.js), the form opens with it.
+  if (preset) { draft = { text: preset.spec, kind: preset.kind }; }
   const kind = el("select", { id: "kind" }, ["run", "study", "prepare", "check", "cleanup"].map((k) => el("option", { value: k }, k)));
   const text = el("textarea", { id: "spec", spellcheck: "false", autocomplete: "off", "aria-label": "spec" });
   const band = el("div", { class: "band" });
