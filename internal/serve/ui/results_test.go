@@ -94,8 +94,11 @@ func (s *serve) ended(t *testing.T, id string, timeout time.Duration) apiJob {
 	}
 }
 
+// click clicks sel once it is on the page, failing in 15 s when it does not come.
 func click(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
+	q, _ := json.Marshal(sel)
+	until[bool](t, ctx, sel, 15*time.Second, `!!document.querySelector(`+string(q)+`)`)
 	if err := chromedp.Do(ctx, chromedp.Click(sel)); err != nil {
 		t.Fatalf("click %s: %v", sel, err)
 	}
@@ -293,6 +296,10 @@ func TestUIPages(t *testing.T) {
 	p := &page{t: t}
 	ctx := testutil.Browser(t, 5*time.Minute, 1400, 900, p.listen(s.base))
 	t.Cleanup(p.report)
+	// The window's size leaves the page the rest of it (757 px high); the page itself is 1400×900.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1400, 900)); err != nil {
+		t.Fatal(err)
+	}
 	take := func(name, what, ready string) {
 		t.Helper()
 		until[bool](t, ctx, what, time.Minute, ready)
@@ -342,4 +349,11 @@ func TestUIPages(t *testing.T) {
 
 	navigate(t, ctx, s.base+"/#/compare?ids="+runs.a+"+"+runs.b)
 	take("compare", "the comparison", `(function () { var e = document.querySelector("#compare-text"); return !!e && e.textContent.length > 1; })() && `+reportReady("#compare-report"))
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#compare-report").scrollIntoView()`)); err != nil {
+		t.Fatal(err)
+	}
+	take("compare-charts", "the comparison's charts", `(function () {
+	  var w = document.querySelector("#compare-report").contentWindow;
+	  return w.scrollY > 0 && w.document.querySelector(".chart").getBoundingClientRect().top < w.innerHeight / 2;
+	})()`)
 }

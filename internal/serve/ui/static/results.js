@@ -86,7 +86,7 @@ export async function resultList(main, query, signal) {
         : el("td", { class: "n", "data-steps": "", title: "VUs " + (e.vu || "") }, stepsText(e)),
       el("td", { class: "n" }, resultFigure(e)),
       el("td", { class: "n" }, e.main_p95_ms === undefined ? "" : num(e.main_p95_ms)),
-      el("td", { class: "n" }, num(e.window_seconds)),
+      el("td", { class: "n" }, e.kind === "run" ? num(e.window_seconds) : ""),
       el("td", { class: "warn" }, e.interrupted ? "interrupted" : ""));
     box.addEventListener("change", () => {
       if (box.checked) { picked.add(id); } else { picked.delete(id); }
@@ -155,6 +155,12 @@ export async function compareView(main, query, signal) {
     el("div", { class: "bar" }, el("h2", { class: "grow" }, "Compare " + args.join(" with ")), el("a", { href: "#/results" }, "all results")),
     out),
   el("section", { class: "item" }, el("h3", {}, "Charts"), problem, frame));
+  // The frame opens at the report's charts: the figures of each result stand above them.
+  frame.addEventListener("load", () => {
+    const w = frame.contentWindow;
+    const first = w && w.document.querySelector(".chart");
+    if (first) { w.scrollTo(0, first.getBoundingClientRect().top + w.scrollY - 48); }
+  }, { once: true });
   const charts = showReport(frame, problem, "/api/v1/report?ids=" + ids, signal);
   try {
     const { text } = await getJSON("/api/v1/compare?ids=" + ids);
