@@ -115,7 +115,8 @@ func navigate(t *testing.T, ctx context.Context, u string) {
 // TestUIRunAgain: a finished job and a stored result each run again — the same spec posted as a
 // new job, which runs to its end — or open the New job form with their spec to edit. The job
 // is a PostgreSQL run whose password is a ${VAR} of the service's environment: the result's spec
-// keeps the reference, and neither the API nor the page ever holds the password itself.
+// keeps the reference, and neither the API nor the page ever holds the password itself. A
+// finished cleanup is only edited, never run again in one click.
 func TestUIRunAgain(t *testing.T) {
 	testutil.Chromium(t)
 	pg := testutil.PG(t)
@@ -204,6 +205,17 @@ func TestUIRunAgain(t *testing.T) {
 	j3 := s.ended(t, id, 2*time.Minute)
 	if j3.Kind != "run" || j3.Spec != first {
 		t.Errorf("Run again from job %s made job %s of kind %q with spec\n%s\nwant\n%s", j1.ID, id, j3.Kind, j3.Spec, first)
+	}
+	// A cleanup is never run again in one click: only edited, where the form asks first.
+	jc := s.post(t, "cleanup", first)
+	navigate(t, ctx, s.base+"/#/jobs/"+jc.ID)
+	buttons := until[[]bool](t, ctx, "the finished cleanup's buttons", time.Minute, `(function () {
+	  var st = document.querySelector("#job-state .state");
+	  if (!st || ["done", "failed", "stopped", "interrupted"].indexOf(st.dataset.state) < 0 || !document.querySelector("#edit-again")) { return null; }
+	  return [!!document.querySelector("#run-again"), !!document.querySelector("#edit-again")];
+	})()`)
+	if buttons[0] {
+		t.Error("a finished cleanup offers Run again, which would drop the schema again without asking")
 	}
 	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
 	if err != nil {
