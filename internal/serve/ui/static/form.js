@@ -35,7 +35,9 @@ const PAD = 8; // px: its padding
 
 let draft = null; // what the user typed, kept while the page stays open
 
-export async function newJob(main, navigate) {
+export async function newJob(main, navigate, preset) {
+  // Handed a spec ({kind, spec}: Edit and run again, again.js), the form opens with it.
+  if (preset) { draft = { text: preset.spec, kind: preset.kind }; }
   const exs = await loadExamples();
   const first = exs.find((e) => e.name.startsWith("sqlite")) || exs[0];
   const exampleOf = (k) => (k === "study" ? studyExample : first.spec);

@@ -4,6 +4,7 @@
 import { getJSON, postJSON, getText, events } from "./api.js";
 import { el, num, when, stateBadge } from "./dom.js";
 import { palette } from "./meta.js";
+import { againButtons } from "./again.js";
 
 const finalStates = new Set(["done", "failed", "stopped", "interrupted"]);
 
@@ -67,6 +68,7 @@ export async function jobView(main, id, signal) {
   const badge = el("span", { id: "job-state" }, stateBadge(job.state));
   const stop = el("button", { class: "stop", id: "stop", type: "button" }, "Stop");
   const resultLink = el("span", { id: "job-result" });
+  const again = el("span", { class: "bar", id: "job-again" }); // Run again, once the job has ended
   const errorLine = el("p", { class: "warn", id: "job-error" });
   const tiles = {
     tps: tile("tps", "TPS", true), qps: tile("qps", "QPS"), p95: tile("p95", "p95 ms"), p99: tile("p99", "p99 ms"),
@@ -100,7 +102,7 @@ export async function jobView(main, id, signal) {
     el("section", { class: "item" },
       el("div", { class: "bar" },
         el("h2", { class: "grow" }, "Job " + job.id + ": " + job.kind + (job.workload ? " " + job.workload : "") + (job.target ? " on " + job.target : "")),
-        badge, resultLink, stop),
+        badge, resultLink, again, stop),
       el("p", { class: "notes" }, "created " + when(job.created_at) + " UTC" + (job.started_at ? " · started " + when(job.started_at) + " UTC" : "")),
       errorLine,
       el("details", {}, el("summary", {}, "Spec"), el("pre", {}, job.spec || ""))),
@@ -136,6 +138,7 @@ export async function jobView(main, id, signal) {
       resultLink.replaceChildren(el("a", { href: "#/results/" + encodeURIComponent(resultID), id: "open-result" }, "result " + resultID + ": report"));
     }
     errorLine.textContent = error || "";
+    if (finalStates.has(state) && !again.firstChild) { again.append(...againButtons("job/" + id, job.kind, errorLine)); }
   };
   showState(job.state, job.result_id, job.error);
   stop.addEventListener("click", async () => {
