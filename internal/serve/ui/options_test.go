@@ -35,13 +35,6 @@ func specText(t *testing.T, ctx context.Context) string {
 	return s
 }
 
-func click(t *testing.T, ctx context.Context, sel string) {
-	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Click(sel)); err != nil {
-		t.Fatalf("click %s: %v", sel, err)
-	}
-}
-
 // testConnection clicks Test connection and returns what it says.
 func testConnection(t *testing.T, ctx context.Context) string {
 	t.Helper()
