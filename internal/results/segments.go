@@ -62,6 +62,9 @@ type Segment struct {
 	Synch []WaitEvent `json:"top_synch_waits,omitempty"`
 	// Running is the running threads over the seconds; absent where the run has none.
 	Running *SegmentRunning `json:"running_threads,omitempty"`
+	// Disks are the block devices' I/O over the seconds (extra.observations.disk-io), the mean
+	// of the seconds' figures; absent where the run has none.
+	Disks []SegmentDisk `json:"disk_io,omitempty"`
 }
 
 // Label names the segment by its values: "innodb_spin_wait_delay=12".
@@ -171,6 +174,11 @@ func measure(d *Document, segs []Segment) {
 	}
 	accs := make([]acc, len(segs))
 	running := runningSeries(d)
+	disks, diskNames := diskSeries(d)
+	diskAccs := make([][]diskAcc, len(segs))
+	for i := range diskAccs {
+		diskAccs[i] = make([]diskAcc, len(diskNames))
+	}
 	runs := make([]struct {
 		r SegmentRunning
 		n int
@@ -200,6 +208,13 @@ func measure(d *Document, segs []Segment) {
 				if x.CPU != nil {
 					accs[i].cpu += x.CPU.Busy()
 					accs[i].cpuSecs++
+				}
+				if ds, ok := disks[x.T]; ok {
+					for j, dr := range ds {
+						if j < len(diskNames) {
+							diskAccs[i][j].add(dr)
+						}
+					}
 				}
 				if r, ok := running[x.T]; ok && r.Samples > 0 {
 					a := &runs[i]
@@ -233,6 +248,11 @@ func measure(d *Document, segs []Segment) {
 			r := a.r
 			r.Mean, r.HostMean = math.Round(100*r.Mean/float64(a.n))/100, math.Round(100*r.HostMean/float64(a.n))/100
 			s.Running = &r
+		}
+		for j, a := range diskAccs[i] {
+			if a.n > 0 {
+				s.Disks = append(s.Disks, a.segment(diskNames[j]))
+			}
 		}
 		if ws := WaitsOfSegment(d, s.Index); ws != nil {
 			s.Waits, s.Synch = cutSynch(ws.Events, segmentTop), cutSynch(ws.Synch, segmentSynch)

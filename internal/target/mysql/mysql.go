@@ -570,3 +570,29 @@ func (c *conn) SendText(sql []byte) error { return c.Conn.Wire.(*wire).sendText(
 func (c *conn) Receive(dst []byte) ([]byte, error) { return c.Conn.Wire.(*wire).receive(dst) }
 
 var _ target.Splitter = (*conn)(nil)
+
+// DataPaths implements target.Storage: the data directory, InnoDB's system tablespace, redo log
+// and undo directories, and the binary log's, where enabled. Relative directories ("./", the
+// defaults) are the data directory's.
+func (t *mysqlTarget) DataPaths(ctx context.Context, c target.Conn) ([]target.DataPath, error) {
+	var dir, data, redo, undo, binlog string
+	err := c.QueryRow(ctx, `SELECT @@datadir, COALESCE(@@innodb_data_home_dir, ''), COALESCE(@@innodb_log_group_home_dir, ''),
+  COALESCE(@@innodb_undo_directory, ''), IF(@@log_bin, COALESCE(@@log_bin_basename, ''), '')`).Scan(&dir, &data, &redo, &undo, &binlog)
+	if err != nil {
+		return nil, fmt.Errorf("datadir: %w", err)
+	}
+	out := []target.DataPath{{Role: "data", Path: dir}}
+	for _, p := range []target.DataPath{{Role: "innodb-data", Path: data}, {Role: "redo", Path: redo}, {Role: "undo", Path: undo}, {Role: "binlog", Path: binlog}} {
+		if p.Path == "" {
+			continue
+		}
+		if !strings.HasPrefix(p.Path, "/") {
+			p.Path = strings.TrimSuffix(dir, "/") + "/" + p.Path
+		}
+		if p.Role == "binlog" {
+			p.Path = p.Path[:strings.LastIndex(p.Path, "/")+1] // the basename's directory
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

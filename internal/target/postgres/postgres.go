@@ -548,3 +548,27 @@ func (t *pg) RunningSQL() (string, []any, bool) {
 	return `SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active'
   AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, []any{t.db}, true
 }
+
+// DataPaths implements target.Storage: the data directory, its pg_wal (a symlink where the WAL
+// lies elsewhere, resolved by the reader) and every tablespace's location. data_directory needs a
+// superuser or pg_read_all_settings; without them the error says so and the observer looks at the
+// server's process instead.
+func (t *pg) DataPaths(ctx context.Context, c target.Conn) ([]target.DataPath, error) {
+	var dir string
+	if err := c.QueryRow(ctx, `SELECT current_setting('data_directory')`).Scan(&dir); err != nil {
+		return nil, fmt.Errorf("data_directory: %w", err)
+	}
+	out := []target.DataPath{{Role: "data", Path: dir}, {Role: "wal", Path: dir + "/pg_wal"}}
+	rows, err := c.Query(ctx, `SELECT pg_tablespace_location(oid) FROM pg_tablespace WHERE spcname NOT IN ('pg_default', 'pg_global')`)
+	if err != nil {
+		return out, nil // the data directory is what matters most; tablespaces are rare
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var loc string
+		if rows.Scan(&loc) == nil && loc != "" {
+			out = append(out, target.DataPath{Role: "tablespace", Path: loc})
+		}
+	}
+	return out, nil
+}
