@@ -323,6 +323,10 @@ type SegmentRow struct {
 	P95ms Stat
 	// Waits are the first run's top waits in the segment.
 	Waits []WaitEvent
+	// Disk is the writes per second of Device, the first device of the runs' disk I/O (the
+	// one under the data directory), over the segment; Device is "" where no run read it.
+	Device string
+	Disk   Stat
 }
 
 // SegmentRows are a study's segments per case and VU count, in the cases' and steps' order:
@@ -332,13 +336,13 @@ func (s *Study) SegmentRows() []SegmentRow {
 	for ci, c := range s.Cases {
 		for _, st := range c.Profile.Steps {
 			var rows []SegmentRow
-			var tps, qps, p95 [][]float64
+			var tps, qps, p95, disk [][]float64
 			for _, d := range st.Runs {
 				for _, g := range s.RunSegments(d) {
 					k := g.Index - 1
 					for len(rows) <= k {
 						rows = append(rows, SegmentRow{Case: ci, VU: st.VU, Index: len(rows) + 1})
-						tps, qps, p95 = append(tps, nil), append(qps, nil), append(p95, nil)
+						tps, qps, p95, disk = append(tps, nil), append(qps, nil), append(p95, nil), append(disk, nil)
 					}
 					if rows[k].Label == "" {
 						rows[k].Label = g.Label()
@@ -354,10 +358,15 @@ func (s *Study) SegmentRows() []SegmentRow {
 					if rows[k].Waits == nil {
 						rows[k].Waits = g.Waits
 					}
+					if len(g.Disks) > 0 && (rows[k].Device == "" || rows[k].Device == g.Disks[0].Device) {
+						rows[k].Device = g.Disks[0].Device
+						disk[k] = append(disk[k], g.Disks[0].WritesPerS)
+					}
 				}
 			}
 			for k := range rows {
 				rows[k].TPS, rows[k].QPS, rows[k].P95ms = NewStat(tps[k]), NewStat(qps[k]), NewStat(p95[k])
+				rows[k].Disk = NewStat(disk[k])
 			}
 			out = append(out, rows...)
 		}

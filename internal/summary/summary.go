@@ -505,6 +505,9 @@ func Observations(w io.Writer, d *results.Document) {
 	if r := results.RunningOf(d); r != nil {
 		fmt.Fprintf(w, "running threads: %s\n", runningText(r))
 	}
+	if io := results.DiskIOOf(d); io != nil {
+		fmt.Fprintf(w, "disk I/O: %s\n", diskText(io))
+	}
 	if wt := d.Waits; wt != nil {
 		if top := wt.Top(5); top != "" {
 			fmt.Fprintf(w, "top waits: %s\n", top)
@@ -554,6 +557,37 @@ func runningText(r *results.Running) string {
 		host = fmt.Sprintf("host run queue max %.0f, p99 %.0f, mean %.1f", h.Max, h.P99, h.Mean)
 	}
 	return fmt.Sprintf("%s; %s (%d samples every %d ms)", server, host, r.Samples, r.IntervalMs)
+}
+
+// diskText is each device's I/O over the window, on one line: its requests and megabytes per
+// second, their mean latency and the mean queue depth.
+func diskText(io *results.DiskIO) string {
+	var parts []string
+	for _, d := range io.Devices {
+		name := d.Name
+		if len(d.Roles) > 0 {
+			name += " (" + strings.Join(d.Roles, ", ") + ")"
+		}
+		w := d.Window
+		if w == nil {
+			parts = append(parts, name+" not read at the window's edges")
+			continue
+		}
+		await := "no request completed"
+		if w.AwaitMs != nil {
+			await = fmt.Sprintf("await %.2f ms", *w.AwaitMs)
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f w/s %.2f MB/s, %.0f r/s %.2f MB/s, %s, queue %.2f, util %.0f%%",
+			name, w.WritesPerS, w.WriteMBs, w.ReadsPerS, w.ReadMBs, await, w.QueueDepth, w.UtilPct))
+	}
+	if len(parts) == 0 {
+		return "no device did I/O"
+	}
+	s := strings.Join(parts, "; ")
+	if io.Scope == "all" {
+		s += " (every device: the server's are not known)"
+	}
+	return s
 }
 
 // topologyText is what a bound CPU list covers, in brackets; "" for a document stored before.
