@@ -306,7 +306,12 @@ func (o *diskIO) Tick(sec *metrics.Second) {
 		}
 	}
 	o.series = append(o.series, p)
-	sec.Disks = p.Devices
+	sec.Disks = nil
+	for i, d := range p.Devices {
+		if o.scope == "server" || o.did[i] {
+			sec.Disks = append(sec.Disks, d)
+		}
+	}
 	o.prev, o.prevOK, o.prevAt = cur, ok, now
 }
 
