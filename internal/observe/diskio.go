@@ -367,7 +367,7 @@ func (o *diskIO) Section() any {
 			w := rates(n, a, b, dt)
 			w.Device = ""
 			d.Window = &w
-			d.Counts = &results.DiskCounts{Seconds: round(dt, 3),
+			d.Counts = &results.DiskCounts{Seconds: round(dt, 6),
 				ReadIOs: delta(a.ReadIOs, b.ReadIOs), WriteIOs: delta(a.WriteIOs, b.WriteIOs),
 				ReadBytes:  delta(a.ReadSectors, b.ReadSectors) * sectorBytes,
 				WriteBytes: delta(a.WriteSectors, b.WriteSectors) * sectorBytes,

@@ -1,0 +1,231 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cairn-bench/cairn/internal/testutil"
+)
+
+// diskReading is one reading of a device's line of /proc/diskstats by the test, with the wall
+// time around it.
+type diskReading struct {
+	before, after       int64 // Unix ns
+	reads, writes       uint64
+	readSect, writeSect uint64
+}
+
+// readDiskstats parses the device's line of /proc/diskstats itself (not through procfs, which
+// the observer uses): fields 4, 6, 8 and 10 are reads, sectors read, writes and sectors written.
+func readDiskstats(t *testing.T, dev string) (diskReading, bool) {
+	r := diskReading{before: time.Now().UnixNano()}
+	b, err := os.ReadFile("/proc/diskstats")
+	r.after = time.Now().UnixNano()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 14 || f[2] != dev {
+			continue
+		}
+		n := func(i int) uint64 { v, _ := strconv.ParseUint(f[i], 10, 64); return v }
+		r.reads, r.readSect, r.writes, r.writeSect = n(3), n(5), n(7), n(9)
+		return r, true
+	}
+	return r, false
+}
+
+// wholeDiskOf is the whole block device holding path, found apart from cairn's way: the device
+// number from stat, its name from /sys/dev/block/MAJ:MIN/uevent, then the disk in /sys/block that
+// is that device or has it as a partition (a subdirectory of that name).
+func wholeDiskOf(t *testing.T, path string) string {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	if unix.Major(st.Dev) == 0 {
+		t.Skipf("%s lies on a filesystem without a block device", path)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/sys/dev/block/%d:%d/uevent", unix.Major(st.Dev), unix.Minor(st.Dev)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "DEVNAME="); ok {
+			name = v
+		}
+	}
+	disks, err := os.ReadDir("/sys/block")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range disks {
+		if d.Name() == name {
+			return name
+		}
+		if _, err := os.Stat(filepath.Join("/sys/block", d.Name(), name)); err == nil {
+			return d.Name()
+		}
+	}
+	t.Fatalf("no whole disk in /sys/block holds %s (device %s)", path, name)
+	return ""
+}
+
+// A TPC-C run on a server of this host records the I/O of the whole disk under its data
+// directory, found from the server's own data directory, the directory's disk computed here
+// apart: the device and roles are right, no partition is listed as a device, and the window's
+// request and byte counts lie between /proc/diskstats read by the test just before and just
+// after each of the window's edges (every 20 ms through the run: the margin is what the disk did
+// in the 20 ms around an edge, as measured). The summary prints the line.
+func TestDiskIORun(t *testing.T) {
+	for _, srv := range testutil.Servers() {
+		t.Run(srv.Name, func(t *testing.T) {
+			url := srv.URL(t)
+			_, c := testutil.Open(t, url)
+			var dir, log string
+			ctx := context.Background()
+			if srv.Name == "postgres" {
+				if err := c.QueryRow(ctx, "SHOW data_directory").Scan(&dir); err != nil {
+					t.Fatal(err)
+				}
+				log = "wal"
+			} else {
+				if err := c.QueryRow(ctx, "SELECT @@datadir").Scan(&dir); err != nil {
+					t.Fatal(err)
+				}
+				log = "redo"
+			}
+			disk := wholeDiskOf(t, dir)
+			prepared(t, url)
+
+			var mu sync.Mutex
+			var readings []diskReading
+			stop, done := make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(done)
+				for {
+					r, ok := readDiskstats(t, disk)
+					if ok {
+						mu.Lock()
+						readings = append(readings, r)
+						mu.Unlock()
+					}
+					select {
+					case <-stop:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+				}
+			}()
+			js := filepath.Join(t.TempDir(), "r.json")
+			code, out, stderr := cairn(t, "tpcc", "run", "--db", url, "--vu", "2", "--duration", "3s", "--rampup", "1s", "--json", js, "--no-store")
+			close(stop)
+			<-done
+			if code != 0 {
+				t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+			}
+			doc := readDoc(t, js)
+			sec, _ := field(t, doc, "extra.observations.disk-io").(map[string]any)
+			if sec == nil {
+				t.Fatalf("no disk-io section: %v", doc["extra"])
+			}
+			if sec["scope"] != "server" {
+				t.Fatalf("scope %v, notes %v: want the server's devices", sec["scope"], sec["notes"])
+			}
+			roles := map[string]string{}
+			for _, p := range sec["paths"].([]any) {
+				p := p.(map[string]any)
+				d, _ := p["device"].(string)
+				roles[p["role"].(string)] = d
+			}
+			if roles["data"] != disk || roles[log] != disk {
+				t.Errorf("paths %v: want data and %s on %s", sec["paths"], log, disk)
+			}
+			devs := sec["devices"].([]any)
+			var dv map[string]any
+			for _, d := range devs {
+				d := d.(map[string]any)
+				name := d["name"].(string)
+				if _, err := os.Stat("/sys/block/" + name); err != nil {
+					t.Errorf("device %s is not a whole device of /sys/block: a partition counted beside its disk?", name)
+				}
+				if name == disk {
+					dv = d
+				}
+			}
+			if dv == nil || len(devs) != 1 {
+				t.Fatalf("devices %v: want %s alone (data and %s on one disk)", devs, disk, log)
+			}
+			wc, _ := dv["window_counts"].(map[string]any)
+			if wc == nil {
+				t.Fatalf("no window counts: %v", dv)
+			}
+			from, until := int64(wc["from_unix_ns"].(float64)), int64(wc["until_unix_ns"].(float64))
+			// The test's last reading wholly before an edge and first wholly after it.
+			bracket := func(at int64) (lo, hi diskReading) {
+				mu.Lock()
+				defer mu.Unlock()
+				found := false
+				for _, r := range readings {
+					if r.after <= at {
+						lo = r
+					}
+					if r.before >= at && !found {
+						hi, found = r, true
+					}
+				}
+				if lo.after == 0 || !found {
+					t.Fatalf("the test's readings do not bracket %d", at)
+				}
+				return lo, hi
+			}
+			s0, s1 := bracket(from)
+			e0, e1 := bracket(until)
+			check := func(what string, got float64, lo, hi uint64) {
+				if got < float64(lo) || got > float64(hi) {
+					t.Errorf("%s: cairn counted %.0f in the window, /proc/diskstats around its edges says %d to %d", what, got, lo, hi)
+				}
+			}
+			t.Logf("%s on %s: window writes %v (diskstats around the edges %d–%d), reads %v (%d–%d)", srv.Name, disk,
+				wc["write_ios"], e0.writes-s1.writes, e1.writes-s0.writes, wc["read_ios"], e0.reads-s1.reads, e1.reads-s0.reads)
+			check("writes", wc["write_ios"].(float64), e0.writes-s1.writes, e1.writes-s0.writes)
+			check("reads", wc["read_ios"].(float64), e0.reads-s1.reads, e1.reads-s0.reads)
+			check("bytes written", wc["write_bytes"].(float64), (e0.writeSect-s1.writeSect)*512, (e1.writeSect-s0.writeSect)*512)
+			if wc["write_ios"].(float64) == 0 {
+				t.Errorf("no write in a TPC-C window that commits: %v", wc)
+			}
+			// The window's rate is its count over its seconds.
+			w := dv["window"].(map[string]any)
+			if secs := wc["seconds"].(float64); secs <= 0 || abs(w["w_s"].(float64)-wc["write_ios"].(float64)/secs) > 0.01 {
+				t.Errorf("w_s %v, %v writes in %v s", w["w_s"], wc["write_ios"], secs)
+			}
+			series, _ := sec["series"].([]any)
+			ts, _ := doc["timeseries"].([]any)
+			if len(series) == 0 || len(series) != len(ts) {
+				t.Errorf("%d seconds of disk I/O, %d of the run", len(series), len(ts))
+			}
+			if !strings.Contains(out, "disk I/O: "+disk+" (data, ") {
+				t.Errorf("no disk I/O line for %s:\n%s", disk, out)
+			}
+		})
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
