@@ -54,12 +54,21 @@ func startDiskIO(ctx context.Context, env *Env) (Observer, error) {
 	if env.Off() {
 		return nil, nil
 	}
+	paths, notes := serverPaths(ctx, env)
+	if o := newDiskIO(paths, notes); o != nil {
+		return o, nil
+	}
+	return nil, nil
+}
+
+// newDiskIO watches the whole devices under paths, or every whole device where none is under
+// them, from now on; nil where none can be read.
+func newDiskIO(paths []results.DiskPath, notes []string) *diskIO {
 	fs, err := blockdevice.NewDefaultFS()
 	if err != nil {
-		return nil, nil
+		return nil
 	}
-	o := &diskIO{fs: fs}
-	o.paths, o.notes = serverPaths(ctx, env)
+	o := &diskIO{fs: fs, paths: paths, notes: notes}
 	index := map[string]int{}
 	for i, p := range o.paths {
 		if p.Device == "" {
@@ -85,7 +94,7 @@ func startDiskIO(ctx context.Context, env *Env) (Observer, error) {
 		}
 		all, err := fs.SysBlockDevices()
 		if err != nil {
-			return nil, nil
+			return nil
 		}
 		o.names, o.roles = all, make([][]string, len(all))
 	}
@@ -99,9 +108,9 @@ func startDiskIO(ctx context.Context, env *Env) (Observer, error) {
 	o.prev, o.prevOK = o.read()
 	o.prevAt = time.Now()
 	if !slices.Contains(o.prevOK, true) {
-		return nil, nil // no /proc/diskstats line for any of them: nothing to watch
+		return nil // no /proc/diskstats line for any of them: nothing to watch
 	}
-	return o, nil
+	return o
 }
 
 // serverPaths are the directories of the target's servers that run on this host, each with the
