@@ -241,6 +241,13 @@ func figureText(name string, s results.Stat) string {
 	if strings.Contains(name, "CPU") {
 		return fmt.Sprintf("%.1f", s.Mean)
 	}
+	if strings.HasSuffix(name, "MB/s") {
+		t := fmt.Sprintf("%.2f", s.Mean)
+		if s.N > 1 && s.Mean != 0 {
+			t += fmt.Sprintf(" ±%.1f%%", 100*s.SD/s.Mean)
+		}
+		return t
+	}
 	return statText(s)
 }
 
