@@ -229,3 +229,91 @@ func abs(v float64) float64 {
 	}
 	return v
 }
+
+// windowWrites is the w_s of the first disk-io device of a stored run's document.
+func windowWrites(t *testing.T, doc map[string]any) float64 {
+	t.Helper()
+	devs, _ := field(t, doc, "extra.observations.disk-io.devices").([]any)
+	if len(devs) == 0 {
+		t.Fatalf("no disk-io devices")
+	}
+	return devs[0].(map[string]any)["window"].(map[string]any)["w_s"].(float64)
+}
+
+// A PostgreSQL TPC-C run with synchronous_commit on fsyncs the WAL at each commit; with it off
+// the WAL writer flushes a few times a second: results compare shows the disk's writes per
+// second of each, as stored, and on writes more. The disk is shared with whatever else runs on
+// this host, so the test measures its background writes in the 2 s before each run and asks of
+// the difference that it exceed the larger; where the background is as large as the runs' own
+// writes nothing can be judged, and the test says so and skips.
+func TestDiskIOSyncCommitCompare(t *testing.T) {
+	url := testutil.PG(t)
+	tg, c := testutil.Open(t, url)
+	ctx := context.Background()
+	var dir string
+	if err := c.QueryRow(ctx, "SHOW data_directory").Scan(&dir); err != nil {
+		t.Fatal(err)
+	}
+	disk := wholeDiskOf(t, dir)
+	prepared(t, url)
+	store := filepath.Join(t.TempDir(), "r.db")
+	db := tg.Database()
+	t.Cleanup(func() { c.Exec(ctx, "ALTER DATABASE "+db+" RESET synchronous_commit") })
+	background := func() float64 {
+		// The server's own dirty pages (the load's, the last run's) are written first: what
+		// remains is the rest of the host's.
+		if _, err := c.Exec(ctx, "CHECKPOINT"); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := readDiskstats(t, disk)
+		time.Sleep(2 * time.Second)
+		b, _ := readDiskstats(t, disk)
+		return float64(b.writes-a.writes) / (float64(b.after-a.before) / 1e9)
+	}
+	var bg float64
+	for _, mode := range []string{"on", "off"} {
+		// A database's setting reaches the sessions opened after it: the run's.
+		if _, err := c.Exec(ctx, "ALTER DATABASE "+db+" SET synchronous_commit = "+mode); err != nil {
+			t.Fatal(err)
+		}
+		bg = max(bg, background())
+		if code, out, stderr := cairn(t, "tpcc", "run", "--db", url, "--vu", "2", "--duration", "3s", "--rampup", "1s", "--results", store); code != 0 {
+			t.Fatalf("run with synchronous_commit %s: exit %d\n%s\n%s", mode, code, out, stderr)
+		}
+	}
+	var docs []map[string]any
+	for _, id := range []string{"1", "2"} {
+		js := filepath.Join(t.TempDir(), id+".json")
+		if code, out, stderr := cairn(t, "results", "export", id, "--results", store, "-o", js); code != 0 {
+			t.Fatalf("export %s: exit %d\n%s\n%s", id, code, out, stderr)
+		}
+		docs = append(docs, readDoc(t, js))
+	}
+	for i, want := range []string{"on", "off"} {
+		if s, _ := field(t, docs[i], "target.settings.synchronous_commit").(string); s != want {
+			t.Errorf("run %d's synchronous_commit: %q, want %s", i+1, s, want)
+		}
+	}
+	on, off := windowWrites(t, docs[0]), windowWrites(t, docs[1])
+	code, out, stderr := cairn(t, "results", "compare", "1", "2", "--results", store)
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, out, stderr)
+	}
+	var row string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "disk" && f[1] == "w/s" {
+			row = l
+		}
+	}
+	f := strings.Fields(row)
+	if len(f) < 5 || f[2] != fmt.Sprintf("%.0f", on) || f[3] != fmt.Sprintf("%.0f", off) {
+		t.Fatalf("compare's disk w/s row %q: want %.0f and %.0f, as stored\n%s", row, on, off, out)
+	}
+	t.Logf("disk w/s with synchronous_commit on %.0f, off %.0f; background before the runs at most %.0f w/s", on, off, bg)
+	if bg >= on/2 {
+		t.Skipf("the disk's background writes (%.0f/s) are as large as the run's own: on %.0f w/s, off %.0f w/s cannot be judged", bg, on, off)
+	}
+	if on-off <= bg {
+		t.Errorf("synchronous_commit on wrote %.0f/s, off %.0f/s: want on above off by more than the background's %.0f/s", on, off, bg)
+	}
+}
