@@ -216,6 +216,27 @@ func TestDiskIORun(t *testing.T) {
 			if len(series) == 0 || len(series) != len(ts) {
 				t.Errorf("%d seconds of disk I/O, %d of the run", len(series), len(ts))
 			}
+			// The server's own count of its log's I/O over the window stands beside the disk's.
+			sv, _ := sec["server"].(map[string]any)
+			if sv == nil {
+				t.Fatalf("no server view: %v", sec["notes"])
+			}
+			counters := map[string]map[string]any{}
+			for _, c := range sv["counters"].([]any) {
+				c := c.(map[string]any)
+				counters[c["name"].(string)] = c
+			}
+			logName := map[string]string{"postgres": "pg_stat_wal.wal_bytes", "mysql": "Innodb_os_log_written"}[srv.Name]
+			lc := counters[logName]
+			if lc == nil || lc["delta"].(float64) <= 0 || lc["unit"] != "bytes" {
+				t.Errorf("%s over the window: %v (a TPC-C window that commits writes its log)", logName, lc)
+			} else if secs := sv["seconds"].(float64); secs <= 0 || abs(lc["per_second"].(float64)-lc["delta"].(float64)/secs) > 0.01+lc["delta"].(float64)/secs*1e-6 {
+				// seconds is kept to the microsecond: the rate from it is off by a millionth at most
+				t.Errorf("%s: %v per second, %v over %v s", logName, lc["per_second"], lc["delta"], secs)
+			}
+			if !strings.Contains(out, "server's own I/O: ") || !strings.Contains(out, logName+" ") {
+				t.Errorf("no line of the server's own I/O naming %s:\n%s", logName, out)
+			}
 			if !strings.Contains(out, "disk I/O: "+disk+" (data, ") {
 				t.Errorf("no disk I/O line for %s:\n%s", disk, out)
 			}

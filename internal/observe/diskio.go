@@ -44,6 +44,13 @@ type diskIO struct {
 	series []results.DiskSecond
 	// did marks the devices that did I/O in the run: with scope "all" the others are left out.
 	did []bool
+	// The server's own I/O counters at the window's edges, read on srvConn.
+	srvIO     target.ServerIO
+	srvConn   target.Conn
+	srvSource string
+	srvAt     [2]time.Time
+	srvVals   [2][]target.IOCounter
+	srvErr    string
 }
 
 func init() {
@@ -55,10 +62,22 @@ func startDiskIO(ctx context.Context, env *Env) (Observer, error) {
 		return nil, nil
 	}
 	paths, notes := serverPaths(ctx, env)
-	if o := newDiskIO(paths, notes); o != nil {
-		return o, nil
+	o := newDiskIO(paths, notes)
+	if o == nil {
+		return nil, nil
 	}
-	return nil, nil
+	// The server's own view, of one server: a shard set's would be several, left to its members'
+	// runs.
+	if sio, ok := env.Target.(target.ServerIO); ok {
+		if _, composite := env.Target.(target.Composite); !composite {
+			c, err := env.conn(ctx, env.Target)
+			if err != nil {
+				return nil, fmt.Errorf("disk I/O: %w", err)
+			}
+			o.srvIO, o.srvConn = sio, c
+		}
+	}
+	return o, nil
 }
 
 // newDiskIO watches the whole devices under paths, or every whole device where none is under
@@ -324,7 +343,7 @@ func (o *diskIO) Tick(sec *metrics.Second) {
 	o.prev, o.prevOK, o.prevAt = cur, ok, now
 }
 
-// Window reads every device at the window's edge.
+// Window reads every device at the window's edge, and the server's own counters.
 func (o *diskIO) Window(start bool) {
 	i := 0
 	if !start {
@@ -332,6 +351,46 @@ func (o *diskIO) Window(start bool) {
 	}
 	o.win[i], o.winOK[i] = o.read()
 	o.winAt[i] = time.Now()
+	if o.srvIO != nil && o.srvErr == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		vals, source, err := o.srvIO.ReadServerIO(ctx, o.srvConn)
+		if err != nil {
+			o.srvErr = "the server's own I/O counters could not be read: " + err.Error()
+			return
+		}
+		o.srvVals[i], o.srvAt[i], o.srvSource = vals, time.Now(), source
+	}
+}
+
+// Close closes the connection of the server's counters.
+func (o *diskIO) Close(context.Context) error {
+	if o.srvConn != nil {
+		o.srvConn.Close()
+		o.srvConn = nil
+	}
+	return nil
+}
+
+// serverView is the server's counters over the window: those read at both edges.
+func (o *diskIO) serverView() *results.ServerIO {
+	if len(o.srvVals[0]) == 0 || len(o.srvVals[1]) == 0 {
+		return nil
+	}
+	dt := o.srvAt[1].Sub(o.srvAt[0]).Seconds()
+	if dt <= 0 {
+		return nil
+	}
+	v := &results.ServerIO{Source: o.srvSource, Seconds: round(dt, 6)}
+	for _, a := range o.srvVals[0] {
+		for _, b := range o.srvVals[1] {
+			if a.Name == b.Name {
+				d := max(0, b.Value-a.Value)
+				v.Counters = append(v.Counters, results.ServerIOCounter{Name: a.Name, Unit: a.Unit, Delta: d, PerSecond: round(d/dt, 2)})
+			}
+		}
+	}
+	return v
 }
 
 // Interval shows the busiest watched device's writes and reads per second over the last second.
@@ -355,7 +414,10 @@ func (o *diskIO) Interval() string {
 
 // Section is the devices' figures over the window and each second of the run.
 func (o *diskIO) Section() any {
-	s := &results.DiskIO{Scope: o.scope, Paths: o.paths, Notes: o.notes}
+	s := &results.DiskIO{Scope: o.scope, Paths: o.paths, Notes: o.notes, Server: o.serverView()}
+	if o.srvErr != "" {
+		s.Notes = append(s.Notes, o.srvErr)
+	}
 	keep := make([]bool, len(o.names))
 	for i := range o.names {
 		keep[i] = o.scope == "server" || o.did[i]

@@ -23,7 +23,26 @@ type DiskIO struct {
 	// Series is every second of the run, at the engine's seconds; each point's Devices are in
 	// the order of Devices.
 	Series []DiskSecond `json:"series"`
-	Notes  []string     `json:"notes,omitempty"`
+	// Server is the server's own count of its I/O over the window, beside the devices'; absent
+	// where the server has none (SQLite, PostgreSQL before 14) or it could not be read.
+	Server *ServerIO `json:"server,omitempty"`
+	Notes  []string  `json:"notes,omitempty"`
+}
+
+// ServerIO is the server's own I/O counters over the window, read at its edges.
+type ServerIO struct {
+	Source   string            `json:"source"`
+	Seconds  float64           `json:"seconds"`
+	Counters []ServerIOCounter `json:"counters"`
+}
+
+// ServerIOCounter is one of the server's counters: its difference over the window and that over
+// the window's seconds; Unit "bytes" or "" (a count).
+type ServerIOCounter struct {
+	Name      string  `json:"name"`
+	Unit      string  `json:"unit,omitempty"`
+	Delta     float64 `json:"delta"`
+	PerSecond float64 `json:"per_second"`
 }
 
 // DiskPath is one of the server's directories and the whole device under it ("" where its

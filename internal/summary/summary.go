@@ -507,6 +507,9 @@ func Observations(w io.Writer, d *results.Document) {
 	}
 	if io := results.DiskIOOf(d); io != nil {
 		fmt.Fprintf(w, "disk I/O: %s\n", diskText(io))
+		if v := io.Server; v != nil {
+			fmt.Fprintf(w, "server's own I/O: %s\n", serverIOText(v))
+		}
 	}
 	if wt := d.Waits; wt != nil {
 		if top := wt.Top(5); top != "" {
@@ -588,6 +591,20 @@ func diskText(io *results.DiskIO) string {
 		s += " (every device: the server's are not known)"
 	}
 	return s
+}
+
+// serverIOText is the server's own I/O counters over the window, each per second: counts as
+// they are, bytes in MB (10^6 bytes).
+func serverIOText(v *results.ServerIO) string {
+	var parts []string
+	for _, c := range v.Counters {
+		if c.Unit == "bytes" {
+			parts = append(parts, fmt.Sprintf("%s %.2f MB/s", c.Name, c.PerSecond/1e6))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %.0f/s", c.Name, c.PerSecond))
+		}
+	}
+	return strings.Join(parts, ", ") + " (" + v.Source + ")"
 }
 
 // topologyText is what a bound CPU list covers, in brackets; "" for a document stored before.

@@ -17,3 +17,20 @@ type DataPath struct {
 	Role string `json:"role"`
 	Path string `json:"path"`
 }
+
+// ServerIO is a target whose server counts its own I/O (PostgreSQL's pg_stat_wal and, from 16,
+// pg_stat_io; InnoDB's status counters): the disk I/O observer reads it at the window's edges,
+// beside the devices' view (docs/result-format.md#disk-io).
+type ServerIO interface {
+	// ReadServerIO returns the server's cumulative I/O counters now, read on c, a connection of
+	// OwnConn's, and says where they come from; none where the server has no such view.
+	ReadServerIO(ctx context.Context, c Conn) (counters []IOCounter, source string, err error)
+}
+
+// IOCounter is one of a server's cumulative I/O counters, by the server's own name:
+// "Innodb_data_writes", "pg_stat_wal.wal_sync"; Unit is "bytes" or "" (a count).
+type IOCounter struct {
+	Name  string
+	Value float64
+	Unit  string
+}

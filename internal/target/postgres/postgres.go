@@ -572,3 +572,54 @@ func (t *pg) DataPaths(ctx context.Context, c target.Conn) ([]target.DataPath, e
 	}
 	return out, nil
 }
+
+// ReadServerIO implements target.ServerIO: pg_stat_wal (from 14; its write and sync counts moved
+// to pg_stat_io in 18) and pg_stat_io (from 16), summed over its backend types, objects and
+// contexts (op_bytes per operation until 17, byte columns from 18).
+func (t *pg) ReadServerIO(ctx context.Context, c target.Conn) ([]target.IOCounter, string, error) {
+	var ver int
+	if err := c.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&ver); err != nil {
+		return nil, "", err
+	}
+	var q, source string
+	switch {
+	case ver >= 180000:
+		q = `SELECT 'pg_stat_wal.wal_records', wal_records::float8, '' FROM pg_stat_wal
+  UNION ALL SELECT 'pg_stat_wal.wal_bytes', wal_bytes::float8, 'bytes' FROM pg_stat_wal
+  UNION ALL SELECT 'pg_stat_io.' || c, v, u FROM (SELECT coalesce(sum(reads), 0)::float8 AS r, coalesce(sum(read_bytes), 0)::float8 AS rb,
+    coalesce(sum(writes), 0)::float8 AS w, coalesce(sum(write_bytes), 0)::float8 AS wb, coalesce(sum(extends), 0)::float8 AS e,
+    coalesce(sum(extend_bytes), 0)::float8 AS eb, coalesce(sum(fsyncs), 0)::float8 AS f FROM pg_stat_io) s,
+  LATERAL (VALUES ('reads', r, ''), ('read_bytes', rb, 'bytes'), ('writes', w, ''), ('write_bytes', wb, 'bytes'),
+    ('extends', e, ''), ('extend_bytes', eb, 'bytes'), ('fsyncs', f, '')) x(c, v, u)`
+		source = "pg_stat_wal and pg_stat_io"
+	case ver >= 160000:
+		q = `SELECT 'pg_stat_wal.' || c, v, u FROM pg_stat_wal, LATERAL (VALUES ('wal_records', wal_records::float8, ''),
+    ('wal_bytes', wal_bytes::float8, 'bytes'), ('wal_write', wal_write::float8, ''), ('wal_sync', wal_sync::float8, '')) x(c, v, u)
+  UNION ALL SELECT 'pg_stat_io.' || c, v, u FROM (SELECT coalesce(sum(reads), 0)::float8 AS r, coalesce(sum(reads * op_bytes), 0)::float8 AS rb,
+    coalesce(sum(writes), 0)::float8 AS w, coalesce(sum(writes * op_bytes), 0)::float8 AS wb, coalesce(sum(extends), 0)::float8 AS e,
+    coalesce(sum(extends * op_bytes), 0)::float8 AS eb, coalesce(sum(fsyncs), 0)::float8 AS f FROM pg_stat_io) s,
+  LATERAL (VALUES ('reads', r, ''), ('read_bytes', rb, 'bytes'), ('writes', w, ''), ('write_bytes', wb, 'bytes'),
+    ('extends', e, ''), ('extend_bytes', eb, 'bytes'), ('fsyncs', f, '')) x(c, v, u)`
+		source = "pg_stat_wal and pg_stat_io"
+	case ver >= 140000:
+		q = `SELECT 'pg_stat_wal.' || c, v, u FROM pg_stat_wal, LATERAL (VALUES ('wal_records', wal_records::float8, ''),
+    ('wal_bytes', wal_bytes::float8, 'bytes'), ('wal_write', wal_write::float8, ''), ('wal_sync', wal_sync::float8, '')) x(c, v, u)`
+		source = "pg_stat_wal (pg_stat_io from PostgreSQL 16)"
+	default:
+		return nil, "", nil
+	}
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []target.IOCounter
+	for rows.Next() {
+		var k target.IOCounter
+		if err := rows.Scan(&k.Name, &k.Value, &k.Unit); err != nil {
+			return nil, "", err
+		}
+		out = append(out, k)
+	}
+	return out, source, rows.Err()
+}
