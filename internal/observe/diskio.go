@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -214,7 +215,7 @@ func locate(d target.DataPath, root string) results.DiskPath {
 		return p
 	}
 	maj, min := unix.Major(st.Dev), unix.Minor(st.Dev)
-	p.FSType, p.Mount = mountOf(fmt.Sprintf("%d:%d", maj, min), strings.TrimPrefix(path, root))
+	p.FSType, p.Mount, p.Options = mountOf(fmt.Sprintf("%d:%d", maj, min), strings.TrimPrefix(path, root))
 	disk, part, err := WholeDevice(maj, min)
 	if err != nil {
 		p.Note = err.Error()
@@ -242,24 +243,47 @@ func WholeDevice(maj, min uint32) (disk, partition string, err error) {
 	return filepath.Base(dir), "", nil
 }
 
-// mountOf is the filesystem type and mount point of device dev holding path: of the mounts of
-// that device, the one whose mount point is the longest prefix of path.
-func mountOf(dev, path string) (fstype, mount string) {
+// mountOf is the filesystem type, mount point and options of device dev holding path: of the
+// mounts of that device, the one whose mount point is the longest prefix of path. The options are
+// the mount's and its filesystem's (mountinfo's super options), sorted.
+func mountOf(dev, path string) (fstype, mount, options string) {
 	ms, err := procfs.GetMounts()
 	if err != nil {
-		return "", ""
+		return "", "", ""
 	}
+	var best *procfs.MountInfo
 	for _, m := range ms {
 		if m.MajorMinorVer != dev {
 			continue
 		}
-		if under(path, m.MountPoint) && len(m.MountPoint) >= len(mount) {
-			fstype, mount = m.FSType, m.MountPoint
-		} else if mount == "" && fstype == "" {
-			fstype = m.FSType
+		if under(path, m.MountPoint) && (best == nil || !under(path, best.MountPoint) || len(m.MountPoint) >= len(best.MountPoint)) {
+			best = m
+		} else if best == nil {
+			best = m
 		}
 	}
-	return fstype, mount
+	if best == nil {
+		return "", "", ""
+	}
+	seen := map[string]bool{}
+	var opts []string
+	for _, o := range []map[string]string{best.Options, best.SuperOptions} {
+		for k, v := range o {
+			if v != "" {
+				k += "=" + v
+			}
+			if !seen[k] {
+				seen[k] = true
+				opts = append(opts, k)
+			}
+		}
+	}
+	sort.Strings(opts)
+	mount = best.MountPoint
+	if !under(path, mount) {
+		mount = ""
+	}
+	return best.FSType, mount, strings.Join(opts, ",")
 }
 
 func under(path, dir string) bool {

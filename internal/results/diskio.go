@@ -56,6 +56,7 @@ type DiskPath struct {
 	Partition string `json:"partition,omitempty"`
 	FSType    string `json:"fstype,omitempty"`
 	Mount     string `json:"mount,omitempty"`
+	Options   string `json:"mount_options,omitempty"`
 	Note      string `json:"note,omitempty"`
 }
 
