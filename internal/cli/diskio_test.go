@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -336,5 +338,108 @@ func TestDiskIOSyncCommitCompare(t *testing.T) {
 	}
 	if on-off <= bg {
 		t.Errorf("synchronous_commit on wrote %.0f/s, off %.0f/s: want on above off by more than the background's %.0f/s", on, off, bg)
+	}
+}
+
+// startTmpfsPG starts a PostgreSQL of the test's own whose data directory lies on a tmpfs the
+// test mounts, on a free loopback port, and returns its URL; it is stopped and the tmpfs
+// unmounted after the test. It needs root (mount, and initdb run as the postgres user).
+func startTmpfsPG(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a tmpfs and starting a server as the postgres user needs root")
+	}
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
+	if len(bins) == 0 {
+		t.Skip("no PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb)")
+	}
+	bin := filepath.Dir(bins[len(bins)-1])
+	base := t.TempDir()
+	// The postgres user must reach the data directory: the test's directories are root's.
+	for d := base; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mnt := filepath.Join(base, "tmpfs")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=512m", "cairn-test", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+	if out, err := exec.Command("chown", "postgres", mnt).CombinedOutput(); err != nil {
+		t.Fatalf("chown: %v %s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	data := filepath.Join(mnt, "pg")
+	su := func(cmd string) {
+		t.Helper()
+		if out, err := exec.Command("su", "postgres", "-c", cmd).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cmd, err, out)
+		}
+	}
+	su(fmt.Sprintf("%s/initdb -D %s -U postgres --auth=trust >/dev/null", bin, data))
+	su(fmt.Sprintf("%s/pg_ctl -D %s -l %s/log -w -o '-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories=%s' start >/dev/null", bin, data, mnt, port, mnt))
+	t.Cleanup(func() {
+		exec.Command("su", "postgres", "-c", fmt.Sprintf("%s/pg_ctl -D %s -m immediate -w stop", bin, data)).Run()
+	})
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres", port)
+}
+
+// Runs against two PostgreSQL servers, one with its data directory on a block device's
+// filesystem and one on a tmpfs the test mounts: the tmpfs run's data directory has no device
+// (its disk I/O reads every device, and says why), and results compare lists the data
+// directory's filesystem among the conditions that differ, each as stored.
+func TestDiskIOTmpfsCompare(t *testing.T) {
+	url := testutil.PG(t)
+	tmpURL := startTmpfsPG(t)
+	store := filepath.Join(t.TempDir(), "r.db")
+	prepared(t, url)
+	prepared(t, tmpURL)
+	for _, u := range []string{url, tmpURL} {
+		if code, out, stderr := cairn(t, "tpcc", "run", "--db", u, "--vu", "1", "--duration", "2s", "--rampup", "0s", "--results", store); code != 0 {
+			t.Fatalf("run on %s: exit %d\n%s\n%s", u, code, out, stderr)
+		}
+	}
+	var fs [2]string
+	for i, id := range []string{"1", "2"} {
+		js := filepath.Join(t.TempDir(), id+".json")
+		if code, out, stderr := cairn(t, "results", "export", id, "--results", store, "-o", js); code != 0 {
+			t.Fatalf("export %s: exit %d\n%s\n%s", id, code, out, stderr)
+		}
+		sec, _ := field(t, readDoc(t, js), "extra.observations.disk-io").(map[string]any)
+		if sec == nil {
+			t.Fatalf("run %s: no disk-io", id)
+		}
+		for _, p := range sec["paths"].([]any) {
+			p := p.(map[string]any)
+			if p["role"] == "data" {
+				fs[i], _ = p["fstype"].(string)
+				if dev, _ := p["device"].(string); (dev == "") != (i == 1) {
+					t.Errorf("run %s's data directory: device %q (the tmpfs run's has none, the other's one)", id, dev)
+				}
+			}
+		}
+		if i == 1 && (sec["scope"] != "all" || len(sec["notes"].([]any)) == 0) {
+			t.Errorf("the tmpfs run's disk I/O: scope %v, notes %v: want every device, and why", sec["scope"], sec["notes"])
+		}
+	}
+	if fs[0] == "" || fs[0] == "tmpfs" || fs[1] != "tmpfs" {
+		t.Fatalf("data directories' filesystems %q: want a block device's and tmpfs", fs)
+	}
+	code, out, stderr := cairn(t, "results", "compare", "1", "2", "--results", store)
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, out, stderr)
+	}
+	_, after, ok := strings.Cut(out, "conditions that differ")
+	if !ok || !strings.Contains(after, "data filesystem:\n    A: "+fs[0]+" on ") || !strings.Contains(after, "\n    B: tmpfs (no block device)") {
+		t.Errorf("compare does not list the data directories' filesystems %v:\n%s", fs, out)
 	}
 }
