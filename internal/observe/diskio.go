@@ -417,25 +417,6 @@ func (o *diskIO) serverView() *results.ServerIO {
 	return v
 }
 
-// Interval shows the busiest watched device's writes and reads per second over the last second.
-func (o *diskIO) Interval() string {
-	if len(o.series) == 0 {
-		return ""
-	}
-	last := o.series[len(o.series)-1].Devices
-	best := -1
-	for i, d := range last {
-		if (o.scope == "server" || o.did[i]) && (best < 0 || d.ReadsPerS+d.WritesPerS > last[best].ReadsPerS+last[best].WritesPerS) {
-			best = i
-		}
-	}
-	if best < 0 {
-		return ""
-	}
-	d := last[best]
-	return fmt.Sprintf("%s %.0f w/s %.0f r/s", d.Device, d.WritesPerS, d.ReadsPerS)
-}
-
 // Section is the devices' figures over the window and each second of the run.
 func (o *diskIO) Section() any {
 	s := &results.DiskIO{Scope: o.scope, Paths: o.paths, Notes: o.notes, Server: o.serverView()}
