@@ -570,9 +570,9 @@ func Observations(w io.Writer, d *results.Document) {
 		fmt.Fprintf(w, "running threads: %s\n", runningText(r))
 	}
 	if io := results.DiskIOOf(d); io != nil {
-		fmt.Fprintf(w, "disk I/O: %s\n", diskText(io))
+		fmt.Fprintf(w, "disk I/O: %s\n", DiskText(io))
 		if v := io.Server; v != nil {
-			fmt.Fprintf(w, "server's own I/O: %s\n", serverIOText(v))
+			fmt.Fprintf(w, "server's own I/O: %s\n", ServerIOText(v))
 		}
 	}
 	if wt := d.Waits; wt != nil {
@@ -626,9 +626,9 @@ func runningText(r *results.Running) string {
 	return fmt.Sprintf("%s; %s (%d samples every %d ms)", server, host, r.Samples, r.IntervalMs)
 }
 
-// diskText is each device's I/O over the window, on one line: its requests and megabytes per
+// DiskText is each device's I/O over the window, on one line: its requests and megabytes per
 // second, their mean latency and the mean queue depth.
-func diskText(io *results.DiskIO) string {
+func DiskText(io *results.DiskIO) string {
 	var parts []string
 	for _, d := range io.Devices {
 		name := d.Name
@@ -657,9 +657,9 @@ func diskText(io *results.DiskIO) string {
 	return s
 }
 
-// serverIOText is the server's own I/O counters over the window, each per second: counts as
+// ServerIOText is the server's own I/O counters over the window, each per second: counts as
 // they are, bytes in MB (10^6 bytes).
-func serverIOText(v *results.ServerIO) string {
+func ServerIOText(v *results.ServerIO) string {
 	var parts []string
 	for _, c := range v.Counters {
 		if c.Unit == "bytes" {
