@@ -163,3 +163,18 @@ func TestDiskIOPartitionFolded(t *testing.T) {
 		t.Errorf("a server on tmpfs: %+v", o)
 	}
 }
+
+// BenchmarkDiskIOTick is what the disk I/O observer costs each second on the run's clock: one
+// read of /proc/diskstats for every watched device, and the figures of each.
+func BenchmarkDiskIOTick(b *testing.B) {
+	o := newDiskIO(nil, nil) // every whole device: the most it reads
+	if o == nil {
+		b.Skip("no /proc/diskstats")
+	}
+	var sec metrics.Second
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		sec.T = float64(i)
+		o.Tick(&sec)
+	}
+}
