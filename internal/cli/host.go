@@ -17,7 +17,9 @@ func newHost(stdout io.Writer) *cobra.Command {
 		Short: "Show this host's facts that distort results (governor, turbo, SMT, NUMA, THP, PAUSE, …) and findings",
 		Long: `Show what cairn records of this host with every run: CPU, sockets, cores, SMT, NUMA nodes, the
 frequency driver, governor, energy-performance preference and turbo, the idle driver, transparent
-huge pages, the clocksource, virtualization and the measured latency of PAUSE, then findings
+huge pages, the clocksource, virtualization and the measured latency of PAUSE; the storage
+devices, network interfaces, memory modules' speed and the platform (DMI's, a cloud's instance
+type where DMI holds it: no metadata service is asked), then findings
 (warnings and advice, each with a stable code). What cannot be read is "unknown", with the
 reason. docs/host.md defines every fact and finding.`,
 		Args: noArgs,

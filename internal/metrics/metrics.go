@@ -424,6 +424,28 @@ type Second struct {
 	// NoServiceS how much of it the database gave no service, in seconds (docs/result-format.md#outage).
 	ConnectFailures int64   `json:"connect_failures,omitempty"`
 	NoServiceS      float64 `json:"no_service_s,omitempty"`
+	// Disks are the block devices' I/O over this second, as the disk I/O observer read them
+	// (docs/result-format.md#disk-io); live figures only: the document keeps them in its
+	// disk-io section.
+	Disks []DiskRates `json:"-"`
+}
+
+// DiskRates is one whole block device's I/O over an interval, as iostat -x computes it from two
+// readings of /proc/diskstats: docs/result-format.md#disk-io defines each field.
+type DiskRates struct {
+	Device     string  `json:"device,omitempty"`
+	ReadsPerS  float64 `json:"r_s"`
+	WritesPerS float64 `json:"w_s"`
+	ReadMBs    float64 `json:"read_mb_s"`
+	WriteMBs   float64 `json:"write_mb_s"`
+	// AwaitMs, ReadAwaitMs and WriteAwaitMs are the mean time of the requests completed in the
+	// interval, queueing included; absent when none completed.
+	AwaitMs      *float64 `json:"await_ms,omitempty"`
+	ReadAwaitMs  *float64 `json:"r_await_ms,omitempty"`
+	WriteAwaitMs *float64 `json:"w_await_ms,omitempty"`
+	QueueDepth   float64  `json:"aqu_sz"`
+	UtilPct      float64  `json:"util_pct"`
+	FlushesPerS  float64  `json:"f_s,omitempty"`
 }
 
 // CPUShare is how a CPU (or the host, over all of them) spent an interval, in percent of it:

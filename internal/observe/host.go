@@ -163,6 +163,7 @@ func ReadHost(pause bool) *results.Host {
 	} else {
 		h.Clocksource = unknown("clocksource", "no clocksource in /sys")
 	}
+	readSystem(h, unknown)
 	if pause {
 		h.Pause = MeasurePause()
 	}

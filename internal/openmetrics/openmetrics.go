@@ -64,6 +64,8 @@ type JobMetrics struct {
 	connectFails int64
 	noService    float64
 	marks        []string
+	// disks are the block devices' I/O over the last second (docs/result-format.md#disk-io).
+	disks []metrics.DiskRates
 }
 
 // typeMetrics is one transaction type's counters: all is every transaction since the job started
@@ -118,6 +120,7 @@ func (j *JobMetrics) Tick(t event.Tick) {
 		j.hostCPU = t.Second.CPU.Busy()
 	}
 	j.serverCPU, j.serverOK = t.Second.ServerCPU, t.Second.ServerCPUOK
+	j.disks = append(j.disks[:0], t.Second.Disks...)
 	j.connectFails += t.Second.ConnectFailures
 	j.noService += t.Second.NoServiceS
 }
@@ -219,6 +222,14 @@ var (
 	descWinRetry  = prometheus.NewDesc("cairn_window_retries_total", "Extra attempts the measured windows count.", typeLabels, nil)
 	descLatency   = prometheus.NewDesc("cairn_transaction_duration_seconds", "Latency of the completed transactions since the job started (from the intended start under a rate).", typeLabels, nil)
 
+	diskLabels    = append(append([]string(nil), jobLabels...), "device")
+	descDiskReads = prometheus.NewDesc("cairn_disk_reads_per_second", "Read requests a whole block device under the server's files completed over the last second (/proc/diskstats; partitions counted in their disk).", diskLabels, nil)
+	descDiskWrite = prometheus.NewDesc("cairn_disk_writes_per_second", "Write requests the device completed over the last second.", diskLabels, nil)
+	descDiskRB    = prometheus.NewDesc("cairn_disk_read_bytes_per_second", "Bytes the device read over the last second.", diskLabels, nil)
+	descDiskWB    = prometheus.NewDesc("cairn_disk_written_bytes_per_second", "Bytes the device wrote over the last second.", diskLabels, nil)
+	descDiskAwait = prometheus.NewDesc("cairn_disk_await_seconds", "Mean time of the device's read and write requests completed over the last second, queueing included (absent when none completed).", diskLabels, nil)
+	descDiskQueue = prometheus.NewDesc("cairn_disk_queue_depth", "The device's mean number of requests in flight over the last second (iostat's aqu-sz).", diskLabels, nil)
+
 	descConnFails  = prometheus.NewDesc("cairn_connect_failures_total", "Failed attempts to open a connection again, after one was lost, since the job started.", jobLabels, nil)
 	descNoService  = prometheus.NewDesc("cairn_no_service_seconds_total", "Time the database gave no service (from a connection lost to its next answer) since the job started.", jobLabels, nil)
 	descNotPlanned = prometheus.NewDesc("cairn_not_as_planned", "1 for each reason the job's stored result did not measure what was planned (cut_short, over_plan, outage, part_missing, step_failed).", append(append([]string(nil), jobLabels...), "reason"), nil)
@@ -230,7 +241,8 @@ type collector struct{ r *Registry }
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRunning, descMeasuring, descVUs, descHostCPU, descServerCPU,
 		descTxns, descErrors, descRetries, descRollbacks, descWinTxns, descWinErrors, descWinRetry, descLatency,
-		descConnFails, descNoService, descNotPlanned} {
+		descConnFails, descNoService, descNotPlanned,
+		descDiskReads, descDiskWrite, descDiskRB, descDiskWB, descDiskAwait, descDiskQueue} {
 		ch <- d
 	}
 }
@@ -259,6 +271,20 @@ func (j *JobMetrics) collect(ch chan<- prometheus.Metric) {
 		}
 		if j.serverOK {
 			gauge(descServerCPU, j.serverCPU)
+		}
+		for _, d := range j.disks {
+			l := append(append([]string(nil), j.labels...), d.Device)
+			dg := func(desc *prometheus.Desc, v float64) {
+				ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, v, l...)
+			}
+			dg(descDiskReads, d.ReadsPerS)
+			dg(descDiskWrite, d.WritesPerS)
+			dg(descDiskRB, d.ReadMBs*1e6)
+			dg(descDiskWB, d.WriteMBs*1e6)
+			if d.AwaitMs != nil {
+				dg(descDiskAwait, *d.AwaitMs/1000)
+			}
+			dg(descDiskQueue, d.QueueDepth)
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(descConnFails, prometheus.CounterValue, float64(j.connectFails), j.labels...)

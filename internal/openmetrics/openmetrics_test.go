@@ -2,6 +2,7 @@ package openmetrics
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/cairn-bench/cairn/internal/event"
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
@@ -148,6 +150,27 @@ func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
 			}
 			if local := back.Server != nil && back.Server.Where == "local" && back.Server.PID > 0; server != local {
 				t.Errorf("cairn_server_cpu_percent served: %v; the server is a local process cairn found: %v", server, local)
+			}
+			// The disk gauges are the second's figures of each device under the database's files,
+			// as the stored disk I/O has them for that second (the second tick's).
+			if io := results.DiskIOOf(back); io == nil || len(io.Devices) == 0 || len(io.Series) < 2 {
+				t.Errorf("no disk I/O stored: %+v", io)
+			} else {
+				got := map[string]float64{}
+				for _, m := range live["cairn_disk_writes_per_second"].GetMetric() {
+					for _, l := range m.Label {
+						if l.GetName() == "device" {
+							got[l.GetValue()] = m.Gauge.GetValue()
+						}
+					}
+				}
+				want := map[string]float64{}
+				for i, dv := range io.Devices {
+					want[dv.Name] = io.Series[1].Devices[i].WritesPerS
+				}
+				if !maps.Equal(got, want) {
+					t.Errorf("cairn_disk_writes_per_second at the second tick %v, the stored second %v", got, want)
+				}
 			}
 			fams := scrape(t, reg.Handler())
 			all := perType(fams, "cairn_transactions_total", "j1")

@@ -242,6 +242,12 @@ func summarizeRun(d *results.Document, label string) itemView {
 	v.Figures = append(v.Figures, kv{"diagnosis", strings.TrimPrefix(diagnosis.Diagnosis(d, nil), "diagnosis: ")})
 	v.Settings = settings(d.Target.Settings)
 	v.Host = host(d.Host)
+	// The filesystems under the server's directories are the run's conditions too.
+	for _, c := range results.Conditions(d) {
+		if strings.HasSuffix(c.Name, " filesystem") {
+			v.Host = append(v.Host, kv{c.Name, c.Value})
+		}
+	}
 	v.Config = config(d.Config)
 	v.TxnCaption = "Transactions in the measured window (latency in ms)"
 	v.Txns = txnRows(d)
@@ -437,6 +443,14 @@ func host(h *results.Host) []kv {
 	add("transparent huge pages", h.THP)
 	add("clocksource", h.Clocksource)
 	add("virtualized", h.Virtualized)
+	// The system described, as results compare lists it.
+	for _, c := range results.Conditions(&results.Document{Host: h}) {
+		for _, p := range []string{"storage ", "network ", "memory modules", "platform"} {
+			if strings.HasPrefix(c.Name, p) {
+				add(c.Name, c.Value)
+			}
+		}
+	}
 	if p := h.Pause; p != nil {
 		if p.NA != "" {
 			add("PAUSE", "n/a ("+p.NA+")")
@@ -568,6 +582,12 @@ func observed(d *results.Document) []kv {
 			out = append(out, kv{"server CPU per transaction", fmt.Sprintf("%s µs (%s)", num(s.CPUusPerTxn), who)})
 		} else if s.Note != "" {
 			out = append(out, kv{"server CPU", "n/a (" + s.Note + ")"})
+		}
+	}
+	if io := results.DiskIOOf(d); io != nil {
+		out = append(out, kv{"disk I/O over the window", summary.DiskText(io)})
+		if v := io.Server; v != nil {
+			out = append(out, kv{"the server's own I/O", summary.ServerIOText(v)})
 		}
 	}
 	if c, cores, ok := d.WindowCPU(); ok {

@@ -19,6 +19,7 @@ func observationCharts(runs, profiles []labelled) []Chart {
 		if c := coreHeat(r.Run, r.label, fmt.Sprintf("run-cpu-%d", i+1)); c != nil {
 			out = append(out, *c)
 		}
+		out = append(out, diskCharts(r.Run, r.label, fmt.Sprintf("run-disk-%d", i+1))...)
 		if c := runningChart(r.Run, r.label, fmt.Sprintf("run-running-%d", i+1)); c != nil {
 			out = append(out, *c)
 		}
@@ -78,6 +79,40 @@ func coreHeat(d *results.Document, label, id string) *Chart {
 	}
 	return &Chart{ID: id, Title: "Per-core CPU busy over time · " + label, XLabel: labelSeconds, YLabel: "CPU",
 		XAxis: AxisLinear, Bands: windowBands(d.Series), Heat: h}
+}
+
+// diskCharts are each recorded device's requests and megabytes per second over the run, drawn
+// after the per-core CPU, so that a run's I/O reads against the same seconds' CPU.
+func diskCharts(d *results.Document, label, id string) []Chart {
+	io := results.DiskIOOf(d)
+	if io == nil || len(io.Series) < 2 || len(io.Devices) == 0 {
+		return nil
+	}
+	ops := Chart{ID: id + "-ops", Title: "Disk requests per second · " + label, XLabel: labelSeconds,
+		YLabel: "requests/s", XAxis: AxisLinear, Bands: windowBands(d.Series)}
+	mbs := Chart{ID: id + "-mbs", Title: "Disk throughput (MB = 10^6 bytes) · " + label, XLabel: labelSeconds,
+		YLabel: "MB/s", XAxis: AxisLinear, Bands: windowBands(d.Series)}
+	for j, dv := range io.Devices {
+		name := dv.Name
+		if len(dv.Roles) > 0 {
+			name += " (" + strings.Join(dv.Roles, ", ") + ")"
+		}
+		w, r := Series{Name: name + " writes"}, Series{Name: name + " reads"}
+		wm, rm := Series{Name: name + " write"}, Series{Name: name + " read"}
+		for _, p := range io.Series {
+			if j >= len(p.Devices) {
+				continue
+			}
+			x := p.Devices[j]
+			w.Points = append(w.Points, [2]float64{p.T, x.WritesPerS})
+			r.Points = append(r.Points, [2]float64{p.T, x.ReadsPerS})
+			wm.Points = append(wm.Points, [2]float64{p.T, x.WriteMBs})
+			rm.Points = append(rm.Points, [2]float64{p.T, x.ReadMBs})
+		}
+		ops.Series = append(ops.Series, w, r)
+		mbs.Series = append(mbs.Series, wm, rm)
+	}
+	return []Chart{ops, mbs}
 }
 
 func allWaits(w *results.Waits) []results.WaitEvent   { return w.Events }

@@ -67,8 +67,9 @@ func chartCases(t *testing.T) []struct {
 		{"terminals", []Item{{Run: terminalsRun(t)}}, cat(runIDs, []string{"run-cpu-1", "run-waits"})},
 		// A run with synch waits and running threads adds their charts, the running threads next
 		// to the throughput they explain.
+		// Its disk I/O is drawn after its per-core CPU, requests and MB per second.
 		{"observed", []Item{{Run: observedRun(t)}}, []string{"run-throughput", "run-running-1", "run-p95", "run-distribution",
-			"run-cpu-1", "run-waits", "run-wait-groups", "run-synch-waits"}},
+			"run-cpu-1", "run-disk-1-ops", "run-disk-1-mbs", "run-waits", "run-wait-groups", "run-synch-waits"}},
 		// A study with live changes opens with each case's runs over time, the changes marked, then
 		// each live value's TPS and p95 against VUs from the segments, then each case's waits; no
 		// peak is judged from its runs, which mix the live values, so no peak step's CPU is drawn.

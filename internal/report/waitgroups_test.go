@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -44,7 +45,25 @@ func observedRun(t testing.TB) *results.Document {
 		{Name: "wait/synch/rwlock/innodb/btr_search_latch", Class: "rwlock", Count: 52375, TimeMs: 80, Share: 0.008},
 		{Name: "wait/synch/mutex/innodb/trx_sys_mutex", Class: "mutex", Count: 700, TimeMs: 20, Share: 0.002},
 		{Name: "wait/lock/table/sql/handler", Class: "lock/table", Count: 10, TimeMs: 20, Share: 0.002}}}
-	return withRunning(r)
+	return withDisk(withRunning(r))
+}
+
+// withDisk gives a run the I/O of the disk under its data and redo log each second, its writes
+// doubling at t = 10.
+func withDisk(r *results.Document) *results.Document {
+	ms := func(v float64) *float64 { return &v }
+	io := &results.DiskIO{Scope: "server", Paths: []results.DiskPath{{Role: "data", Path: "/var/lib/mysql", Device: "nvme0n1", Partition: "nvme0n1p2", FSType: "xfs", Mount: "/var"}},
+		Devices: []results.Disk{{Name: "nvme0n1", Dev: "259:0", Roles: []string{"data", "redo"},
+			Window: &metrics.DiskRates{ReadsPerS: 12, WritesPerS: 950, ReadMBs: 0.2, WriteMBs: 18, AwaitMs: ms(0.21), QueueDepth: 0.4, UtilPct: 31}}}}
+	for _, s := range r.Series {
+		w := 900.0
+		if s.T > 9 && s.T < 11 {
+			w = 1800
+		}
+		io.Series = append(io.Series, results.DiskSecond{T: s.T, Devices: []metrics.DiskRates{{ReadsPerS: 12, WritesPerS: w, ReadMBs: 0.2, WriteMBs: w / 50, AwaitMs: ms(0.2), QueueDepth: 0.4, UtilPct: 30}}})
+	}
+	results.SetSection(r, results.DiskIOSection, io)
+	return r
 }
 
 // withRunning gives a run the running threads each second, surging at t = 10.

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/aclements/go-moremath/stats"
+
+	"github.com/cairn-bench/cairn/internal/metrics"
 )
 
 // Alpha is the significance level of comparisons, benchstat's default.
@@ -127,8 +129,29 @@ func RunFigures(headline, main string, types []string) []Figure {
 		Figure{"host CPU busy %", false, func(d *Document) (float64, bool) {
 			c, _, ok := d.WindowCPU()
 			return c.Busy(), ok
-		}})
+		}},
+		Figure{"disk w/s", false, dataDisk(func(r *metrics.DiskRates) (float64, bool) { return r.WritesPerS, true })},
+		Figure{"disk write MB/s", false, dataDisk(func(r *metrics.DiskRates) (float64, bool) { return r.WriteMBs, true })},
+		Figure{"disk r/s", false, dataDisk(func(r *metrics.DiskRates) (float64, bool) { return r.ReadsPerS, true })},
+		Figure{"disk await ms", false, dataDisk(func(r *metrics.DiskRates) (float64, bool) {
+			if r.AwaitMs == nil {
+				return 0, false
+			}
+			return *r.AwaitMs, true
+		})})
 	return f
+}
+
+// dataDisk reads a figure of the window's I/O on the first device of a run's disk I/O: the one
+// under the data directory (docs/result-format.md#disk-io).
+func dataDisk(pick func(r *metrics.DiskRates) (float64, bool)) func(d *Document) (float64, bool) {
+	return func(d *Document) (float64, bool) {
+		io := DiskIOOf(d)
+		if io == nil || len(io.Devices) == 0 || io.Devices[0].Window == nil {
+			return 0, false
+		}
+		return pick(io.Devices[0].Window)
+	}
 }
 
 // Values reads one figure from each of a group's runs, skipping runs that lack it.

@@ -36,9 +36,55 @@ type Host struct {
 	Clocksource string     `json:"clocksource,omitempty"`
 	Virtualized string     `json:"virtualized,omitempty"` // yes (the CPU's hypervisor flag), no
 	Pause       *Pause     `json:"pause,omitempty"`
+	// The system described (docs/host.md#the-system): storage devices, network interfaces,
+	// memory speed and the platform, as /sys and DMI say; absent in documents stored before.
+	Storage  []HostDisk `json:"storage,omitempty"`
+	Network  []HostNIC  `json:"network,omitempty"`
+	Memory   *HostDIMMs `json:"memory,omitempty"`
+	Platform *Platform  `json:"platform,omitempty"`
 	// Unknown says why a fact reads "unknown", by its JSON name.
 	Unknown  map[string]string `json:"unknown,omitempty"`
 	Findings []Finding         `json:"findings,omitempty"`
+}
+
+// HostDisk is one whole block device of /sys/block (a device of size 0, an unattached loop
+// device, is left out).
+type HostDisk struct {
+	Name      string `json:"name"`
+	Model     string `json:"model,omitempty"` // device/model, or device/vendor where no model
+	SizeBytes uint64 `json:"size_bytes"`
+	// Rotational is what the kernel says (queue/rotational): a virtual disk says 1 whatever lies
+	// under it.
+	Rotational bool   `json:"rotational"`
+	Scheduler  string `json:"scheduler,omitempty"` // the chosen one of queue/scheduler
+}
+
+// HostNIC is one network interface of /sys/class/net, the loopback left out.
+type HostNIC struct {
+	Name   string `json:"name"`
+	Driver string `json:"driver,omitempty"` // device/driver's name; absent for a virtual one (a bridge, ifb)
+	// SpeedMbps is the link's speed; absent where the driver reports none (virtio, a link down).
+	SpeedMbps int64  `json:"speed_mbps,omitempty"`
+	MTU       int64  `json:"mtu"`
+	State     string `json:"state,omitempty"` // operstate
+}
+
+// HostDIMMs is the memory modules DMI lists (SMBIOS type 17, those with a size): their count
+// and each distinct speed, rated and configured, in MT/s.
+type HostDIMMs struct {
+	Modules       int    `json:"modules"`
+	SpeedMTs      []int  `json:"speed_mts,omitempty"`
+	ConfiguredMTs []int  `json:"configured_speed_mts,omitempty"`
+	Source        string `json:"source"`
+}
+
+// Platform is what DMI says of the machine: its vendor and product, and where they name a
+// cloud, the provider and the instance type where DMI holds it (Amazon EC2's product name).
+type Platform struct {
+	Vendor       string `json:"vendor,omitempty"`
+	Product      string `json:"product,omitempty"`
+	Cloud        string `json:"cloud,omitempty"`
+	InstanceType string `json:"instance_type,omitempty"`
 }
 
 // NUMANode is one NUMA node and its CPUs ("0-15,32-47").

@@ -62,6 +62,9 @@ type Segment struct {
 	Synch []WaitEvent `json:"top_synch_waits,omitempty"`
 	// Running is the running threads over the seconds; absent where the run has none.
 	Running *SegmentRunning `json:"running_threads,omitempty"`
+	// Disks are the block devices' I/O over the seconds (extra.observations.disk-io), the mean
+	// of the seconds' figures; absent where the run has none.
+	Disks []SegmentDisk `json:"disk_io,omitempty"`
 }
 
 // Label names the segment by its values: "innodb_spin_wait_delay=12".
@@ -171,6 +174,11 @@ func measure(d *Document, segs []Segment) {
 	}
 	accs := make([]acc, len(segs))
 	running := runningSeries(d)
+	disks, diskNames := diskSeries(d)
+	diskAccs := make([][]diskAcc, len(segs))
+	for i := range diskAccs {
+		diskAccs[i] = make([]diskAcc, len(diskNames))
+	}
 	runs := make([]struct {
 		r SegmentRunning
 		n int
@@ -200,6 +208,13 @@ func measure(d *Document, segs []Segment) {
 				if x.CPU != nil {
 					accs[i].cpu += x.CPU.Busy()
 					accs[i].cpuSecs++
+				}
+				if ds, ok := disks[x.T]; ok {
+					for j, dr := range ds {
+						if j < len(diskNames) {
+							diskAccs[i][j].add(dr)
+						}
+					}
 				}
 				if r, ok := running[x.T]; ok && r.Samples > 0 {
 					a := &runs[i]
@@ -233,6 +248,11 @@ func measure(d *Document, segs []Segment) {
 			r := a.r
 			r.Mean, r.HostMean = math.Round(100*r.Mean/float64(a.n))/100, math.Round(100*r.HostMean/float64(a.n))/100
 			s.Running = &r
+		}
+		for j, a := range diskAccs[i] {
+			if a.n > 0 {
+				s.Disks = append(s.Disks, a.segment(diskNames[j]))
+			}
 		}
 		if ws := WaitsOfSegment(d, s.Index); ws != nil {
 			s.Waits, s.Synch = cutSynch(ws.Events, segmentTop), cutSynch(ws.Synch, segmentSynch)
@@ -303,6 +323,10 @@ type SegmentRow struct {
 	P95ms Stat
 	// Waits are the first run's top waits in the segment.
 	Waits []WaitEvent
+	// Disk is the writes per second of Device, the first device of the runs' disk I/O (the
+	// one under the data directory), over the segment; Device is "" where no run read it.
+	Device string
+	Disk   Stat
 }
 
 // SegmentRows are a study's segments per case and VU count, in the cases' and steps' order:
@@ -312,13 +336,13 @@ func (s *Study) SegmentRows() []SegmentRow {
 	for ci, c := range s.Cases {
 		for _, st := range c.Profile.Steps {
 			var rows []SegmentRow
-			var tps, qps, p95 [][]float64
+			var tps, qps, p95, disk [][]float64
 			for _, d := range st.Runs {
 				for _, g := range s.RunSegments(d) {
 					k := g.Index - 1
 					for len(rows) <= k {
 						rows = append(rows, SegmentRow{Case: ci, VU: st.VU, Index: len(rows) + 1})
-						tps, qps, p95 = append(tps, nil), append(qps, nil), append(p95, nil)
+						tps, qps, p95, disk = append(tps, nil), append(qps, nil), append(p95, nil), append(disk, nil)
 					}
 					if rows[k].Label == "" {
 						rows[k].Label = g.Label()
@@ -334,10 +358,15 @@ func (s *Study) SegmentRows() []SegmentRow {
 					if rows[k].Waits == nil {
 						rows[k].Waits = g.Waits
 					}
+					if len(g.Disks) > 0 && (rows[k].Device == "" || rows[k].Device == g.Disks[0].Device) {
+						rows[k].Device = g.Disks[0].Device
+						disk[k] = append(disk[k], g.Disks[0].WritesPerS)
+					}
 				}
 			}
 			for k := range rows {
 				rows[k].TPS, rows[k].QPS, rows[k].P95ms = NewStat(tps[k]), NewStat(qps[k]), NewStat(p95[k])
+				rows[k].Disk = NewStat(disk[k])
 			}
 			out = append(out, rows...)
 		}

@@ -105,6 +105,9 @@ func (ev *events) tick(t event.Tick) {
 	if s.ServerCPUOK {
 		v["server_cpu"] = s.ServerCPU
 	}
+	if len(s.Disks) > 0 {
+		v["disks"] = s.Disks
+	}
 	if len(s.Cores) > 0 {
 		cores := make([]float64, len(s.Cores))
 		for i, c := range s.Cores {

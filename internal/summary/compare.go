@@ -85,6 +85,19 @@ func CompareRuns(w io.Writer, groups []Group) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, strings.Join(beside, "\n"))
 	}
+	firsts := make([]*results.Document, len(docs))
+	for i, g := range docs {
+		firsts[i] = g[0]
+	}
+	if names, values := results.ConditionsDiffer(firsts); len(names) > 0 {
+		fmt.Fprintln(w, "\nconditions that differ (the first run of each):")
+		for k, n := range names {
+			fmt.Fprintf(w, "  %s:\n", n)
+			for i, v := range values[k] {
+				fmt.Fprintf(w, "    %c: %s\n", 'A'+i, v)
+			}
+		}
+	}
 	var waits, synch []string
 	for i, g := range docs {
 		if top := g[0].Waits.Top(4); top != "" {
@@ -240,6 +253,13 @@ func figureText(name string, s results.Stat) string {
 	}
 	if strings.Contains(name, "CPU") {
 		return fmt.Sprintf("%.1f", s.Mean)
+	}
+	if strings.HasSuffix(name, "MB/s") {
+		t := fmt.Sprintf("%.2f", s.Mean)
+		if s.N > 1 && s.Mean != 0 {
+			t += fmt.Sprintf(" ±%.1f%%", 100*s.SD/s.Mean)
+		}
+		return t
 	}
 	return statText(s)
 }

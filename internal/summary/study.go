@@ -105,18 +105,29 @@ func liveSegments(w io.Writer, s *results.Study) {
 		return
 	}
 	fmt.Fprintf(w, "\nper live segment (%gs after each change left out to settle; p95 approximate, from the per-second series):\n", results.SettleSeconds)
-	waits := false
+	waits, disk := false, false
 	for _, r := range rows {
 		waits = waits || len(r.Waits) > 0
+		disk = disk || r.Device != ""
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "case\tVUs\tseg\tlive values\tTPS\tQPS\tp95\t")
+	if disk {
+		fmt.Fprint(tw, "disk w/s\t")
+	}
 	if waits {
 		fmt.Fprint(tw, "top waits\t")
 	}
 	fmt.Fprintln(tw)
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%c\t%d\t%d\t%s\t%s\t%s\t%s\t", 'A'+r.Case, r.VU, r.Index, r.Label, statText(r.TPS), statText(r.QPS), statMs(r.P95ms))
+		if disk {
+			if r.Device != "" {
+				fmt.Fprintf(tw, "%s %s\t", r.Device, statText(r.Disk))
+			} else {
+				fmt.Fprint(tw, "-\t")
+			}
+		}
 		if waits {
 			fmt.Fprintf(tw, "%s\t", results.TopWaits(r.Waits, 2))
 		}

@@ -440,6 +440,7 @@ func Host(w io.Writer, h *results.Host) {
 	}
 	fmt.Fprintf(w, "frequency: driver %s · governor %s · energy-performance %s · bias %s · pstate %s · turbo %s\n", h.FreqDriver, h.Governor, h.EPP, h.EPB, h.PState, h.Turbo)
 	fmt.Fprintf(w, "idle driver %s · transparent huge pages %s (defrag %s) · clocksource %s · virtualized %s\n", h.IdleDriver, h.THP, h.THPDefrag, h.Clocksource, h.Virtualized)
+	systemText(w, h)
 	if p := h.Pause; p != nil {
 		if p.NA != "" {
 			fmt.Fprintf(w, "PAUSE: n/a (%s)\n", p.NA)
@@ -456,6 +457,69 @@ func Host(w io.Writer, h *results.Host) {
 		fmt.Fprintf(w, "unknown %s: %s\n", k, h.Unknown[k])
 	}
 	Findings(w, h.Findings)
+}
+
+// systemText prints the system described: each storage device, network interface, the memory's
+// speed and the platform (docs/host.md#the-system); nothing for a document stored before.
+func systemText(w io.Writer, h *results.Host) {
+	for _, d := range h.Storage {
+		kind := "non-rotational"
+		if d.Rotational {
+			kind = "rotational"
+		}
+		model := ""
+		if d.Model != "" {
+			model = " " + d.Model
+		}
+		sched := d.Scheduler
+		if sched == "" {
+			sched = "unknown"
+		}
+		fmt.Fprintf(w, "storage: %s%s · %s · %s · scheduler %s\n", d.Name, model, humanize.IBytes(d.SizeBytes), kind, sched)
+	}
+	for _, n := range h.Network {
+		var parts []string
+		if n.Driver != "" {
+			parts = append(parts, "driver "+n.Driver)
+		} else {
+			parts = append(parts, "virtual")
+		}
+		if n.SpeedMbps > 0 {
+			parts = append(parts, fmt.Sprintf("%d Mb/s", n.SpeedMbps))
+		} else {
+			parts = append(parts, "speed not reported")
+		}
+		parts = append(parts, fmt.Sprintf("MTU %d", n.MTU))
+		if n.State != "" {
+			parts = append(parts, n.State)
+		}
+		fmt.Fprintf(w, "network: %s · %s\n", n.Name, strings.Join(parts, " · "))
+	}
+	if m := h.Memory; m != nil {
+		fmt.Fprintf(w, "memory modules: %d · speed %s MT/s · configured %s MT/s (%s)\n", m.Modules, ints(m.SpeedMTs), ints(m.ConfiguredMTs), m.Source)
+	}
+	if p := h.Platform; p != nil {
+		fmt.Fprintf(w, "platform: %s %s", p.Vendor, p.Product)
+		if p.Cloud != "" {
+			fmt.Fprintf(w, " · cloud %s", p.Cloud)
+			if p.InstanceType != "" {
+				fmt.Fprintf(w, " · instance type %s", p.InstanceType)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// ints joins speeds: "3200", or "2933/3200" where modules differ; "unknown" for none.
+func ints(v []int) string {
+	if len(v) == 0 {
+		return "unknown"
+	}
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, "/")
 }
 
 // Findings prints findings one a line: "warning governor-powersave: …".
@@ -504,6 +568,12 @@ func Observations(w io.Writer, d *results.Document) {
 	}
 	if r := results.RunningOf(d); r != nil {
 		fmt.Fprintf(w, "running threads: %s\n", runningText(r))
+	}
+	if io := results.DiskIOOf(d); io != nil {
+		fmt.Fprintf(w, "disk I/O: %s\n", DiskText(io))
+		if v := io.Server; v != nil {
+			fmt.Fprintf(w, "server's own I/O: %s\n", ServerIOText(v))
+		}
 	}
 	if wt := d.Waits; wt != nil {
 		if top := wt.Top(5); top != "" {
@@ -554,6 +624,51 @@ func runningText(r *results.Running) string {
 		host = fmt.Sprintf("host run queue max %.0f, p99 %.0f, mean %.1f", h.Max, h.P99, h.Mean)
 	}
 	return fmt.Sprintf("%s; %s (%d samples every %d ms)", server, host, r.Samples, r.IntervalMs)
+}
+
+// DiskText is each device's I/O over the window, on one line: its requests and megabytes per
+// second, their mean latency and the mean queue depth.
+func DiskText(io *results.DiskIO) string {
+	var parts []string
+	for _, d := range io.Devices {
+		name := d.Name
+		if len(d.Roles) > 0 {
+			name += " (" + strings.Join(d.Roles, ", ") + ")"
+		}
+		w := d.Window
+		if w == nil {
+			parts = append(parts, name+" not read at the window's edges")
+			continue
+		}
+		await := "no request completed"
+		if w.AwaitMs != nil {
+			await = fmt.Sprintf("await %.2f ms", *w.AwaitMs)
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f w/s %.2f MB/s, %.0f r/s %.2f MB/s, %s, queue %.2f, util %.0f%%",
+			name, w.WritesPerS, w.WriteMBs, w.ReadsPerS, w.ReadMBs, await, w.QueueDepth, w.UtilPct))
+	}
+	if len(parts) == 0 {
+		return "no device did I/O"
+	}
+	s := strings.Join(parts, "; ")
+	if io.Scope == "all" {
+		s += " (every device: the server's are not known)"
+	}
+	return s
+}
+
+// ServerIOText is the server's own I/O counters over the window, each per second: counts as
+// they are, bytes in MB (10^6 bytes).
+func ServerIOText(v *results.ServerIO) string {
+	var parts []string
+	for _, c := range v.Counters {
+		if c.Unit == "bytes" {
+			parts = append(parts, fmt.Sprintf("%s %.2f MB/s", c.Name, c.PerSecond/1e6))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %.0f/s", c.Name, c.PerSecond))
+		}
+	}
+	return strings.Join(parts, ", ") + " (" + v.Source + ")"
 }
 
 // topologyText is what a bound CPU list covers, in brackets; "" for a document stored before.

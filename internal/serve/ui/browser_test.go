@@ -284,6 +284,21 @@ func TestUIInBrowser(t *testing.T) {
 	  return n[0] > 0 && n[1] > 0 ? n : null;
 	})()`)
 	t.Logf("latency points %d, cores %d", other[0], other[1])
+	// The disk tiles show the writes and MB per second of the whole device under the SQLite
+	// file, named on hover.
+	type diskTile struct {
+		Writes string `json:"writes"`
+		MB     string `json:"mb"`
+		Device string `json:"device"`
+	}
+	dt := until[diskTile](t, ctx, "the disk tiles", 10*time.Second, `(function () {
+	  var w = document.querySelector('[data-tile="diskw"]'), m = document.querySelector('[data-tile="diskmb"]');
+	  if (!w || !m || w.parentNode.hidden || m.parentNode.hidden) { return null; }
+	  return { writes: w.textContent, mb: m.textContent, device: w.parentNode.title };
+	})()`)
+	if _, err := os.Stat("/sys/block/" + dt.Device); err != nil || dt.Device == "" || !regexp.MustCompile(`^[0-9][0-9,.]*$`).MatchString(dt.Writes) || !regexp.MustCompile(`^[0-9][0-9,.]*$`).MatchString(dt.MB) {
+		t.Errorf("disk tiles %+v: want figures of a whole device of /sys/block", dt)
+	}
 	shot(t, ctx, "live")
 
 	// Stop: the measured part is stored, and the job links to it.

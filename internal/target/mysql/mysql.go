@@ -570,3 +570,58 @@ func (c *conn) SendText(sql []byte) error { return c.Conn.Wire.(*wire).sendText(
 func (c *conn) Receive(dst []byte) ([]byte, error) { return c.Conn.Wire.(*wire).receive(dst) }
 
 var _ target.Splitter = (*conn)(nil)
+
+// DataPaths implements target.Storage: the data directory, InnoDB's system tablespace, redo log
+// and undo directories, and the binary log's, where enabled. Relative directories ("./", the
+// defaults) are the data directory's.
+func (t *mysqlTarget) DataPaths(ctx context.Context, c target.Conn) ([]target.DataPath, error) {
+	var dir, data, redo, undo, binlog string
+	err := c.QueryRow(ctx, `SELECT @@datadir, COALESCE(@@innodb_data_home_dir, ''), COALESCE(@@innodb_log_group_home_dir, ''),
+  COALESCE(@@innodb_undo_directory, ''), IF(@@log_bin, COALESCE(@@log_bin_basename, ''), '')`).Scan(&dir, &data, &redo, &undo, &binlog)
+	if err != nil {
+		return nil, fmt.Errorf("datadir: %w", err)
+	}
+	out := []target.DataPath{{Role: "data", Path: dir}}
+	for _, p := range []target.DataPath{{Role: "innodb-data", Path: data}, {Role: "redo", Path: redo}, {Role: "undo", Path: undo}, {Role: "binlog", Path: binlog}} {
+		if p.Path == "" {
+			continue
+		}
+		if !strings.HasPrefix(p.Path, "/") {
+			p.Path = strings.TrimSuffix(dir, "/") + "/" + p.Path
+		}
+		if p.Role == "binlog" {
+			p.Path = p.Path[:strings.LastIndex(p.Path, "/")+1] // the basename's directory
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// ioStatus are the InnoDB status counters of its own I/O, and their units.
+var ioStatus = map[string]string{
+	"INNODB_DATA_READS": "", "INNODB_DATA_READ": "bytes", "INNODB_DATA_WRITES": "", "INNODB_DATA_WRITTEN": "bytes",
+	"INNODB_DATA_FSYNCS": "", "INNODB_LOG_WRITES": "", "INNODB_OS_LOG_WRITTEN": "bytes", "INNODB_OS_LOG_FSYNCS": "",
+}
+
+// ReadServerIO implements target.ServerIO: InnoDB's data and log I/O from the global status
+// (Innodb_os_log_fsyncs where the server has it: MySQL, MariaDB before 10.8).
+func (t *mysqlTarget) ReadServerIO(ctx context.Context, c target.Conn) ([]target.IOCounter, string, error) {
+	rows, err := c.Query(ctx, "SELECT VARIABLE_NAME, CAST(VARIABLE_VALUE AS DOUBLE) FROM "+t.statusTable()+
+		" WHERE UPPER(VARIABLE_NAME) IN ('INNODB_DATA_READS','INNODB_DATA_READ','INNODB_DATA_WRITES','INNODB_DATA_WRITTEN','INNODB_DATA_FSYNCS','INNODB_LOG_WRITES','INNODB_OS_LOG_WRITTEN','INNODB_OS_LOG_FSYNCS') ORDER BY 1")
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []target.IOCounter
+	for rows.Next() {
+		var name string
+		var v float64
+		if err := rows.Scan(&name, &v); err != nil {
+			return nil, "", err
+		}
+		up := strings.ToUpper(name)
+		// The status table names them in capitals; the server's documentation as Innodb_data_reads.
+		out = append(out, target.IOCounter{Name: "Innodb" + strings.ToLower(up[len("INNODB"):]), Value: v, Unit: ioStatus[up]})
+	}
+	return out, "InnoDB global status (Innodb_data_*, Innodb_log_writes, Innodb_os_log_*)", rows.Err()
+}

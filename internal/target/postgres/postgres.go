@@ -548,3 +548,78 @@ func (t *pg) RunningSQL() (string, []any, bool) {
 	return `SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active'
   AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, []any{t.db}, true
 }
+
+// DataPaths implements target.Storage: the data directory, its pg_wal (a symlink where the WAL
+// lies elsewhere, resolved by the reader) and every tablespace's location. data_directory needs a
+// superuser or pg_read_all_settings; without them the error says so and the observer looks at the
+// server's process instead.
+func (t *pg) DataPaths(ctx context.Context, c target.Conn) ([]target.DataPath, error) {
+	var dir string
+	if err := c.QueryRow(ctx, `SELECT current_setting('data_directory')`).Scan(&dir); err != nil {
+		return nil, fmt.Errorf("data_directory: %w", err)
+	}
+	out := []target.DataPath{{Role: "data", Path: dir}, {Role: "wal", Path: dir + "/pg_wal"}}
+	rows, err := c.Query(ctx, `SELECT pg_tablespace_location(oid) FROM pg_tablespace WHERE spcname NOT IN ('pg_default', 'pg_global')`)
+	if err != nil {
+		return out, nil // the data directory is what matters most; tablespaces are rare
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var loc string
+		if rows.Scan(&loc) == nil && loc != "" {
+			out = append(out, target.DataPath{Role: "tablespace", Path: loc})
+		}
+	}
+	return out, nil
+}
+
+// ReadServerIO implements target.ServerIO: pg_stat_wal (from 14; its write and sync counts moved
+// to pg_stat_io in 18) and pg_stat_io (from 16), summed over its backend types, objects and
+// contexts (op_bytes per operation until 17, byte columns from 18).
+func (t *pg) ReadServerIO(ctx context.Context, c target.Conn) ([]target.IOCounter, string, error) {
+	var ver int
+	if err := c.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&ver); err != nil {
+		return nil, "", err
+	}
+	var q, source string
+	switch {
+	case ver >= 180000:
+		q = `SELECT 'pg_stat_wal.wal_records', wal_records::float8, '' FROM pg_stat_wal
+  UNION ALL SELECT 'pg_stat_wal.wal_bytes', wal_bytes::float8, 'bytes' FROM pg_stat_wal
+  UNION ALL SELECT 'pg_stat_io.' || c, v, u FROM (SELECT coalesce(sum(reads), 0)::float8 AS r, coalesce(sum(read_bytes), 0)::float8 AS rb,
+    coalesce(sum(writes), 0)::float8 AS w, coalesce(sum(write_bytes), 0)::float8 AS wb, coalesce(sum(extends), 0)::float8 AS e,
+    coalesce(sum(extend_bytes), 0)::float8 AS eb, coalesce(sum(fsyncs), 0)::float8 AS f FROM pg_stat_io) s,
+  LATERAL (VALUES ('reads', r, ''), ('read_bytes', rb, 'bytes'), ('writes', w, ''), ('write_bytes', wb, 'bytes'),
+    ('extends', e, ''), ('extend_bytes', eb, 'bytes'), ('fsyncs', f, '')) x(c, v, u)`
+		source = "pg_stat_wal and pg_stat_io"
+	case ver >= 160000:
+		q = `SELECT 'pg_stat_wal.' || c, v, u FROM pg_stat_wal, LATERAL (VALUES ('wal_records', wal_records::float8, ''),
+    ('wal_bytes', wal_bytes::float8, 'bytes'), ('wal_write', wal_write::float8, ''), ('wal_sync', wal_sync::float8, '')) x(c, v, u)
+  UNION ALL SELECT 'pg_stat_io.' || c, v, u FROM (SELECT coalesce(sum(reads), 0)::float8 AS r, coalesce(sum(reads * op_bytes), 0)::float8 AS rb,
+    coalesce(sum(writes), 0)::float8 AS w, coalesce(sum(writes * op_bytes), 0)::float8 AS wb, coalesce(sum(extends), 0)::float8 AS e,
+    coalesce(sum(extends * op_bytes), 0)::float8 AS eb, coalesce(sum(fsyncs), 0)::float8 AS f FROM pg_stat_io) s,
+  LATERAL (VALUES ('reads', r, ''), ('read_bytes', rb, 'bytes'), ('writes', w, ''), ('write_bytes', wb, 'bytes'),
+    ('extends', e, ''), ('extend_bytes', eb, 'bytes'), ('fsyncs', f, '')) x(c, v, u)`
+		source = "pg_stat_wal and pg_stat_io"
+	case ver >= 140000:
+		q = `SELECT 'pg_stat_wal.' || c, v, u FROM pg_stat_wal, LATERAL (VALUES ('wal_records', wal_records::float8, ''),
+    ('wal_bytes', wal_bytes::float8, 'bytes'), ('wal_write', wal_write::float8, ''), ('wal_sync', wal_sync::float8, '')) x(c, v, u)`
+		source = "pg_stat_wal (pg_stat_io from PostgreSQL 16)"
+	default:
+		return nil, "", nil
+	}
+	rows, err := c.Query(ctx, q)
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	var out []target.IOCounter
+	for rows.Next() {
+		var k target.IOCounter
+		if err := rows.Scan(&k.Name, &k.Value, &k.Unit); err != nil {
+			return nil, "", err
+		}
+		out = append(out, k)
+	}
+	return out, source, rows.Err()
+}

@@ -73,7 +73,8 @@ export async function jobView(main, id, signal) {
   const tiles = {
     tps: tile("tps", "TPS", true), qps: tile("qps", "QPS"), p95: tile("p95", "p95 ms"), p99: tile("p99", "p99 ms"),
     errors: tile("errors", "errors"), retries: tile("retries", "retries"), vus: tile("vus", "VUs"),
-    host: tile("host", "host CPU %"), server: tile("server", "server CPU %"), phase: tile("phase", "phase"),
+    host: tile("host", "host CPU %"), server: tile("server", "server CPU %"),
+    diskw: tile("diskw", "disk writes/s"), diskmb: tile("diskmb", "disk MB/s"), phase: tile("phase", "phase"),
   };
   const chartDivs = {
     throughput: el("div", { class: "chart", "data-chart-id": "throughput" }),
@@ -236,6 +237,12 @@ export async function jobView(main, id, signal) {
     put("tps", t.tps); put("qps", t.qps); put("p95", t.p95_ms); put("p99", t.p99_ms);
     put("errors", t.errors); put("retries", t.retries); put("vus", t.vus);
     put("host", t.host_cpu); put("server", t.server_cpu);
+    // the first device is the one under the data directory (docs/result-format.md#disk-io)
+    if (Array.isArray(t.disks) && t.disks.length > 0) {
+      const d = t.disks[0];
+      put("diskw", d.w_s); put("diskmb", (d.read_mb_s || 0) + (d.write_mb_s || 0));
+      tiles.diskw.node.title = tiles.diskmb.node.title = d.device;
+    }
     if (t.phase) {
       tiles.phase.v.textContent = t.phase + " " + Math.round(e) + " s";
       tiles.phase.node.hidden = false;
