@@ -16,6 +16,13 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+# Prometheus scrapes cairn serve in a test of the docs' Grafana dashboard; the test starts its own
+# on loopback (Debian's package starts none here: no init system).
+if ! command -v prometheus >/dev/null 2>&1; then
+  echo "ci: installing prometheus"
+  [ ${#need[@]} -gt 0 ] || apt-get update -qq
+  apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
 
 # --- PostgreSQL ---------------------------------------------------------------------------------
 pgver=$(ls /etc/postgresql 2>/dev/null | sort -n | tail -1 || true)

@@ -18,6 +18,11 @@
 # printed beside it ("whole"). Physical QPS is the fan-out's statements per second,
 # for comparison with the point selects' QPS at the same VUs: the servers' capacity on this host.
 #
+# The fan-out's clock: "fanout ticks" is the window's per-second points per second of it (1.00 when
+# the run's clock read every second on time), the longest gap between two of them (1 s on time;
+# more than 1.5 s marks the run late_ticks), the window as the database's snapshots bound it
+# against its plan (over plan beyond max(1 s, 2%)), and the run's not_as_planned codes ("-": none).
+#
 # One shard per request: the fan-out's statement sent by the same VU loop with --fanout 1
 # --parallelism 1 (one connection per VU, oltp's shape) runs in each round too, so that the ratio
 # splits in two: one-shard/oltp is what the statement costs the client (a heavier statement leaves
@@ -60,11 +65,11 @@ fi
 "$C" fanout prepare --db "$SET" --rows "$ROWS" --seed 1 >/dev/null
 "$C" oltp prepare --db "$ONE" --tables 1 --table-size "${BENCH_OLTP_ROWS:-1000000}" --seed 1 >/dev/null
 
-run() { # name args...: runs cairn with --json; sets STMTS, QPS, CPU and WHOLE (µs per statement), SCHED
+run() { # name args...: runs cairn with --json; sets STMTS, QPS, CPU and WHOLE (µs per statement), SCHED, TICKS
   local name=$1; shift
   /usr/bin/time -f "cpu %U %S" -o "$out/$name.time" "$C" "$@" --duration "${T}s" --rampup 2s --progress 0 --no-store \
     --json "$out/$name.json" > "$out/$name.txt"
-  read -r STMTS QPS CPU SCHED < <(python3 - "$out/$name.json" <<'PY'
+  read -r STMTS QPS CPU SCHED TICKS < <(python3 - "$out/$name.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = d.get("extra", {}).get("fanout")
@@ -72,7 +77,17 @@ if f:
     n, qps, sched = f["statements"], f["statements_per_s"], "%s/%s/%s" % (f["sched_delay_ms"]["p50"], f["sched_delay_ms"]["p99"], f["sched_delay_ms"]["max"])
 else:
     n, qps, sched = d["queries"]["total"], round(d["queries"]["per_second"], 1), "-"
-print(n, qps, "%.1f" % (d["client"]["cpu_seconds"] * 1e6 / n) if n else "n/a", sched)
+# The per-second series: the window's points per second of it, the longest gap between two (from
+# the window's start on), and the window (as the database's snapshots bound it) against its plan,
+# with the run's not_as_planned codes if any.
+w = d["window"]
+pts, prev, gap = 0, w["rampup_seconds"], 0.0
+for s in d.get("timeseries") or []:
+    if s["window"]:
+        pts, gap, prev = pts + 1, max(gap, s["t"] - prev), s["t"]
+marks = ",".join(r["code"] for r in d.get("not_as_planned") or []) or "-"
+ticks = "%.2f/s,gap%.2fs,%.2f/%gs,%s" % (pts / w["client_seconds"] if w["client_seconds"] else 0, gap, w["seconds"], w["planned_seconds"], marks)
+print(n, qps, "%.1f" % (d["client"]["cpu_seconds"] * 1e6 / n) if n else "n/a", sched, ticks)
 PY
 )
   WHOLE=$(cpu_per_txn "$out/$name.time" "$STMTS")
@@ -80,19 +95,19 @@ PY
 RATIOS="$out/fanout-ratios.txt"
 : > "$RATIOS"
 echo "cairn fan-out over $(echo "$SET" | sed "s/:[^:@]*@/:xxxxx@/"), $ROWS rows each, ${T}s runs"
-printf "%-28s %4s  %10s %7s %7s  %10s %7s  %10s %7s %7s  %-22s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "whole" \
-  "1-shard qps" "µs/stmt" "fanout qps" "µs/stmt" "whole" "sched p50/p99/max ms" "cpu × oltp (1-shard/oltp, fanout/1-shard)"
+printf "%-28s %4s  %10s %7s %7s  %10s %7s  %10s %7s %7s  %-22s %-40s %s\n" "round protocol" "VUs" "oltp qps" "µs/stmt" "whole" \
+  "1-shard qps" "µs/stmt" "fanout qps" "µs/stmt" "whole" "sched p50/p99/max ms" "fanout ticks,max gap,window/plan,marks" "cpu × oltp (1-shard/oltp, fanout/1-shard)"
 for r in $(seq 1 "$ROUNDS"); do
   for n in $CLIENTS; do
     for par in $PAR; do
       for p in $PROTOCOLS; do
         o() { run "oltp-$n" oltp run --db "$ONE" --workload point-select --vu "$n"; OQPS=$QPS OCPU=$CPU OWHOLE=$WHOLE; }
         s() { run "one-$p-$n" fanout run --db "$SET" --vu "$n" --fanout 1 --parallelism 1 --protocol "$p"; SQPS=$QPS SCPU=$CPU; }
-        f() { run "fanout-$p-$par-$n" fanout run --db "$SET" --vu "$n" --parallelism "$par" --protocol "$p"; FQPS=$QPS FCPU=$CPU FWHOLE=$WHOLE FSCHED=$SCHED; }
+        f() { run "fanout-$p-$par-$n" fanout run --db "$SET" --vu "$n" --parallelism "$par" --protocol "$p"; FQPS=$QPS FCPU=$CPU FWHOLE=$WHOLE FSCHED=$SCHED FTICKS=$TICKS; }
         if [ $((r % 2)) -eq 1 ]; then o; s; f; else f; s; o; fi
         rc=$(ratio "$FCPU" "$OCPU")
-        printf "%-28s %4s  %10s %7s %7s  %10s %7s  %10s %7s %7s  %-22s %s (%s, %s)\n" "round $r $p par $par" "$n" "$OQPS" "$OCPU" "$OWHOLE" \
-          "$SQPS" "$SCPU" "$FQPS" "$FCPU" "$FWHOLE" "$FSCHED" "$rc" "$(ratio "$SCPU" "$OCPU")" "$(ratio "$FCPU" "$SCPU")"
+        printf "%-28s %4s  %10s %7s %7s  %10s %7s  %10s %7s %7s  %-22s %-40s %s (%s, %s)\n" "round $r $p par $par" "$n" "$OQPS" "$OCPU" "$OWHOLE" \
+          "$SQPS" "$SCPU" "$FQPS" "$FCPU" "$FWHOLE" "$FSCHED" "$FTICKS" "$rc" "$(ratio "$SCPU" "$OCPU")" "$(ratio "$FCPU" "$SCPU")"
         echo "$p par $par|$n|$rc|$(ratio "$SCPU" "$OCPU")|$(ratio "$FCPU" "$SCPU")" >> "$RATIOS"
       done
     done

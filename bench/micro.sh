@@ -19,7 +19,11 @@
 #
 # The header names MariaDB's performance_schema setting, read from the server, when MariaDB is run.
 # BENCH_MYSQL_HOST and BENCH_MYSQL_PORT (default 127.0.0.1 and 3306) choose the MariaDB server, e.g.
-# a private one started with performance_schema off beside the one .ci/servers.sh runs with it on.
+# a private one started with performance_schema off beside the one .ci/servers.sh runs with it on;
+# or BENCH_MYSQL, a URL (mysql://cairn:cairn@127.0.0.1:3380/cairn_bench), gives host, port and
+# database at once. MySQL 8 is run as MariaDB is: `bash .ci/versions.sh start mysql80`, then
+# BENCH_MYSQL=mysql://cairn:cairn@127.0.0.1:3380/cairn_bench bench/micro.sh sysbench-mysql (sysbench's
+# client logs in with MySQL 8's caching_sha2_password; cairn's prepare loads with INSERTs there).
 #
 # Usage: bench/micro.sh [pgbench|sysbench-pg|sysbench-mysql|all]   (default all)
 # Needs .ci/servers.sh to have run, and pgbench and sysbench installed (apt-get install sysbench).
@@ -34,7 +38,14 @@ MYDB=${BENCH_MYSQL_DB:-cairn_bench}
 PG=postgres://cairn:cairn@127.0.0.1:5432/$PGDB
 MYHOST=${BENCH_MYSQL_HOST:-127.0.0.1}
 MYPORT=${BENCH_MYSQL_PORT:-3306}
+if [ -n "${BENCH_MYSQL:-}" ]; then
+  read -r MYHOST MYPORT MYDB < <(python3 -c 'import sys, urllib.parse as u
+p = u.urlparse(sys.argv[1])
+print(p.hostname or "127.0.0.1", p.port or 3306, p.path.strip("/") or "cairn_bench")' "$BENCH_MYSQL")
+fi
 MY=mysql://cairn:cairn@$MYHOST:$MYPORT/$MYDB
+# The label of the MySQL-kind server's lines: mariadb, or mysql for a MySQL server.
+MYLABEL=$(mysql --no-defaults -h "$MYHOST" -P "$MYPORT" -u cairn -pcairn -Nse "SELECT IF(VERSION() LIKE '%MariaDB%', 'mariadb', 'mysql')" 2>/dev/null || echo mariadb)
 out=bench/out
 mkdir -p "$out"
 go build -o "$out/cairn" ./cmd/cairn
@@ -46,7 +57,7 @@ for tool in pgbench sysbench; do
 done
 psql -h 127.0.0.1 -U cairn -d cairn -tAc "SELECT 1 FROM pg_database WHERE datname = '$PGDB'" | grep -q 1 ||
   psql -h 127.0.0.1 -U cairn -d cairn -qc "CREATE DATABASE $PGDB"
-mysql -h "$MYHOST" -P "$MYPORT" -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS $MYDB" 2>/dev/null ||
+mysql --no-defaults -h "$MYHOST" -P "$MYPORT" -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS $MYDB" 2>/dev/null ||
   mysql -u root -e "CREATE DATABASE IF NOT EXISTS $MYDB; GRANT ALL ON $MYDB.* TO 'cairn'@'%'"
 
 . bench/lib.sh
@@ -130,17 +141,17 @@ bench_sysbench() { # kind url driver-args...
 # MariaDB's figures depend on performance_schema (on in .ci/servers.sh, off in a default install):
 # the header says which the server runs with, read from the server itself.
 case $which in sysbench-mysql|all)
-  echo "MariaDB at $MYHOST:$MYPORT: $(mysql -h "$MYHOST" -P "$MYPORT" -u cairn -pcairn -Nse "SELECT CONCAT(VERSION(), ', performance_schema ', IF(@@performance_schema, 'ON', 'OFF'))" 2>/dev/null || echo "performance_schema: unknown (the server did not answer)")" ;;
+  echo "MySQL/MariaDB at $MYHOST:$MYPORT: $(mysql --no-defaults -h "$MYHOST" -P "$MYPORT" -u cairn -pcairn -Nse "SELECT CONCAT(VERSION(), ', performance_schema ', IF(@@performance_schema, 'ON', 'OFF'))" 2>/dev/null || echo "performance_schema: unknown (the server did not answer)")" ;;
 esac
 echo "                                   clients     peer tps   peer CPU |  cairn tps  cairn CPU              | ratios (cairn/peer)"
 case $which in
   pgbench) bench_pgbench ;;
   sysbench-pg) bench_sysbench postgres "$PG" --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=cairn --pgsql-password=cairn --pgsql-db="$PGDB" ;;
-  sysbench-mysql) bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB" ;;
+  sysbench-mysql) bench_sysbench "$MYLABEL" "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB" ;;
   all)
     bench_pgbench
     bench_sysbench postgres "$PG" --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=cairn --pgsql-password=cairn --pgsql-db="$PGDB"
-    bench_sysbench mariadb "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB"
+    bench_sysbench "$MYLABEL" "$MY" --db-driver=mysql --mysql-host="$MYHOST" --mysql-port="$MYPORT" --mysql-user=cairn --mysql-password=cairn --mysql-db="$MYDB"
     ;;
   *) echo "usage: bench/micro.sh [pgbench|sysbench-pg|sysbench-mysql|all]"; exit 2 ;;
 esac

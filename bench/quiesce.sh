@@ -14,7 +14,8 @@ quiesce() {
   fi
   local prev=-1 same=0 d
   for _ in $(seq 120); do
-    d=$(mysql -h 127.0.0.1 -u cairn -pcairn -N -e "SHOW GLOBAL STATUS WHERE Variable_name IN
+    d=$(mysql --no-defaults -h "${BENCH_MY_HOST:-127.0.0.1}" -P "${BENCH_MY_PORT:-3306}" -u "${BENCH_MY_USER:-cairn}" \
+      -p"${BENCH_MY_PASS:-cairn}" -N -e "SHOW GLOBAL STATUS WHERE Variable_name IN
       ('Innodb_buffer_pool_pages_dirty', 'Innodb_history_list_length')" | awk '{ s += $2 } END { print s + 0 }')
     [ "$d" -lt 2000 ] && break
     if [ "$prev" -ge 0 ] && [ "$d" -ge "$prev" ]; then

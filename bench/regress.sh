@@ -24,8 +24,10 @@
 # pg-select-only-4, mariadb-point-select-16, mariadb-tpcc-sql, pg-tpcc-load, …); a TPC-C run whose
 # load is not picked runs on a schema the working tree's build loads once.
 # BENCH_PG_DB and BENCH_MYSQL_DB (default cairn_bench) name the point selects' databases,
-# BENCH_TPCC_DB (default cairn_regress_tpcc) the TPC-C one on each server, and BENCH_MYSQL_HOST and
-# BENCH_MYSQL_PORT (default 127.0.0.1 and 3306) the MariaDB server.
+# BENCH_TPCC_DB (default cairn_regress_tpcc) the TPC-C one on each server, BENCH_PG_HOST and
+# BENCH_PG_PORT (default 127.0.0.1 and 5432) the PostgreSQL server, and BENCH_MYSQL_HOST and
+# BENCH_MYSQL_PORT (default 127.0.0.1 and 3306) the MariaDB server: private servers (a developer's,
+# or a second pair) keep the comparison apart from whatever else uses the shared ones.
 #
 # Usage: bench/regress.sh [BASE]    Needs .ci/servers.sh to have run.
 set -euo pipefail
@@ -39,11 +41,13 @@ ROUNDS=${BENCH_ROUNDS:-3}
 PGDB=${BENCH_PG_DB:-cairn_bench}
 MYDB=${BENCH_MYSQL_DB:-cairn_bench}
 TDB=${BENCH_TPCC_DB:-cairn_regress_tpcc}
+PGHOST_=${BENCH_PG_HOST:-127.0.0.1}
+PGPORT_=${BENCH_PG_PORT:-5432}
 MYHOST=${BENCH_MYSQL_HOST:-127.0.0.1}
 MYPORT=${BENCH_MYSQL_PORT:-3306}
-PG=postgres://cairn:cairn@127.0.0.1:5432/$PGDB
+PG=postgres://cairn:cairn@$PGHOST_:$PGPORT_/$PGDB
 MY=mysql://cairn:cairn@$MYHOST:$MYPORT/$MYDB
-TPG=postgres://cairn:cairn@127.0.0.1:5432/$TDB
+TPG=postgres://cairn:cairn@$PGHOST_:$PGPORT_/$TDB
 TMY=mysql://cairn:cairn@$MYHOST:$MYPORT/$TDB
 out=$PWD/bench/out/regress
 mkdir -p "$out"
@@ -64,8 +68,8 @@ else
 fi
 
 for db in "$PGDB" "$TDB"; do
-  psql -h 127.0.0.1 -U cairn -d cairn -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 ||
-    psql -h 127.0.0.1 -U cairn -d cairn -qc "CREATE DATABASE $db"
+  psql -h "$PGHOST_" -p "$PGPORT_" -U cairn -d cairn -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 ||
+    psql -h "$PGHOST_" -p "$PGPORT_" -U cairn -d cairn -qc "CREATE DATABASE $db"
 done
 for db in "$MYDB" "$TDB"; do
   mysql -h "$MYHOST" -P "$MYPORT" -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS $db" 2>/dev/null ||

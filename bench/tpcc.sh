@@ -32,6 +32,13 @@
 # Usage: bench/tpcc.sh [postgres|mysql|all]   (default all). Needs .ci/servers.sh to have run.
 # Environment: BENCH_ROUNDS (3), BENCH_RAMPUP (30s), BENCH_DURATION (60s), BENCH_WAREHOUSES (4),
 # BENCH_VU (4), BENCH_PG, BENCH_MYSQL (cairn's URLs), PEERS, BENCH_JAVA.
+#
+# MySQL 8 instead of MariaDB: BENCH_MYSQL=mysql://cairn:cairn@127.0.0.1:3380/cairn bench/tpcc.sh mysql
+# against the server of `bash .ci/versions.sh start mysql80` (docs/versions.md). Every tool then
+# goes to that server: the mysql client, go-tpc and HammerDB (host and port from BENCH_MYSQL). On
+# MySQL, HammerDB's user peer_hammer is made with mysql_native_password (its mysqltcl client may
+# lack caching_sha2_password, MySQL 8's default), cairn's prepare loads with INSERTs where
+# local_infile is OFF, and BenchBase, whose configuration is MariaDB's, is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which=${1:-all}
@@ -42,6 +49,15 @@ W=${BENCH_WAREHOUSES:-4}
 VU=${BENCH_VU:-4}
 PG=${BENCH_PG:-postgres://cairn:cairn@127.0.0.1:5432/cairn}
 MY=${BENCH_MYSQL:-mysql://cairn:cairn@127.0.0.1:3306/cairn}
+# The MySQL server of $MY, for the mysql client, window.py, quiesce.sh and the peers.
+read -r MYHOST MYPORT MYUSER MYPASS < <(python3 -c 'import sys, urllib.parse as u
+p = u.urlparse(sys.argv[1])
+print(p.hostname or "127.0.0.1", p.port or 3306, u.unquote(p.username or "cairn"), u.unquote(p.password or "-"))' "$MY")
+export BENCH_MY_HOST=$MYHOST BENCH_MY_PORT=$MYPORT BENCH_MY_USER=$MYUSER BENCH_MY_PASS=$MYPASS
+myc() { mysql --no-defaults -h "$MYHOST" -P "$MYPORT" -u "$MYUSER" -p"$MYPASS" "$@"; }
+# MySQL or MariaDB: the peers' users and window.py's server process differ.
+MYKIND=$(myc -Nse "SELECT IF(VERSION() LIKE '%MariaDB%', 'mariadb', 'mysql')" 2>/dev/null || echo mariadb)
+export BENCH_MY_KIND=$MYKIND
 PEERS=${PEERS:-/opt/peers}
 JAVA=${BENCH_JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
 out=$PWD/bench/out
@@ -77,11 +93,11 @@ window() {
 
 db_drop() {
   if [ "$1" = postgres ]; then PGPASSWORD=cairn psql -h 127.0.0.1 -U cairn -d cairn -qc "DROP DATABASE IF EXISTS $2" 2>/dev/null || true
-  else mysql -h 127.0.0.1 -u cairn -pcairn -e "DROP DATABASE IF EXISTS $2" 2>/dev/null || true; fi
+  else myc -e "DROP DATABASE IF EXISTS $2" 2>/dev/null || true; fi
 }
 db_create() {
   if [ "$1" = postgres ]; then PGPASSWORD=cairn psql -h 127.0.0.1 -U cairn -d cairn -qc "CREATE DATABASE $2"
-  else mysql -h 127.0.0.1 -u cairn -pcairn -e "CREATE DATABASE $2"; fi
+  else myc -e "CREATE DATABASE $2"; fi
 }
 
 # cairn: prepare (timed) and a run, once per mode, each on a freshly prepared schema.
@@ -113,12 +129,22 @@ run_hammerdb() {
   [ -f "$PEERS/hammerdb/hammerdbcli" ] || return 0
   # An interrupted run leaves HammerDB's database behind, and HammerDB refuses to build into it.
   if [ "$kind" = postgres ]; then db_drop postgres peer_hammerdb; k=pg
-  else mysql -h 127.0.0.1 -u peer_hammer -ppeer_hammer -e "DROP DATABASE IF EXISTS peer_hammerdb" 2>/dev/null || true; k=my; fi
+  else
+    db_drop mysql peer_hammerdb; k=my
+    # HammerDB's user, with the password HammerDB's script gives; on MySQL 8 with
+    # mysql_native_password, which every client HammerDB may be built with speaks.
+    local how="IDENTIFIED BY 'peer_hammer'" h
+    [ "$MYKIND" = mysql ] && how="IDENTIFIED WITH mysql_native_password BY 'peer_hammer'"
+    for h in 127.0.0.1 localhost; do
+      myc -e "CREATE USER IF NOT EXISTS 'peer_hammer'@'$h' $how; GRANT ALL ON *.* TO 'peer_hammer'@'$h'"
+    done
+  fi
   quiesce "$kind"
   cp "bench/hammerdb/tpcc_$k.tcl" "$PEERS/hammerdb/cairn_tpcc_$k.tcl"
   o="$out/hammerdb-$kind.txt"
   window "$kind" peer_hammerdb hammerdb "$r" "$o" "HDB: TEST STARTED" \
     env TMP="$PEERS/hammerdb/tmp" TCLLIBPATH="$PEERS/hammerdb/lib" HDB_WAREHOUSES="$W" HDB_VU="$VU" \
+      HDB_MYSQL_HOST="$MYHOST" HDB_MYSQL_PORT="$MYPORT" \
       HDB_RAMPUP="$(awk -v s="$R" 'BEGIN { print s / 60 }')" HDB_DURATION="$(awk -v s="$D" 'BEGIN { print s / 60 }')" \
       HDB_SETTLE="bash $PWD/bench/quiesce.sh $kind" \
       bash -c "cd '$PEERS/hammerdb' && exec tclsh8.6 hammerdbcli auto cairn_tpcc_$k.tcl"
@@ -133,8 +159,9 @@ run_hammerdb() {
 run_gotpc() {
   local kind=$1 r=$2 d port t0 t1 o
   [ -x "$PEERS/bin/go-tpc" ] || return 0
-  if [ "$kind" = postgres ]; then d=postgres; port=5432; else d=mysql; port=3306; fi
-  local g=("$PEERS/bin/go-tpc" tpcc -d "$d" -H 127.0.0.1 -P "$port" -U cairn -p cairn -D peer_gotpc --warehouses "$W")
+  local host=127.0.0.1 user=cairn pass=cairn
+  if [ "$kind" = postgres ]; then d=postgres; port=5432; else d=mysql; host=$MYHOST port=$MYPORT user=$MYUSER pass=$MYPASS; fi
+  local g=("$PEERS/bin/go-tpc" tpcc -d "$d" -H "$host" -P "$port" -U "$user" -p "$pass" -D peer_gotpc --warehouses "$W")
   [ "$kind" = postgres ] && g+=(--conn-params sslmode=disable)
   "${g[@]}" cleanup >/dev/null 2>&1 || true
   quiesce "$kind"
@@ -160,6 +187,10 @@ run_benchbase() {
   local kind=$1 r=$2 dir cfg src t0 t1
   if [ "$kind" = postgres ]; then dir=$PEERS/benchbase-postgres; else dir=$PEERS/benchbase-mariadb; fi
   [ -f "$dir/benchbase.jar" ] && [ -x "$JAVA" ] || return 0
+  if [ "$kind" = mysql ] && { [ "$MYKIND" = mysql ] || [ "$MYHOST:$MYPORT" != 127.0.0.1:3306 ]; }; then
+    echo "  BenchBase: its configuration is MariaDB's on 127.0.0.1:3306; skipped on $MYKIND at $MYHOST:$MYPORT"
+    return 0
+  fi
   cfg=$dir/cairn-bench.xml
   src=$(ls "$dir"/tpcc_*.xml | head -1)
   sed -e "s|<scalefactor>[0-9]*</scalefactor>|<scalefactor>$W</scalefactor>|" \

@@ -62,7 +62,7 @@ def tree_cpu(root):
 
 
 def server_cpu(kind):
-    names = {"postgres"} if kind == "postgres" else {"mariadbd", "mysqld"}
+    names = {"postgres"} if kind == "postgres" else {"mysqld"} if os.environ.get("BENCH_MY_KIND") == "mysql" else {"mariadbd"}
     total = 0.0
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -82,9 +82,13 @@ def query(kind, db, sql):
         cmd = ["psql", "-h", "127.0.0.1", "-U", "cairn", "-d", db, "-Atc", sql]
         env = dict(os.environ, PGPASSWORD="cairn")
     else:
-        cmd = ["mysql", "-h", "127.0.0.1", "-u", "cairn", "-pcairn", "-N", "-B", db, "-e", sql]
+        e = os.environ
+        cmd = ["mysql", "--no-defaults", "-h", e.get("BENCH_MY_HOST", "127.0.0.1"), "-P", e.get("BENCH_MY_PORT", "3306"),
+               "-u", e.get("BENCH_MY_USER", "cairn"), "-p" + e.get("BENCH_MY_PASS", "cairn"), "-N", "-B", db, "-e", sql]
         env = os.environ
     out = subprocess.run(cmd, capture_output=True, text=True, env=env).stdout.replace("|", " ").split()
+    if kind != "postgres" and len(out) == 5:  # N, then SHOW GLOBAL STATUS's two name-value rows
+        out = [out[0], str(float(out[2]) + float(out[4]))]
     try:
         return [float(x) for x in out] if len(out) == 2 else None
     except ValueError:
@@ -96,9 +100,9 @@ def snapshot(kind, db, pid):
         sql = ("SELECT (SELECT COALESCE(SUM(d_next_o_id), 0) FROM district), "
                "(SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database())")
     else:
-        sql = ("SELECT (SELECT COALESCE(SUM(d_next_o_id), 0) FROM district), "
-               "(SELECT SUM(VARIABLE_VALUE) FROM information_schema.GLOBAL_STATUS "
-               "WHERE VARIABLE_NAME IN ('COM_COMMIT', 'COM_ROLLBACK'))")
+        # MySQL 8 keeps Com_* out of its status tables: SHOW has them on both servers.
+        sql = ("SELECT COALESCE(SUM(d_next_o_id), 0) FROM district; "
+               "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
     t0 = time.monotonic()
     tool, server = tree_cpu(pid), server_cpu(kind)
     row = query(kind, db, sql)

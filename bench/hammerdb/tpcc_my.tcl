@@ -1,5 +1,5 @@
 #!/bin/tclsh
-# cairn bench/tpcc.sh: HammerDB (v4.12 CLI) TPROC-C (stored procedures) on MariaDB 10.11 via HammerDB's "mysql" driver (mysqltcl), TCP 127.0.0.1:3306
+# cairn bench/tpcc.sh: HammerDB (v4.12 CLI) TPROC-C (stored procedures) on MariaDB 10.11 or MySQL 8 via HammerDB's "mysql" driver (mysqltcl), TCP to HDB_MYSQL_HOST:HDB_MYSQL_PORT (default 127.0.0.1:3306)
 # Run by bench/tpcc.sh: cd $PEERS/hammerdb && TMP=$PEERS/hammerdb/tmp TCLLIBPATH=$PEERS/hammerdb/lib tclsh8.6 hammerdbcli auto THIS.tcl
 # Environment: HDB_WAREHOUSES, HDB_VU, HDB_RAMPUP, HDB_DURATION (minutes, multiples of 0.1)
 proc envor {n d} { if {[info exists ::env($n)] && $::env($n) ne ""} { return $::env($n) } { return $d } }
@@ -10,8 +10,8 @@ set vus [envor HDB_VU 4]
 
 dbset db mysql
 dbset bm TPC-C
-diset connection mysql_host 127.0.0.1
-diset connection mysql_port 3306
+diset connection mysql_host [envor HDB_MYSQL_HOST 127.0.0.1]
+diset connection mysql_port [envor HDB_MYSQL_PORT 3306]
 diset connection mysql_socket null
 diset connection mysql_ssl false
 diset tpcc mysql_user peer_hammer

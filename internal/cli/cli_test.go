@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
 	"github.com/cairn-bench/cairn/internal/workload/tpcc"
 )
@@ -51,6 +52,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"tpcc", "run", "--db", "mysql://u:p@127.0.0.1:1/db"}, ExitFailed, "127.0.0.1:1"},
 		{[]string{"tpcc", "run", "--vu", "0"}, ExitUsage, "--vu 0"},
 		{[]string{"tpcc", "run", "--duration", "-1m"}, ExitUsage, "negative"},
+		{[]string{"tpcc", "run", "--duration", "99999999999"}, ExitUsage, "duration 99999999999: too large: the longest duration is 2562047h47m16s"},
+		{[]string{"tpcc", "run", "--duration", "9999999999h"}, ExitUsage, "too large: the longest duration is 2562047h47m16s"},
 		{[]string{"tpcc", "run", "--rampup", "soon"}, ExitUsage, "not a duration"},
 		{[]string{"tpcc", "run", "--duration", "0"}, ExitUsage, "--duration"},
 		{[]string{"tpcc", "prepare", "--warehouses", "0", "--db", "sqlite://" + dir + "/w.db"}, ExitUsage, "--warehouses 0"},
@@ -60,6 +63,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"tpcc", "nosuch"}, ExitUsage, "unknown command"},
 		{[]string{"nosuch"}, ExitUsage, "unknown command"},
 		{[]string{"tpcc", "run", "--no-such-flag"}, ExitUsage, "unknown flag"},
+		{[]string{"restore", "--db", "ftp://x"}, ExitUsage, `--db "ftp://x": unknown scheme "ftp"`},
+		{[]string{"results", "list", "--workload", "nosuch", "--results", dir + "/r.db"}, ExitUsage, `--workload "nosuch": use fanout, oltp, tpcb, tpcc, tpch`},
 	}
 	for _, c := range cases {
 		code, _, stderr := cairn(t, c.args...)
@@ -185,6 +190,14 @@ func TestTPCCEndToEnd(t *testing.T) {
 				if n := field(t, d, "result.nopm").(float64); n <= 0 {
 					t.Errorf("mode %s: NOPM %v", mode, n)
 				}
+				// Before PostgreSQL 15 no session can be made to publish its counts at the edges:
+				// TPM is approximate, and says so (docs/tpcc.md).
+				if v := field(t, d, "target.version").(string); tg.Name == "postgres" && !target.VersionAtLeast(v, "15") {
+					field(t, d, "result.tpm_approx")
+					if !strings.Contains(out, "~TPM") && !strings.Contains(out, "approximate") {
+						t.Errorf("PostgreSQL %s: the summary does not say TPM is approximate:\n%s", v, out)
+					}
+				}
 				// On PostgreSQL each reading waits for the transactions in flight at its edge, whose
 				// latency is in the window's figures (start) or after_window's (end).
 				slowest := 0.0
@@ -235,7 +248,8 @@ func TestTPCCEndToEnd(t *testing.T) {
 }
 
 // TestRestartDuringRun restarts the server in the middle of the window: the run goes on, VUs
-// reconnect, errors are counted, NOPM is reported, and the data stays consistent.
+// reconnect, errors are counted, NOPM is reported, and the data stays consistent. The window
+// outlasts a slow restart: MySQL 8's crash recovery took 15 s on the loaded 2-core host.
 func TestRestartDuringRun(t *testing.T) {
 	for _, tc := range testutil.Servers() {
 		t.Run(tc.Name, func(t *testing.T) {
@@ -245,14 +259,14 @@ func TestRestartDuringRun(t *testing.T) {
 			js := filepath.Join(t.TempDir(), "r.json")
 			done := make(chan error, 1)
 			go func() {
-				time.Sleep(6 * time.Second)
+				time.Sleep(4 * time.Second)
 				out, err := exec.Command("bash", "-c", restart).CombinedOutput()
 				if err != nil {
 					err = &exec.Error{Name: string(out), Err: err}
 				}
 				done <- err
 			}()
-			code, out, stderr := cairn(t, "tpcc", "run", "--db", url, "--vu", "3", "--rampup", "2s", "--duration", "16s",
+			code, out, stderr := cairn(t, "tpcc", "run", "--db", url, "--vu", "3", "--rampup", "2s", "--duration", "24s",
 				"--progress", "2s", "--json", js)
 			if err := <-done; err != nil {
 				t.Fatalf("restart command failed: %v", err)
@@ -277,11 +291,29 @@ func TestRestartDuringRun(t *testing.T) {
 			if !strings.Contains(out, "errors in the window") {
 				t.Errorf("errors not printed:\n%s", out)
 			}
-			// The run must have gone on after the restart: transactions in the last seconds.
+			// The run must have gone on after the restart: transactions in the window's seconds
+			// after the outage ended (MariaDB 11.4 took 23 s to come back on a host at load 20,
+			// leaving less than a second of the window: then only the run going on is checked).
 			series := field(t, d, "timeseries").([]any)
-			last := series[len(series)-2].(map[string]any)
-			if last["txns"].(float64) == 0 {
-				t.Errorf("no transactions at the end of the window: VUs did not reconnect")
+			back := 0.0
+			if o, ok := d["outage"].(map[string]any); ok {
+				for _, sp := range o["spans"].([]any) {
+					back = max(back, sp.(map[string]any)["to"].(float64))
+				}
+			}
+			var after, resumed float64
+			for _, x := range series {
+				x := x.(map[string]any)
+				if x["window"] == true && x["t"].(float64)-1 >= back {
+					after++
+					resumed += x["txns"].(float64)
+				}
+			}
+			switch {
+			case after == 0:
+				t.Logf("the outage lasted until %.1f s of the run, past the window's last whole second: reconnection not checked", back)
+			case resumed == 0:
+				t.Errorf("no transactions in the %.0f s of the window after the outage ended at %.1f s: VUs did not reconnect", after, back)
 			}
 			// Wait for the server, then check consistency.
 			var code2 int

@@ -6,24 +6,30 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-bench/cairn/internal/job"
+	"github.com/cairn-bench/cairn/internal/event"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // jobOptions are a job's options from the command line: its store (none with --no-store), its
 // --json, and the terminal as the printer, with prepare's load as a progress bar.
-func jobOptions(storePath string, f runFlags, stdout, stderr io.Writer) job.Options {
+func jobOptions(storePath string, f runFlags, stdout, stderr io.Writer) session.Options {
 	if f.noStore {
 		storePath = ""
 	}
-	return job.Options{Store: storePath, JSON: f.json, Version: Version, Out: stdout, Err: stderr,
+	return session.Options{Store: storePath, JSON: f.json, Version: Version, Subscribers: printer(stdout, stderr),
 		Preparing: &terminalPreparing{out: stdout, err: stderr}}
 }
 
-// execute runs a spec from the command line (job.Execute is the one code path).
+// printer is the terminal: the session's events as lines on stdout and stderr.
+func printer(stdout, stderr io.Writer) []event.Subscriber {
+	return []event.Subscriber{session.Printer{Out: stdout, Err: stderr}}
+}
+
+// execute runs a spec from the command line (session.Execute is the one code path).
 func execute(ctx context.Context, s *spec.Spec, storePath string, f runFlags, stdout, stderr io.Writer) error {
-	return job.Execute(ctx, s, jobOptions(storePath, f, stdout, stderr))
+	return session.Execute(ctx, s, jobOptions(storePath, f, stdout, stderr))
 }
 
 // newCleanup is every workload's cleanup command: it drops what the workload's record says its
@@ -35,7 +41,7 @@ func newCleanup(stdout io.Writer, f workload.Footprint) *cobra.Command {
 		Short: "Drop what " + f.Name + " prepare created (as its meta table records it), and nothing else",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return job.Cleanup(cmd.Context(), db, f, stdout)
+			return session.Cleanup(cmd.Context(), db, f, session.Options{Subscribers: printer(stdout, stdout)})
 		},
 	}
 	dbFlag(cmd, &db, false, true)

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -86,12 +90,27 @@ func TestFanoutStudy(t *testing.T) {
 			}
 		}()
 	}
-	code, out, stderr = cairn(t, "study", "run", file, "--no-store")
+	// One shard is held by a table lock 40 ms of every 80 during the study: each case ranks it
+	// the slowest shard, and its server the slowest server, by the time they add to the requests.
+	if code, out, stderr := cairn(t, "fanout", "prepare", "--db", db, "--rows", "400"); code != 0 {
+		t.Fatalf("prepare: exit %d\n%s%s", code, out, stderr)
+	}
+	slowShard := hosts[1] + "/cairn_fan_2"
+	lockDone := make(chan error, 1)
+	go func() {
+		lockDone <- testutil.HoldLocks(servers[1]+"cairn_fan_2", "fanout_t", 40*time.Millisecond, stop)
+	}()
+	store := filepath.Join(t.TempDir(), "results.db")
+	code, out, stderr = cairn(t, "study", "run", file, "--results", store)
 	close(stop)
 	wg.Wait()
+	if err := <-lockDone; err != nil {
+		t.Fatal(err)
+	}
 	if code != 0 {
 		t.Fatalf("study run: exit %d\n%s%s", code, out, stderr)
 	}
+	fanoutStudyFigures(t, out, store, slowShard, hosts[1])
 	for i := range servers {
 		if !seen[i]["30"] || !seen[i]["6"] {
 			t.Errorf("%s took %v during the study, want 30 and 6", hosts[i], seen[i])
@@ -141,4 +160,56 @@ func TestFanoutStudy(t *testing.T) {
 		t.Errorf("restore --db --db: exit %d %q %q", code, out, stderr)
 	}
 	restored("after kill -9 and restore --db repeated")
+}
+
+// fanoutStudyFigures checks a stored fan-out study's own figures wherever the study is shown: the
+// table its run printed (out), results compare, the CSV export and the report, each case ranking
+// slowShard (on slowServer) first by the time it added.
+func fanoutStudyFigures(t *testing.T, out, store, slowShard, slowServer string) {
+	t.Helper()
+	m := regexp.MustCompile(`stored as study (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no study id in\n%s", out)
+	}
+	id := m[1]
+	// Each case's row names the slowed shard and its server, with logical and physical p95.
+	table := func(what, text string) {
+		t.Helper()
+		_, tab, ok := strings.Cut(text, "fan-out per case and VU count")
+		rows := regexp.MustCompile(`(?m)^\s*[AB]\s+2\s+[0-9.]+\s.*`+regexp.QuoteMeta(slowShard)+`\s.*\s`+regexp.QuoteMeta(slowServer)+`\s`).FindAllString(tab, -1)
+		if !ok || len(rows) != 2 || !strings.Contains(tab, "logical p95") || !strings.Contains(tab, "physical p95") || !strings.Contains(tab, "short board p95") {
+			t.Errorf("%s: the fan-out table does not rank %s first in both cases:\n%s", what, slowShard, text)
+		}
+	}
+	table("study run", out)
+	code, cmp, _ := cairn(t, "results", "compare", id, "--results", store)
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, cmp)
+	}
+	table("results compare", cmp)
+	code, csvText, _ := cairn(t, "results", "export", id, "--format", "csv", "--results", store)
+	recs, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
+	if code != 0 || err != nil || len(recs) != 3 {
+		t.Fatalf("export: exit %d, %v\n%s", code, err, csvText)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, r := range recs[1:] {
+		lp, _ := strconv.ParseFloat(r[col["logical_p95_ms"]], 64)
+		pp, _ := strconv.ParseFloat(r[col["physical_p95_ms"]], 64)
+		share, _ := strconv.ParseFloat(r[col["slowest_shard_added_percent"]], 64)
+		if r[col["slowest_shard"]] != slowShard || r[col["slowest_server"]] != slowServer || lp <= 0 || pp <= 0 || lp < pp || share <= 0 || share > 100 {
+			t.Errorf("export row %v (columns %v)", r, recs[0])
+		}
+	}
+	html := filepath.Join(t.TempDir(), "study.html")
+	if code, _, stderr := cairn(t, "report", id, "-o", html, "--results", store); code != 0 {
+		t.Fatalf("report: exit %d %s", code, stderr)
+	}
+	b, _ := os.ReadFile(html)
+	if page := string(b); !strings.Contains(page, "study-fanout-rt") || strings.Count(page, "<td>"+slowShard+"</td>") != 2 || !strings.Contains(page, "Fan-out per case and VU count") {
+		t.Errorf("the report lacks the fan-out table or chart (%d rows naming %s)", strings.Count(page, "<td>"+slowShard+"</td>"), slowShard)
+	}
 }

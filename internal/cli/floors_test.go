@@ -17,15 +17,11 @@ var floors = map[string]int{
 	"cli":                   100, // front ends
 	"serve":                 98,
 	"serve/ui":              97, // the web UI's files, mounted by the front end
-	"job":                   95, // what a front end asks for, run by one code path
-	"sink":                  90, // where every run, profile and study ends
-	"study":                 80,
-	"runner":                70,
-	"openmetrics":           65, // /metrics: a consumer of the engine's ticks
-	"profile":               60, // a profile's steps
+	"session":               95, // a run's life: what a front end asks for, run by one code path
+	"study":                 80, // a study's plan and settings, applied and restored
+	"report":                62, // draws documents, in summary's words where it says what they say
 	"run":                   60, // the engine
 	"summary":               60, // words documents for people
-	"report":                60, // draws them
 	"spec":                  55,
 	"workload/all":          53,
 	"workload/fanout":       52,
@@ -35,6 +31,7 @@ var floors = map[string]int{
 	"workload/tpch":         52,
 	"workload/tpch/queries": 51,
 	"workload":              50, // the workload contract
+	"diagnosis":             45, // a document read as a DBA would: the diagnosis line, stack shifts
 	"observe":               40,
 	"testutil":              36,
 	"target/all":            35,
@@ -43,17 +40,74 @@ var floors = map[string]int{
 	"target/sqlite":         33,
 	"target/blockconn":      32,
 	"target/sqlconn":        32,
+	"openmetrics":           34, // /metrics: a subscriber of the events
+	"sink":                  34, // where every run, profile and study is kept: a subscriber
+	"event":                 31, // a run's life as typed events on one bus
 	"target":                30, // the database contract
-	"results":               30, // the documents and the store
+	"resultstore":           31, // the results store (SQLite)
+	"results":               30, // the documents
 	"options":               10, // foundations
 	"metrics":               10,
 	"outfile":               10,
 	"undo":                  10,
 	"sqlfile":               10,
 	"workload/tpch/dbgen":   10,
+	"textfmt":               10,
 }
 
+// maxChain is the most packages one import chain may pass through, cmd/cairn included: each is
+// a layer a reader crosses to follow a run: cmd/cairn → cli → serve → report → summary → spec →
+// observe → results → metrics is the longest.
+const maxChain = 9
+
 func TestNoImportClimbsAFloor(t *testing.T) {
+	imports := internalImports(t)
+	for pkg, ims := range imports {
+		fl, ok := floors[pkg]
+		if !ok {
+			t.Errorf("internal/%s has no floor: place it in floors (and in docs/adding-a-workload.md)", pkg)
+			continue
+		}
+		for im := range ims {
+			if f, ok := floors[im]; ok && f >= fl {
+				t.Errorf("internal/%s (floor %d) imports internal/%s (floor %d): an arrow climbs back up", pkg, fl, im, f)
+			}
+		}
+	}
+}
+
+// The longest import chain, cmd/cairn → cli → … (non-test imports), is at most maxChain packages.
+func TestLongestImportChain(t *testing.T) {
+	imports := internalImports(t)
+	depth := map[string]int{}
+	next := map[string]string{}
+	var walk func(p string) int
+	walk = func(p string) int {
+		if d, ok := depth[p]; ok {
+			return d
+		}
+		depth[p] = 0 // an import cycle does not build: it cannot occur here
+		d := 1
+		for im := range imports[p] {
+			if n := 1 + walk(im); n > d {
+				d, next[p] = n, im
+			}
+		}
+		depth[p] = d
+		return d
+	}
+	// cmd/cairn imports cli: one more layer above it.
+	if n := 1 + walk("cli"); n > maxChain {
+		chain := []string{"cmd/cairn"}
+		for p := "cli"; p != ""; p = next[p] {
+			chain = append(chain, p)
+		}
+		t.Errorf("the longest import chain passes %d packages, more than %d: %s", n, maxChain, strings.Join(chain, " → "))
+	}
+}
+
+// internalImports are the packages under internal/ and what of internal/ each imports (tests left out).
+func internalImports(t *testing.T) map[string]map[string]bool {
 	const mod = "github.com/cairn-bench/cairn/internal/"
 	imports := map[string]map[string]bool{}
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
@@ -82,16 +136,5 @@ func TestNoImportClimbsAFloor(t *testing.T) {
 	if len(imports) < 10 {
 		t.Fatalf("found %d packages under internal/: the walk is wrong", len(imports))
 	}
-	for pkg, ims := range imports {
-		fl, ok := floors[pkg]
-		if !ok {
-			t.Errorf("internal/%s has no floor: place it in floors (and in docs/adding-a-workload.md)", pkg)
-			continue
-		}
-		for im := range ims {
-			if f, ok := floors[im]; ok && f >= fl {
-				t.Errorf("internal/%s (floor %d) imports internal/%s (floor %d): an arrow climbs back up", pkg, fl, im, f)
-			}
-		}
-	}
+	return imports
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 )
 
 // gateDoc is a constructed oltp run whose headline is tps at vu VUs.
@@ -24,7 +25,7 @@ func gateDoc(tps float64, vu int) *results.Document {
 func TestRegressionGate(t *testing.T) {
 	ctx := context.Background()
 	store := filepath.Join(t.TempDir(), "results.db")
-	s, err := results.OpenStore(ctx, store)
+	s, err := resultstore.Open(ctx, store)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +72,13 @@ func TestRegressionGate(t *testing.T) {
 	pBase := profile(map[int][]float64{1: {500, 505, 495, 502}, 2: {1000, 1010, 990, 1005}})
 	pNew := profile(map[int][]float64{1: {498, 503, 497, 501}, 2: {800, 810, 790, 805}})
 	pSame := profile(map[int][]float64{1: {501, 499, 504, 496}, 2: {1002, 995, 1008, 992}})
+	// A run that did not measure what was planned (here: the database away for 12 s of it).
+	m := gateDoc(1000, 4)
+	m.Mark(results.Outage, "12.0 s without service in the window, 40 failed connection attempts")
+	if err := s.SaveRun(ctx, m, 0); err != nil {
+		t.Fatal(err)
+	}
+	marked := base[:strings.LastIndexByte(base, ',')] + "," + m.ID
 	s.Close()
 
 	for _, tc := range []struct {
@@ -85,6 +93,7 @@ func TestRegressionGate(t *testing.T) {
 		{"profile step regressed", pBase, pNew, "5", ExitFailed, 2, []string{"PASS  1 VUs TPS:", "within 5% of A", "FAIL  2 VUs TPS:", "significant (p=0.029)", "regression: 1 of 2"}},
 		{"profile unchanged", pBase, pSame, "5", ExitOK, 2, []string{"PASS  1 VUs TPS:", "PASS  2 VUs TPS:"}},
 		{"bad percentage", base, slower, "0", ExitUsage, 0, []string{"--fail-on-regression 0: give the largest tolerated loss"}},
+		{"not as planned", marked, slower, "5", ExitUsage, 0, []string{"result " + m.ID + " did not measure what was planned (OUTAGE: 12.0 s without service"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer

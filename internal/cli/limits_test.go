@@ -6,14 +6,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // --vu beyond what the database accepts is refused before any connection is opened, naming the
@@ -200,5 +204,87 @@ func TestDocsAgreeWithTheProgram(t *testing.T) {
 	}
 	if strings.Contains(doc, "currently exits with 1") {
 		t.Error("docs/cli.md still says an unknown command exits 1")
+	}
+}
+
+// Every flag docs/cli.md's synopsis shows a command with is one that command has (by its name
+// or its one-letter shorthand): the synopsis is what users copy.
+func TestSynopsisFlagsExist(t *testing.T) {
+	b, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := strings.SplitN(string(b), "```", 3)[1]
+	root := newRoot(io.Discard, io.Discard)
+	root.InitDefaultHelpFlag()
+	root.InitDefaultVersionFlag()
+	root.InitDefaultHelpCmd()
+	flagRe := regexp.MustCompile(`(?:^|[\s\[|(])(--?[a-zA-Z][a-zA-Z0-9-]*)`)
+	var cmd *cobra.Command
+	checked := 0
+	for _, line := range strings.Split(block, "\n") {
+		if rest, ok := strings.CutPrefix(line, "cairn "); ok {
+			var path []string
+			for _, w := range strings.Fields(rest) {
+				if w != strings.ToLower(w) || strings.ContainsAny(w, "[-|") {
+					break
+				}
+				path = append(path, w)
+			}
+			c, _, err := root.Find(path)
+			if err != nil || (len(path) > 0 && c == root) {
+				t.Errorf("docs/cli.md shows %q, which is no command", "cairn "+strings.Join(path, " "))
+				cmd = nil
+				continue
+			}
+			cmd = c
+			line = rest
+		}
+		if cmd == nil {
+			continue
+		}
+		if i := strings.Index(line, "   ("); i >= 0 {
+			line = line[:i] // a comment to the right
+		}
+		cmd.InitDefaultHelpFlag()
+		for _, m := range flagRe.FindAllStringSubmatch(line, -1) {
+			name := m[1]
+			var f *pflag.Flag
+			if long, ok := strings.CutPrefix(name, "--"); ok {
+				f = cmd.Flags().Lookup(long)
+				if f == nil {
+					f = cmd.InheritedFlags().Lookup(long)
+				}
+			} else {
+				f = cmd.Flags().ShorthandLookup(name[1:])
+				if f == nil {
+					f = cmd.InheritedFlags().ShorthandLookup(name[1:])
+				}
+			}
+			checked++
+			if f == nil {
+				t.Errorf("docs/cli.md shows %s with %s, which it does not have", cmd.CommandPath(), name)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked only %d flags of the synopsis", checked)
+	}
+}
+
+// docs/result-format.md gives the running threads' sampling interval the run takes by default.
+func TestResultFormatRunningInterval(t *testing.T) {
+	b, err := os.ReadFile("../../docs/result-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?m)^\\| `interval_ms` \\| the sampling interval in ms: (\\d+) by default \\(`--running-sample`").FindSubmatch(b)
+	w, err := workload.Get("tpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := spec.EngineDefaults(w.Info(), false).RunningSample
+	if m == nil || string(m[1]) != strconv.FormatInt(def.Milliseconds(), 10) {
+		t.Errorf("docs/result-format.md's running interval_ms row does not give the default, %d ms", def.Milliseconds())
 	}
 }

@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -375,5 +380,370 @@ func TestBindingBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d %q, want %q", c.args, code, stderr, c.want)
 		}
 		oneCleanLine(t, stderr)
+	}
+}
+
+// The samplers' intervals have a floor of 10 ms, refused below it on the command line and in a
+// spec (exit 2, one line): --running-sample 1ns once sampled "every 0 ms" and counted hundreds of
+// thousands of its own statements into TPM. 0 still turns the running-threads sampler off.
+func TestSamplingFloor(t *testing.T) {
+	for _, args := range [][]string{{"--running-sample", "1ns"}, {"--running-sample", "9ms"}, {"--wait-sample", "1ms"}} {
+		code, _, stderr := cairn(t, append([]string{"tpcc", "run", "--print-spec"}, args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, args[0]+" "+args[1]) || !strings.Contains(stderr, "10ms") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+		oneCleanLine(t, stderr)
+	}
+	spec := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(spec, []byte("workload: tpcc\nrunning-sample: 5ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := cairn(t, "run", "--spec", spec); code != ExitUsage || !strings.Contains(stderr, "running-sample: need 0s (none) or between 10ms and 1s") {
+		t.Errorf("spec running-sample 5ms: exit %d, %q", code, stderr)
+	}
+	for _, v := range []string{"0s", "10ms"} {
+		if code, out, stderr := cairn(t, "tpcc", "run", "--print-spec", "--running-sample", v); code != 0 || !strings.Contains(out, "running-sample: "+v) {
+			t.Errorf("--running-sample %s: exit %d, %q %q", v, code, out, stderr)
+		}
+	}
+}
+
+// A --waits instrument run puts back what it turned on (InnoDB's mutexes and rw-locks, the
+// metadata locks') when interrupted (SIGINT). Killed with SIGKILL it cannot: the next plain run
+// says how many instruments are still on and how to restore them, and 'cairn restore' restores
+// them, each as it was.
+func TestMariaDBInstrumentsLeftOnWarned(t *testing.T) {
+	url := testutil.MySQL(t)
+	oltpPrepared(t, url)
+	_, c := testutil.Open(t, url)
+	ctx := context.Background()
+	var pfs int64
+	if err := c.QueryRow(ctx, "SELECT @@performance_schema").Scan(&pfs); err != nil || pfs != 1 {
+		t.Skipf("performance_schema is off (%v): no instruments to leave on", err)
+	}
+	enabled := func() int64 {
+		var n int64
+		if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE (NAME LIKE 'wait/synch/%/innodb/%' OR NAME = 'wait/lock/metadata/sql/mdl') AND ENABLED = 'YES'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before, instruments := enabled(), waitInstruments(t, c)
+	start := func() *exec.Cmd {
+		cmd := exec.Command(cairnBinary(t), "oltp", "run", "--db", url, "--workload", "point-select", "--vu", "1", "--rampup", "0s", "--duration", "60s", "--waits", "instrument", "--no-store")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait(); cairn(t, "restore", "--db", url, "--force") })
+		for i := 0; enabled() == before; i++ {
+			if i > 300 {
+				t.Fatal("the run did not turn the instruments on")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond) // all of them: one UPDATE turns them on
+		return cmd
+	}
+
+	cmd := start()
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != ExitInterrupted {
+		t.Errorf("the interrupted run: %v, want exit %d", err, ExitInterrupted)
+	}
+	if waitInstruments(t, c) != instruments {
+		t.Errorf("the wait instruments after Ctrl-C differ from before the run")
+	}
+	if p, _ := undo.Pending(); len(p) != 0 {
+		t.Errorf("the journal keeps %d entries after an interrupted run", len(p))
+	}
+
+	cmd = start()
+	on := enabled() - before
+	cmd.Process.Kill()
+	cmd.Wait()
+	code, out, stderr := cairn(t, "oltp", "run", "--db", url, "--workload", "point-select", "--vu", "1", "--rampup", "0s", "--duration", "1s", "--no-store")
+	want := fmt.Sprintf("waits: %d performance_schema instruments a cairn that did not finish (pid %d, --waits instrument) turned on are still on: 'cairn restore --db URL' turns them off", on, cmd.Process.Pid)
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("the run after a killed --waits instrument run: exit %d, want %q in\n%s%s", code, want, out, stderr)
+	}
+	if code, out, stderr := cairn(t, "restore", "--db", url); code != 0 || !strings.Contains(out, "restored:") {
+		t.Errorf("restore: exit %d %q %q", code, out, stderr)
+	}
+	if waitInstruments(t, c) != instruments {
+		t.Errorf("the wait instruments after restore differ from before the run")
+	}
+	code, out, _ = cairn(t, "oltp", "run", "--db", url, "--workload", "point-select", "--vu", "1", "--rampup", "0s", "--duration", "1s", "--no-store")
+	if code != 0 || strings.Contains(out, "are still on") {
+		t.Errorf("after restore the run still warns:\n%s", out)
+	}
+}
+
+// watched is a cairn process whose output lines are kept as they come, with when each came.
+type watched struct {
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	lines []string
+	at    []time.Time
+	done  chan struct{}
+}
+
+func startWatched(t *testing.T, args ...string) *watched {
+	t.Helper()
+	w := &watched{cmd: exec.Command(cairnBinary(t), args...), done: make(chan struct{})}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.cmd.Stdout, w.cmd.Stderr = pw, pw
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	t.Cleanup(func() { w.cmd.Process.Kill(); <-w.done })
+	go func() {
+		defer close(w.done)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			w.mu.Lock()
+			w.lines, w.at = append(w.lines, sc.Text()), append(w.at, time.Now())
+			w.mu.Unlock()
+		}
+		w.cmd.Wait()
+	}()
+	return w
+}
+
+// line waits for the first line with s and returns when it came.
+func (w *watched) line(t *testing.T, s string) time.Time {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		w.mu.Lock()
+		for i, l := range w.lines {
+			if strings.Contains(l, s) {
+				at := w.at[i]
+				w.mu.Unlock()
+				return at
+			}
+		}
+		w.mu.Unlock()
+		select {
+		case <-w.done:
+			t.Fatalf("cairn ended without printing %q:\n%s", s, w.output())
+		default:
+		}
+	}
+	t.Fatalf("cairn did not print %q in 2 minutes:\n%s", s, w.output())
+	return time.Time{}
+}
+
+func (w *watched) output() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.lines, "\n")
+}
+
+// wait waits for the process to end and returns its exit code.
+func (w *watched) wait() int {
+	<-w.done
+	return w.cmd.ProcessState.ExitCode()
+}
+
+// waitInstruments reads every performance_schema wait instrument's ENABLED and TIMED, to compare
+// a server's instruments before and after cairn.
+func waitInstruments(t *testing.T, c target.Conn) string {
+	t.Helper()
+	rows, err := c.Query(context.Background(), "SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/%' ORDER BY NAME")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var n, e, tm string
+		if err := rows.Scan(&n, &e, &tm); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %s %s\n", n, e, tm)
+	}
+	return b.String()
+}
+
+// instrumentOn says whether a performance_schema instrument is on and timed.
+func instrumentOn(t *testing.T, c target.Conn, name string) bool {
+	t.Helper()
+	var on int64
+	if err := c.QueryRow(context.Background(), "SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE NAME = ? AND ENABLED = 'YES' AND TIMED = 'YES'", name).Scan(&on); err != nil {
+		t.Fatal(err)
+	}
+	return on == 1
+}
+
+// lockSpan is one hold of LOCK TABLES … WRITE, on the test's clock: when it was asked for and
+// granted, when the VU was first seen waiting for it, when UNLOCK TABLES was sent and returned.
+type lockSpan struct{ ask, locked, seen, unlock, released time.Time }
+
+// holdTableLock locks table for writing from holder, watches for a session waiting for its
+// metadata lock from watch, and unlocks when release returns.
+func holdTableLock(t *testing.T, holder, watch target.Conn, table string, release func()) lockSpan {
+	t.Helper()
+	ctx := context.Background()
+	var s lockSpan
+	s.ask = time.Now()
+	if _, err := holder.Exec(ctx, "LOCK TABLES "+table+" WRITE"); err != nil {
+		t.Fatal(err)
+	}
+	s.locked = time.Now()
+	for deadline := s.locked.Add(30 * time.Second); s.seen.IsZero(); time.Sleep(2 * time.Millisecond) {
+		var n int64
+		if err := watch.QueryRow(ctx, "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE = 'Waiting for table metadata lock'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			s.seen = time.Now()
+		} else if time.Now().After(deadline) {
+			t.Fatal("no session waited for the table lock in 30 s")
+		}
+	}
+	release()
+	s.unlock = time.Now()
+	if _, err := holder.Exec(ctx, "UNLOCK TABLES"); err != nil {
+		t.Fatal(err)
+	}
+	s.released = time.Now()
+	return s
+}
+
+// On MariaDB, a session holding LOCK TABLES … WRITE on the table every TPC-B transaction updates
+// stalls the VU in a metadata-lock wait, which performance_schema times only with the
+// wait/lock/metadata/sql/mdl instrument, off by default. --waits instrument turns it on for the
+// run and restores it; the waits name the stall a lock wait (class lock/metadata) and time it
+// as the VU waited inside the window: a hold inside it, and a hold past the window's end up to
+// the end (performance_schema counts a wait only when it ends). Each progress interval inside a
+// hold has the wait first. With --waits read and the instrument off, a note says so.
+func TestMariaDBTableLockWaits(t *testing.T) {
+	url := testutil.MySQL(t)
+	tg, c := testutil.Open(t, url)
+	ctx := context.Background()
+	var pfs int64
+	if err := c.QueryRow(ctx, "SELECT @@performance_schema").Scan(&pfs); err != nil || pfs != 1 {
+		t.Skipf("performance_schema is off (%v): no metadata-lock waits to time", err)
+	}
+	cairn(t, "tpcb", "cleanup", "--db", url)
+	t.Cleanup(func() { cairn(t, "tpcb", "cleanup", "--db", url) })
+	if code, out, stderr := cairn(t, "tpcb", "prepare", "--db", url); code != 0 {
+		t.Fatalf("prepare: %d %s %s", code, out, stderr)
+	}
+	holder, err := tg.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	before := waitInstruments(t, c)
+	mdlOn := instrumentOn(t, c, "wait/lock/metadata/sql/mdl")
+
+	js := filepath.Join(t.TempDir(), "locked.json")
+	run := startWatched(t, "tpcb", "run", "--db", url, "-c", "1", "-T", "8s", "-P", "1s", "--waits", "instrument", "--no-store", "--json", js)
+	run.line(t, "progress: 1.0 s")
+	if !instrumentOn(t, c, "wait/lock/metadata/sql/mdl") {
+		t.Fatal("--waits instrument did not turn on wait/lock/metadata/sql/mdl")
+	}
+	// One hold inside the window, one from its fifth second past its end.
+	inside := holdTableLock(t, holder, c, "pgbench_branches", func() { time.Sleep(2500 * time.Millisecond) })
+	run.line(t, "progress: 5.0 s")
+	var endLine time.Time // when the last progress line came: after the waits were read at the end
+	past := holdTableLock(t, holder, c, "pgbench_branches", func() { endLine = run.line(t, "(end)"); time.Sleep(200 * time.Millisecond) })
+	if code := run.wait(); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, run.output())
+	}
+	if after := waitInstruments(t, c); after != before {
+		t.Errorf("the wait instruments after the run differ from before it")
+	}
+	if p, _ := undo.Pending(); len(p) != 0 {
+		t.Errorf("the journal keeps %d entries after a finished run", len(p))
+	}
+
+	doc := readDoc(t, js)
+	window := field(t, doc, "window").(map[string]any)
+	start, err1 := time.Parse(time.RFC3339Nano, window["start"].(string))
+	end, err2 := time.Parse(time.RFC3339Nano, window["end"].(string))
+	started, err3 := time.Parse(time.RFC3339Nano, doc["started_at"].(string))
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
+	if !past.ask.Before(end) || !past.unlock.After(end) {
+		t.Fatalf("the second hold (%s to %s) does not hold the window's end %s", past.ask, past.unlock, end)
+	}
+	// The VU waits at least from when it was seen waiting until UNLOCK was sent, and at most from
+	// when the lock was asked for until UNLOCK returned; the holder itself waits for the lock
+	// while the VU's transaction holds the table, between asking and being granted. Only the
+	// parts inside the window count, as read at its edges: the end is read at or after the
+	// window's end, before the last progress line. performance_schema times a wait that ended
+	// with its CYCLE timer, converted at a frequency the server estimated when it started
+	// (2436.1 MHz where the kernel's TSC runs at 2445.4: 0.38% long): 1% is allowed for the
+	// server's clock.
+	within := func(a, b, last time.Time) float64 {
+		if a.Before(start) {
+			a = start
+		}
+		if b.After(last) {
+			b = last
+		}
+		return max(0, float64(b.Sub(a))/float64(time.Millisecond))
+	}
+	var lo, hi float64
+	for _, s := range []lockSpan{inside, past} {
+		lo += within(s.seen, s.unlock, end)
+		hi += within(s.ask, s.released, endLine) + within(s.ask, s.locked, endLine)
+	}
+	if tg.Dialect().Name != "mariadb" {
+		// MySQL's PROCESSLIST says how long the VU waiting at the window's end has waited as a
+		// difference of whole seconds: within a second.
+		lo, hi = lo-1000, hi+1000
+	}
+	w := field(t, doc, "waits").(map[string]any)
+	var mdl map[string]any
+	for _, e := range w["events"].([]any) {
+		if e := e.(map[string]any); e["name"] == "wait/lock/metadata/sql/mdl" {
+			mdl = e
+		}
+	}
+	top := w["events"].([]any)[0].(map[string]any)
+	if mdl == nil || top["name"] != "wait/lock/metadata/sql/mdl" || mdl["class"] != "lock/metadata" {
+		t.Fatalf("top wait %v, want wait/lock/metadata/sql/mdl of class lock/metadata; events %v", top, w["events"])
+	}
+	t.Logf("metadata-lock wait %.1f ms in the window; the VU's wait in it between %.1f and %.1f ms", mdl["time_ms"], lo, hi)
+	if ms := mdl["time_ms"].(float64); ms < 0.99*lo || ms > 1.01*hi {
+		t.Errorf("the metadata-lock wait is %.1f ms of the window, want the VU's wait in it, between %.1f and %.1f ms", ms, lo, hi)
+	}
+	if out := run.output(); !strings.Contains(out, "top waits: wait/lock/metadata/sql/mdl") || !strings.Contains(out, "waits by group:") {
+		t.Errorf("the summary does not put the metadata lock first:\n%s", out)
+	}
+	checked := 0
+	prev := 0.0
+	for _, iv := range w["intervals"].([]any) {
+		iv := iv.(map[string]any)
+		at := iv["t"].(float64)
+		from, to := started.Add(time.Duration(prev*float64(time.Second))), started.Add(time.Duration(at*float64(time.Second)))
+		prev = at
+		// t is to the tenth of a second.
+		for _, s := range []lockSpan{inside, past} {
+			if from.After(s.seen.Add(100*time.Millisecond)) && to.Before(s.unlock.Add(-100*time.Millisecond)) {
+				checked++
+				if name := iv["top"].([]any)[0].(map[string]any)["name"]; name != "wait/lock/metadata/sql/mdl" {
+					t.Errorf("the interval to %.1f s lies inside a hold and its top wait is %v", at, name)
+				}
+			}
+		}
+	}
+	if checked < 2 {
+		t.Errorf("%d progress intervals lie inside the holds, want one in each: %v", checked, w["intervals"])
+	}
+
+	// With --waits read the instrument stays as it is; where it is off, the notes say the
+	// metadata-lock waits are not measured.
+	code, out, stderr := cairn(t, "tpcb", "run", "--db", url, "-c", "1", "-T", "1s", "--no-store")
+	note := "waits: wait/lock/metadata/sql/mdl is off: waits for metadata locks (LOCK TABLES on InnoDB tables, DDL, FLUSH TABLES WITH READ LOCK) are not measured (--waits instrument turns it on for the run)"
+	if code != 0 || strings.Contains(out, note) == mdlOn {
+		t.Errorf("--waits read with the instrument on=%v: exit %d, note %q shown=%v\n%s%s", mdlOn, code, note, !mdlOn, out, stderr)
 	}
 }

@@ -88,3 +88,44 @@ func TestOutputsWrittenThrough(t *testing.T) {
 		}
 	}
 }
+
+// An output directory cairn makes (report --png, tpcc gen --out) is made with its missing
+// parents, as mkdir -p would, and docs/cli.md says so; an output file (--json, -o) needs its
+// directory to exist (exit 2, before any work), as a shell redirection does.
+func TestOutputDirectoriesMadeWithTheirParents(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "results.db")
+	db := "sqlite://" + filepath.Join(dir, "t.db")
+	if code, out, stderr := cairn(t, "tpcc", "run", "--prepare", "--db", db, "--results", store, "--vu", "1", "--rampup", "0s", "--duration", "1s"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, stderr)
+	}
+	pngs := filepath.Join(dir, "no", "such", "png")
+	if code, out, stderr := cairn(t, "report", "1", "-o", filepath.Join(dir, "r.html"), "--png", pngs, "--results", store); code != 0 {
+		t.Errorf("report --png into missing parents: exit %d\n%s%s", code, out, stderr)
+	} else if m, _ := filepath.Glob(filepath.Join(pngs, "*.png")); len(m) == 0 {
+		t.Errorf("report --png made no chart in %s", pngs)
+	}
+	gen := filepath.Join(dir, "no", "such", "gen")
+	if code, out, stderr := cairn(t, "tpcc", "gen", "-w", "1", "--out", gen); code != 0 {
+		t.Errorf("tpcc gen --out into missing parents: exit %d\n%s%s", code, out, stderr)
+	} else if _, err := os.Stat(filepath.Join(gen, "tpcc-manifest-1-of-1.json")); err != nil {
+		t.Errorf("tpcc gen wrote no manifest: %v", err)
+	}
+	for _, args := range [][]string{
+		{"tpcc", "run", "--db", db, "--no-store", "--json", filepath.Join(dir, "nope", "r.json")},
+		{"report", "1", "--results", store, "-o", filepath.Join(dir, "nope", "r.html")},
+	} {
+		code, _, stderr := cairn(t, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "directory "+filepath.Join(dir, "nope")+" does not exist") {
+			t.Errorf("%v: exit %d %q, want 2 naming the missing directory", args, code, stderr)
+		}
+	}
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "an output file (`--json`, `-o`) in a missing or unwritable directory") ||
+		!strings.Contains(string(doc), "An output directory (`--png`, `tpcc gen --out`, `tpch gen --out`) is made with its missing parents") {
+		t.Error("docs/cli.md does not say which outputs need their directory and which are made with it")
+	}
+}

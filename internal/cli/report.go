@@ -9,11 +9,12 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/report"
-	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 )
 
 func newReport(stdout, stderr io.Writer) *cobra.Command {
 	var out, pngDir string
+	var diff []string
 	cmd := &cobra.Command{
 		Use:   "report ID [ID…]",
 		Short: "Write an HTML report (and with --png, PNG charts) of stored runs or profiles",
@@ -26,7 +27,7 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 			if out == "" && pngDir == "" {
 				out = "report.html"
 			}
-			ls, err := results.Read(cmd.Context(), resultsPath(cmd), args)
+			ls, err := resultstore.Read(cmd.Context(), resultsPath(cmd), args)
 			if err != nil {
 				return err
 			}
@@ -39,7 +40,21 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 				if l.Study != nil && len(ls) > 1 {
 					return usagef("result %s is a study: report it alone (its cases are drawn side by side)", l.ID)
 				}
-				items[i] = report.Item{Run: l.Run, Profile: l.Profile, Study: l.Study}
+				items[i] = report.Item{Run: l.Run, Profile: l.Profile, Study: l.Study, Diff: diff}
+			}
+			if len(diff) > 0 {
+				var err error
+				switch {
+				case ls[0].Study != nil:
+					err = report.CheckDiff(ls[0].Study, diff)
+				case len(ls) == 1 && ls[0].Run != nil && len(ls[0].Run.Segments) > 0:
+					err = report.CheckRunDiff(ls[0].Run, diff)
+				default:
+					return usagef("--diff chooses what a study's, or a run's with live changes, differential flame graph compares: result %s is neither", ls[0].ID)
+				}
+				if err != nil {
+					return err
+				}
 			}
 			if out != "" {
 				if err := writeReport(out, items, "cairn report: "+strings.Join(args, ", ")); err != nil {
@@ -59,6 +74,7 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "HTML file to write (default report.html unless --png is given)")
 	cmd.Flags().StringVar(&pngDir, "png", "", "also write each chart as a PNG file into this directory")
+	cmd.Flags().StringSliceVar(&diff, "diff", nil, "X,Y: the differential flame graph of Y against X of a study, or of one run with live changes: two live segments by number (1,4), or a study's two cases by letter (A,C); default the first and last segment, or cases A and B")
 	return cmd
 }
 

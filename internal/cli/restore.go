@@ -26,6 +26,19 @@ it unless --force. The journal is in $CAIRN_STATE, else $XDG_STATE_HOME/cairn/un
 ~/.local/state/cairn/undo.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A URL that cannot be one is the user's mistake whatever the journal holds: said
+			// at once (exit 2), not only when a change needs it.
+			if db != "" {
+				members, err := target.ExpandSet(db)
+				if err != nil {
+					return err
+				}
+				for _, m := range members {
+					if _, err := target.ParseURL(m); err != nil {
+						return err
+					}
+				}
+			}
 			pending, err := undo.Pending()
 			if err != nil {
 				return err

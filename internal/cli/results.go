@@ -11,13 +11,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // resultsPath is the --results flag (a persistent flag of the root), else the default.
@@ -25,23 +27,23 @@ func resultsPath(cmd *cobra.Command) string {
 	if f := cmd.Flag("results"); f != nil && f.Value.String() != "" {
 		return f.Value.String()
 	}
-	return results.DefaultStorePath()
+	return resultstore.DefaultPath()
 }
 
 // openStore opens (creating if needed) the store a run writes to; nil with --no-store.
-func openStore(ctx context.Context, path string, noStore bool) (*results.Store, error) {
+func openStore(ctx context.Context, path string, noStore bool) (*resultstore.Store, error) {
 	if noStore {
 		return nil, nil
 	}
-	return results.OpenStore(ctx, path)
+	return resultstore.Open(ctx, path)
 }
 
 // openForWriting opens a store that must already exist, to change it.
-func openForWriting(ctx context.Context, path string) (*results.Store, error) {
+func openForWriting(ctx context.Context, path string) (*resultstore.Store, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, &results.StoreError{Msg: fmt.Sprintf("no results store at %s: runs and profiles create it (or give --results)", path)}
+		return nil, &resultstore.Error{Msg: fmt.Sprintf("no results store at %s: runs and profiles create it (or give --results)", path)}
 	}
-	return results.OpenStore(ctx, path)
+	return resultstore.Open(ctx, path)
 }
 
 func newResults(stdout io.Writer) *cobra.Command {
@@ -59,7 +61,7 @@ $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db, else ~/.local/share/cairn/
 }
 
 func newResultsList(stdout io.Writer) *cobra.Command {
-	var f results.Filter
+	var f resultstore.Filter
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List stored runs and profiles, newest first",
@@ -73,8 +75,12 @@ func newResultsList(stdout io.Writer) *cobra.Command {
 			if f.Limit < 0 {
 				return usagef("--limit %d: must be 0 (all) or more", f.Limit)
 			}
+			var ue *workload.UnknownError
+			if _, err := workload.Get(f.Workload); f.Workload != "" && errors.As(err, &ue) {
+				return usagef("--workload %q: use %s", f.Workload, strings.Join(ue.Known, ", "))
+			}
 			path := resultsPath(cmd)
-			es, stored, err := results.ListAt(cmd.Context(), path, f)
+			es, stored, err := resultstore.ListAt(cmd.Context(), path, f)
 			switch {
 			case err != nil:
 				return err
@@ -102,7 +108,7 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 		Short: "Print a stored run's summary or a profile's step table (--spec: the run spec or study file it ran with)",
 		Args:  exactIDs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ls, err := results.Read(cmd.Context(), resultsPath(cmd), args)
+			ls, err := resultstore.Read(cmd.Context(), resultsPath(cmd), args)
 			if err != nil {
 				return err
 			}
@@ -127,7 +133,7 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("result %s was stored without a run spec (by an older cairn?): %w", l.ID, err)
 			}
-			_, err = stdout.Write(job.SpecText(sp))
+			_, err = stdout.Write(session.SpecText(sp))
 			return err
 		},
 	}
@@ -168,7 +174,7 @@ the studies case by case. See docs/results-store.md.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := job.Compare(cmd.Context(), resultsPath(cmd), args, stdout); err != nil || !cmd.Flags().Changed("fail-on-regression") {
+			if err := session.Compare(cmd.Context(), resultsPath(cmd), args, stdout); err != nil || !cmd.Flags().Changed("fail-on-regression") {
 				return err
 			}
 			return summary.GateAt(cmd.Context(), resultsPath(cmd), args, failOn, stdout)
@@ -192,7 +198,7 @@ the per-second time series), and for a profile one row per run of each step.`,
 			if format != "json" && format != "csv" {
 				return usagef("--format %q: use json or csv", format)
 			}
-			ls, err := results.Read(cmd.Context(), resultsPath(cmd), args)
+			ls, err := resultstore.Read(cmd.Context(), resultsPath(cmd), args)
 			if err != nil {
 				return err
 			}
@@ -243,7 +249,7 @@ An argument ending in .json is a part's document written with --json. A run with
 is refused.`,
 		Args: exactIDs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := results.MergeAt(cmd.Context(), resultsPath(cmd), args)
+			d, err := resultstore.MergeAt(cmd.Context(), resultsPath(cmd), args)
 			if err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
@@ -185,7 +186,7 @@ func TestResultsBadInput(t *testing.T) {
 	dir := t.TempDir()
 	store := filepath.Join(dir, "results.db")
 	// A store with a TPC-C run, a profile of one step, and a run of another workload.
-	s, err := results.OpenStore(context.Background(), store)
+	s, err := resultstore.Open(context.Background(), store)
 	if err != nil {
 		t.Fatal(err)
 	}

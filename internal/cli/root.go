@@ -17,7 +17,8 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/outfile"
-	"github.com/cairn-bench/cairn/internal/sink"
+	"github.com/cairn-bench/cairn/internal/session"
+	"github.com/cairn-bench/cairn/internal/target"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
 	"github.com/cairn-bench/cairn/internal/workload"
 	_ "github.com/cairn-bench/cairn/internal/workload/all"
@@ -35,7 +36,7 @@ const (
 )
 
 // errInterrupted marks a command that was stopped by SIGINT/SIGTERM after printing what it had.
-var errInterrupted = sink.ErrInterrupted
+var errInterrupted = session.ErrInterrupted
 
 // failed marks an outcome that is not an error message of its own (a failed check prints its report).
 type failed struct{ msg string }
@@ -129,7 +130,11 @@ Exit codes: 0 ok, 1 the run/check/connection failed, 2 bad usage or input, 130 i
 	})
 	// Every output path is checked before the work: a run must not measure for an hour and then
 	// fail to write its --json.
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkOutputs(cmd) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		// The results store is never a benchmark's database, whatever path names it.
+		cmd.SetContext(target.WithReserved(cmd.Context(), "cairn's results store", resultsPath(cmd)))
+		return checkOutputs(cmd)
+	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().String("results", "", "results store file (default $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db or ~/.local/share/cairn/results.db)")
 	for _, w := range workload.All() {
@@ -186,5 +191,3 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	}
 	return nil
 }
-
-func plural(n int, word string) string { return workload.Plural(n, word) }

@@ -7,23 +7,24 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-bench/cairn/internal/job"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 )
 
 // newSpecRun is 'cairn run --spec FILE': any workload's run or profile from its run spec (YAML
 // or JSON, as --print-spec writes it), with fields changed by --set PATH=VALUE.
 func newSpecRun(stdout, stderr io.Writer) *cobra.Command {
-	var file string
+	var file, part string
 	var sets []string
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run --spec FILE [--set PATH=VALUE]…",
+		Use:   "run --spec FILE [--set PATH=VALUE]… [--part I/N]",
 		Short: "Run or profile any workload from a run spec (YAML or JSON; docs/spec.md)",
 		Long: `Run the run or profile a spec describes: a spec with one VU count is a run, one with a list of
 VU counts a profile. --set changes a field by its dotted path (vu=4, duration=30s, options.mode=sql,
-prepare.warehouses=4) and may be repeated. ${VAR} in the spec's values is read from the
-environment. docs/spec.md describes every field.
+prepare.warehouses=4) and may be repeated; --part I/N is --set part=I/N, for the parts of one
+run that share one spec (docs/scale.md). The changes apply before the spec is checked as a whole.
+${VAR} in the spec's values is read from the environment. docs/spec.md describes every field.
 
   cairn tpcc run --db URL --vu 2 --duration 10s --seed 7 --print-spec > s.yaml
   cairn run --spec s.yaml
@@ -33,18 +34,29 @@ environment. docs/spec.md describes every field.
 			if file == "" {
 				return usagef("cairn run needs --spec FILE (or use 'cairn WORKLOAD run' with flags)")
 			}
-			s, err := spec.ReadFile(file)
+			// The changes apply before the spec is checked as a whole: a spec shared by the parts
+			// of a run names its part-run, and each process gives its own part.
+			s, err := spec.ReadFile(file, func(s *spec.Spec) error {
+				if err := applySets(sets, s.Set, "vu=4 or options.mode=sql"); err != nil {
+					return err
+				}
+				if part == "" {
+					return nil
+				}
+				if err := s.Set("part", part); err != nil {
+					var se *spec.Error
+					if errors.As(err, &se) {
+						return usagef("--part %s: %s", part, se.Msg)
+					}
+					return err
+				}
+				return nil
+			})
 			if err != nil {
 				return err
 			}
-			if err := applySets(sets, s.Set, "vu=4 or options.mode=sql"); err != nil {
-				return err
-			}
-			if err := s.Check(); err != nil {
-				return err
-			}
 			if f.printSpec {
-				_, err := stdout.Write(job.SpecText(s))
+				_, err := stdout.Write(session.SpecText(s))
 				return err
 			}
 			return execute(cmd.Context(), s, resultsPath(cmd), f, stdout, stderr)
@@ -52,6 +64,7 @@ environment. docs/spec.md describes every field.
 	fs := cmd.Flags()
 	fs.StringVar(&file, "spec", "", "the run spec: a YAML or JSON file")
 	fs.StringArrayVar(&sets, "set", nil, "change a field of the spec: PATH=VALUE (repeatable)")
+	fs.StringVar(&part, "part", "", "I/N: run the I-th of N shares of the spec's VUs, as --set part=I/N (docs/scale.md)")
 	fs.StringVar(&f.json, "json", "", "write the result (or profile) document to this file")
 	fs.BoolVar(&f.noStore, "no-store", false, "do not record the result in the results store")
 	fs.BoolVar(&f.printSpec, "print-spec", false, "print the spec, with the --set changes, and exit without connecting")

@@ -133,6 +133,7 @@ func TestBadSpecs(t *testing.T) {
 		{"workload: tpcc\nvu: two\n", "vu: \"two\" is not a whole number"},
 		{"workload: tpcc\nduration: 10q\n", "duration: not a duration"},
 		{"workload: tpcc\nrampup: -1s\n", "rampup: must not be negative"},
+		{"workload: tpcc\nduration: 99999999999\n", "duration: too large: the longest duration is 2562047h47m16s"},
 		{"workload: tpcc\noptions:\n  mode: fast\n", "options.mode: use procs or sql (given fast)"},
 		{"workload: tpcc\noptions:\n  warehouses: 2\n", "options.warehouses"},
 		{"workload: tpcc\noptions: 3\n", "options: must be a mapping"},
@@ -145,6 +146,7 @@ func TestBadSpecs(t *testing.T) {
 		{"workload: tpcc\nworkload: tpcc\n", "given twice"},
 		{"{\"workload\": \"tpcc\", \"vu\": \"4\"", "not YAML or JSON"},
 		{"workload: tpcc\ndb: nosuch://x\n", "unknown scheme"},
+		{"workload: tpcc\nvu: 2\n---\nworkload: oltp\n", "spec: holds more than one YAML document (another begins at line 3)"},
 	} {
 		f := filepath.Join(dir, "bad.yaml")
 		if err := os.WriteFile(f, []byte(c.text), 0o644); err != nil {
@@ -163,5 +165,36 @@ func TestBadSpecs(t *testing.T) {
 	code, _, stderr = cairn(t, "run")
 	if code != ExitUsage || !strings.Contains(stderr, "--spec") {
 		t.Errorf("run without --spec: exit %d %q", code, stderr)
+	}
+}
+
+// A spec shared by the parts of a run names its part-run; each process gives its part with
+// --part I/N or --set part=I/N. The changes apply before the spec is checked as a whole, so the
+// shared file (a part-run without a part, alone refused) runs as a part; a bad part is refused in
+// one line, and so is the shared file without any part.
+func TestSpecPartFromTheCommandLine(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(f, []byte("workload: tpcc\nvu: 3\npart-run: nightly\nstart-at: \"@4102444800\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--part", "2/3"}, {"--set", "part=2/3"}} {
+		code, out, stderr := cairn(t, append([]string{"run", "--spec", f, "--print-spec"}, args...)...)
+		if code != 0 || !strings.Contains(out, "\npart: 2/3\n") || !strings.Contains(out, "\npart-run: nightly\n") {
+			t.Errorf("%v: exit %d, stderr %q, spec:\n%s", args, code, stderr, out)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "only a part of a run (--part I/N)"},
+		{[]string{"--part", "4/3"}, "--part 4/3: give I/N with 1 <= I <= N"},
+		{[]string{"--set", "part=0/3"}, "part 0/3: give I/N with 1 <= I <= N"},
+	} {
+		code, out, stderr := cairn(t, append([]string{"run", "--spec", f, "--print-spec"}, c.args...)...)
+		if code != ExitUsage || out != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+		oneCleanLine(t, stderr)
 	}
 }

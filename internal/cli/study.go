@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-bench/cairn/internal/job"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
 )
@@ -16,7 +16,8 @@ func newStudy(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "study",
 		Short: "Run a tuning experiment from one file: settings swept or changed live, across VU counts, repeated and restored",
 		Long: `A study file (YAML, docs/studies.md) is a run spec with the factors it varies: server settings
-(every combination of the listed values), VU counts, client and server CPU lists; how often and in
+(every combination of the listed values), VU counts, client and server CPU lists, workload options
+and the schema (a list under options or prepare: each schema prepared in turn); how often and in
 what order its runs go; and settings changed live at set times inside each run's window.
 
   cairn study plan studies/spin-wait-delay-live.yaml     # checks it against the server, changes nothing
@@ -25,7 +26,9 @@ what order its runs go; and settings changed live at set times inside each run's
   cairn results compare STUDY ; cairn report STUDY -o study.html
 
 Settings are put back as found at the end, on an error and on Ctrl-C; after a crash the journal
-keeps them for 'cairn study restore', and no study starts on that server until it has run.`,
+keeps them for 'cairn study restore', and no study starts on that server until it has run. A study
+whose schema is a factor starts on a database without the workload's schema and drops each schema
+it prepared (at the end, on an error and on Ctrl-C; after a crash: 'cairn WORKLOAD cleanup').`,
 		Args: cobra.ArbitraryArgs,
 		RunE: group,
 	}
@@ -63,7 +66,7 @@ func newStudyPlan(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return job.Plan(cmd.Context(), st, stdout)
+			return session.Plan(cmd.Context(), st, stdout)
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "change a key of the study: PATH=VALUE (repeatable)")
@@ -82,7 +85,7 @@ func newStudyRun(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return job.Study(cmd.Context(), st, jobOptions(resultsPath(cmd), f, stdout, stderr))
+			return session.Study(cmd.Context(), st, jobOptions(resultsPath(cmd), f, stdout, stderr))
 		},
 	}
 	fs := cmd.Flags()
@@ -102,7 +105,7 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 			if db == "" {
 				return usagef("cairn study restore needs --db URL: the server whose settings to put back (with its password)")
 			}
-			where, err := job.Reachable(cmd.Context(), db)
+			where, err := session.Reachable(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

@@ -54,13 +54,19 @@ func TestTPCHResultsShowAndReport(t *testing.T) {
 				t.Errorf("report %v: %q present %v", ids, want, got)
 			}
 		}
-		files, _ := filepath.Glob(filepath.Join(png, "*.png"))
+		files, _ := filepath.Glob(filepath.Join(png, "tpch-*.png"))
 		want := 2 // the power test, and the throughput test's streams (one chart, or one per stream)
 		if len(ids) > 1 {
 			want = 1 + 3 // power, streams 1 and 2, the refresh stream
 		}
 		if len(files) != want {
-			t.Errorf("report %v --png wrote %d charts (%v), want %d", ids, len(files), files, want)
+			t.Errorf("report %v --png wrote %d TPC-H charts (%v), want %d", ids, len(files), files, want)
+		}
+		// The observers ran over the tests as over any run: each run's CPU and running threads.
+		for _, kind := range []string{"cpu", "running"} {
+			if files, _ := filepath.Glob(filepath.Join(png, "run-"+kind+"-*.png")); len(files) != len(ids) {
+				t.Errorf("report %v --png wrote %d %s charts (%v), want one per run", ids, len(files), kind, files)
+			}
 		}
 	}
 	// Ctrl-C in the middle of a throughput test: stored, marked interrupted, listed so.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +272,81 @@ func TestTPCHRefreshSurvivesAKill(t *testing.T) {
 				t.Errorf("orders: %d after two refresh pairs, %d after prepare", n, before)
 			}
 		})
+	}
+}
+
+// TestTPCHRunObservesStacks: 'cairn tpch run --observe stacks' on PostgreSQL prints each timing
+// as it ends, in the lines it always printed, and stores what an engine run stores: per-core CPU
+// in the time series, the server's CPU, its waits, the running threads and the server's stacks.
+func TestTPCHRunObservesStacks(t *testing.T) {
+	url := testutil.PG(t)
+	if _, err := exec.LookPath("perf"); err != nil || os.Geteuid() != 0 {
+		t.Skip("perf sampling another user's server needs perf installed and root")
+	}
+	cairn(t, "tpch", "cleanup", "--db", url)
+	t.Cleanup(func() { cairn(t, "tpch", "cleanup", "--db", url) })
+	if code, out, stderr := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.01"); code != 0 {
+		t.Fatalf("prepare: exit %d\n%s\n%s", code, out, stderr)
+	}
+	js := filepath.Join(t.TempDir(), "run.json")
+	// Both tests: SF 0.01's power test alone can be over before perf, started on a busy host,
+	// takes its first samples.
+	code, out, stderr := cairn(t, "tpch", "run", "--db", url, "--seed", "5", "--observe", "stacks", "--stacks-hz", "999", "--json", js, "--no-store")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if n := len(regexp.MustCompile(`(?m)^  power     (Q[0-9]+ |RF[12]) +[0-9]+\.[0-9]{3} s  [0-9]+ rows?$`).FindAllString(out, -1)); n != 24 {
+		t.Errorf("run printed %d timing lines of the power test, want 24:\n%s", n, out)
+	}
+	var doc struct {
+		Window     struct{ Seconds float64 }
+		Timeseries []struct {
+			Txns  int64
+			Cores [][6]float64
+		}
+		Server struct {
+			CPUSeconds float64 `json:"cpu_seconds"`
+		}
+		Waits struct{ Events []struct{ Name string } }
+		Extra struct {
+			Observations struct {
+				Stacks struct {
+					Samples   int64
+					Functions []struct{ Name string }
+					Note      string
+				}
+				Running struct{ Series []struct{ Samples int64 } } `json:"running-threads"`
+			}
+		}
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var timed int64
+	cores := 0
+	for _, s := range doc.Timeseries {
+		timed += s.Txns
+		cores = max(cores, len(s.Cores))
+	}
+	// 24 timings of the power test, 2 streams × 22 queries and 2 refresh pairs of the throughput test
+	if len(doc.Timeseries) == 0 || timed != 24+48 || cores == 0 {
+		t.Errorf("time series of %d seconds counts %d timings with %d cores: want 72 timings and per-core CPU", len(doc.Timeseries), timed, cores)
+	}
+	t.Logf("the tests took %.2f s", doc.Window.Seconds)
+	if doc.Server.CPUSeconds <= 0 {
+		t.Errorf("server CPU %g s", doc.Server.CPUSeconds)
+	}
+	if len(doc.Waits.Events) == 0 {
+		t.Error("no waits stored")
+	}
+	if st := doc.Extra.Observations.Stacks; st.Samples <= 0 || len(st.Functions) == 0 {
+		t.Errorf("stacks: %d samples, %d functions (%s)", st.Samples, len(st.Functions), st.Note)
+	}
+	if len(doc.Extra.Observations.Running.Series) == 0 {
+		t.Errorf("no running threads stored: %s", b[:min(len(b), 300)])
 	}
 }

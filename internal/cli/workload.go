@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/options"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -73,7 +73,7 @@ func newPrepare(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 			if err := options.Valid(opts, givenFlag(cmd)); err != nil {
 				return err
 			}
-			return job.Prepare(cmd.Context(), w, db, opts, job.Options{Out: stdout, Err: stderr,
+			return session.Prepare(cmd.Context(), w, db, opts, session.Options{Subscribers: printer(stdout, stderr),
 				Preparing: &terminalPreparing{out: stdout, err: stderr}})
 		}}
 	dbFlag(cmd, &db, true, true)
@@ -139,7 +139,7 @@ func newRunCmd(w workload.Workload, profile bool, stdout, stderr io.Writer) *cob
 				return err
 			}
 			if f.printSpec {
-				_, err := stdout.Write(job.SpecText(s))
+				_, err := stdout.Write(session.SpecText(s))
 				return err
 			}
 			return execute(cmd.Context(), s, resultsPath(cmd), f, stdout, stderr)
@@ -183,7 +183,7 @@ func newCheck(w workload.Workload, c workload.Checker, stdout io.Writer) *cobra.
 	opts := c.CheckOptions()
 	cmd := &cobra.Command{Use: "check", Short: info.Help["check"], Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return job.Check(cmd.Context(), w, db, opts, stdout)
+			return session.Check(cmd.Context(), w, db, opts, session.Options{Subscribers: printer(stdout, stdout)})
 		}}
 	dbFlag(cmd, &db, false, true)
 	bind(cmd.Flags(), opts, nil, nil, nil)

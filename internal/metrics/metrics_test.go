@@ -94,6 +94,16 @@ func TestRecorderBatchesExactly(t *testing.T) {
 		if rng.IntN(1000) == 0 {
 			r.DrainTick(gotTicks)
 		}
+		// The window's counts so far, pending samples counted where they are.
+		if rng.IntN(300) == 0 {
+			wc := make([]Counts, types)
+			r.WindowCounts(wc)
+			for i := range wc {
+				if wc[i] != wantWindow.Counts[i] {
+					t.Fatalf("after %d samples, window counts of type %d: %+v, want %+v", i+1, i, wc[i], wantWindow.Counts[i])
+				}
+			}
+		}
 	}
 	r.DrainTick(gotTicks)
 	for _, c := range []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/undo"
 )
 
@@ -30,12 +31,12 @@ func OnlineCPUs() ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseCPUList(s)
+	return textfmt.ParseCPUList(s)
 }
 
 // HostCPUs reads a --client-cpus or --server-cpus list and checks that this host has every CPU.
 func HostCPUs(flag, list string) ([]int, error) {
-	cpus, err := ParseCPUList(list)
+	cpus, err := textfmt.ParseCPUList(list)
 	if err != nil {
 		return nil, &CPUError{Flag: flag, List: list, Msg: err.Error()}
 	}
@@ -49,7 +50,7 @@ func HostCPUs(flag, list string) ([]int, error) {
 	}
 	for _, c := range cpus {
 		if !have[c] {
-			return nil, &CPUError{Flag: flag, List: list, Msg: fmt.Sprintf("this host has no CPU %d online (it has %s)", c, FormatCPUList(online))}
+			return nil, &CPUError{Flag: flag, List: list, Msg: fmt.Sprintf("this host has no CPU %d online (it has %s)", c, textfmt.FormatCPUList(online))}
 		}
 	}
 	return cpus, nil
@@ -83,7 +84,7 @@ func PinSelf(cpus []int) error {
 	}
 	for _, tid := range tids {
 		if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
-			return fmt.Errorf("bind cairn to CPUs %s: %w", FormatCPUList(cpus), err)
+			return fmt.Errorf("bind cairn to CPUs %s: %w", textfmt.FormatCPUList(cpus), err)
 		}
 	}
 	runtime.GOMAXPROCS(len(cpus))
@@ -96,7 +97,7 @@ func Affinity(pid int) (string, error) {
 	if err := unix.SchedGetaffinity(pid, &s); err != nil {
 		return "", err
 	}
-	return FormatCPUList(setCPUs(s)), nil
+	return textfmt.FormatCPUList(setCPUs(s)), nil
 }
 
 func threads(pid int) ([]int, error) {
@@ -191,7 +192,7 @@ func PinServer(pid int, cpus []int, what string) (*Pinning, error) {
 	for tid := range d.Threads {
 		if err := unix.SchedSetaffinity(tid, &set); err != nil && !errors.Is(err, unix.ESRCH) {
 			_ = p.Restore()
-			return nil, fmt.Errorf("bind %s (pid %d) to CPUs %s: %w", what, pid, FormatCPUList(cpus), err)
+			return nil, fmt.Errorf("bind %s (pid %d) to CPUs %s: %w", what, pid, textfmt.FormatCPUList(cpus), err)
 		}
 	}
 	return p, nil
@@ -225,7 +226,7 @@ func restorePins(d pinData) error {
 			if !ok {
 				list = d.Main
 			}
-			cpus, err := ParseCPUList(list)
+			cpus, err := textfmt.ParseCPUList(list)
 			if err != nil {
 				errs = append(errs, err)
 				continue

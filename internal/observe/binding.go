@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // binding binds the server's processes to the spec's server CPUs for the run (restored at Close),
@@ -62,7 +63,7 @@ func (b *binding) Close(context.Context) error {
 }
 
 func (b *binding) Fill(d *results.Document) {
-	d.Binding = &results.Binding{ClientCPUs: FormatCPUList(b.client), ServerCPUs: FormatCPUList(b.server)}
+	d.Binding = &results.Binding{ClientCPUs: textfmt.FormatCPUList(b.client), ServerCPUs: textfmt.FormatCPUList(b.server)}
 	if len(b.client) > 0 {
 		d.Binding.ClientTopology = Topology(b.client)
 	}

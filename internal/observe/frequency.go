@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,36 +13,6 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/results"
 )
-
-// Frequency is each core's effective frequency over the window (extra.observations.frequency),
-// as turbostat reads it: from the APERF, MPERF and TSC counters where /dev/cpu/N/msr is
-// readable (Avg_MHz over the window's wall time, Bzy_MHz over the time the core was not idle),
-// else from /proc/cpuinfo's "cpu MHz", the mean of its readings at the window's start and end.
-// docs/host.md#effective-frequency defines it.
-type Frequency struct {
-	// Source is "APERF/MPERF" or "/proc/cpuinfo".
-	Source  string          `json:"source"`
-	Seconds float64         `json:"seconds"`
-	Cores   []CoreFrequency `json:"cores"`
-	// AvgMHz and BzyMHz (APERF/MPERF) or MHz (/proc/cpuinfo) are the cores' mean.
-	AvgMHz float64 `json:"avg_mhz,omitempty"`
-	BzyMHz float64 `json:"bzy_mhz,omitempty"`
-	MHz    float64 `json:"mhz,omitempty"`
-	Note   string  `json:"note,omitempty"`
-}
-
-// CoreFrequency is one CPU's: Avg_MHz, Bzy_MHz and Busy% (of the TSC's time) from the counters,
-// or MHz from /proc/cpuinfo.
-type CoreFrequency struct {
-	CPU    int     `json:"cpu"`
-	AvgMHz float64 `json:"avg_mhz,omitempty"`
-	BzyMHz float64 `json:"bzy_mhz,omitempty"`
-	Busy   float64 `json:"busy_pct,omitempty"`
-	MHz    float64 `json:"mhz,omitempty"`
-}
-
-// FrequencySection is the section's name under extra.observations.
-const FrequencySection = "frequency"
 
 // Where the counters and /proc/cpuinfo are read; tests point them at copies.
 var (
@@ -58,15 +27,6 @@ const (
 	msrAPERF = 0xE8
 )
 
-// FrequencyOf reads a document's effective frequency; nil when the run has none.
-func FrequencyOf(d *results.Document) *Frequency {
-	var f Frequency
-	if !sectionOf(d, FrequencySection, &f) {
-		return nil
-	}
-	return &f
-}
-
 type counters struct{ tsc, mperf, aperf uint64 }
 
 type frequency struct {
@@ -77,11 +37,11 @@ type frequency struct {
 	t0     time.Time
 	start  map[int]counters
 	mhz0   map[int]float64
-	result *Frequency
+	result *results.Frequency
 }
 
 func init() {
-	Register(Kind{Name: FrequencySection, Order: 30, Start: startFrequency})
+	Register(Kind{Name: results.FrequencySection, Order: 30, Start: startFrequency})
 }
 
 func startFrequency(context.Context, *Env) (Observer, error) {
@@ -174,7 +134,7 @@ func (o *frequency) Window(start bool) {
 		return
 	}
 	secs := time.Since(o.t0).Seconds()
-	f := &Frequency{Seconds: roundTo(secs, 2), Note: o.note, Cores: []CoreFrequency{}}
+	f := &results.Frequency{Seconds: roundTo(secs, 2), Note: o.note, Cores: []results.CoreFrequency{}}
 	if o.msr {
 		f.Source = "APERF/MPERF"
 		end := map[int]counters{}
@@ -196,7 +156,7 @@ func (o *frequency) Window(start bool) {
 			a, ok1 := o.mhz0[c]
 			b, ok2 := end[c]
 			if ok1 && ok2 {
-				f.Cores = append(f.Cores, CoreFrequency{CPU: c, MHz: roundTo((a+b)/2, 1)})
+				f.Cores = append(f.Cores, results.CoreFrequency{CPU: c, MHz: roundTo((a+b)/2, 1)})
 				f.MHz += (a + b) / 2
 			}
 		}
@@ -212,8 +172,8 @@ func (o *frequency) Window(start bool) {
 // effective is turbostat's arithmetic on two readings secs apart: Avg_MHz is APERF's cycles
 // over the wall time, Bzy_MHz the TSC's rate scaled by APERF/MPERF (the cycles over the time not
 // idle), Busy% MPERF's part of the TSC's ticks.
-func effective(cpus []int, a, b map[int]counters, secs float64) []CoreFrequency {
-	out := []CoreFrequency{}
+func effective(cpus []int, a, b map[int]counters, secs float64) []results.CoreFrequency {
+	out := []results.CoreFrequency{}
 	for _, c := range cpus {
 		x, ok1 := a[c]
 		y, ok2 := b[c]
@@ -221,7 +181,7 @@ func effective(cpus []int, a, b map[int]counters, secs float64) []CoreFrequency 
 		if !ok1 || !ok2 || secs <= 0 || dt <= 0 {
 			continue
 		}
-		cf := CoreFrequency{CPU: c, AvgMHz: roundTo(da/secs/1e6, 1), Busy: roundTo(100*dm/dt, 2)}
+		cf := results.CoreFrequency{CPU: c, AvgMHz: roundTo(da/secs/1e6, 1), Busy: roundTo(100*dm/dt, 2)}
 		if dm > 0 {
 			cf.BzyMHz = roundTo(dt/secs/1e6*da/dm, 1)
 		}
@@ -235,16 +195,4 @@ func (o *frequency) Section() any {
 		return nil
 	}
 	return o.result
-}
-
-// sectionOf decodes an observer's section of a document into v: the observer's own value before
-// the document is stored, a JSON object after.
-func sectionOf(d *results.Document, name string, v any) bool {
-	obs, _ := d.Extra["observations"].(map[string]any)
-	s, ok := obs[name]
-	if !ok {
-		return false
-	}
-	b, err := json.Marshal(s)
-	return err == nil && json.Unmarshal(b, v) == nil
 }

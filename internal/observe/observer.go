@@ -37,6 +37,15 @@ type Sectioner interface {
 	Section() any
 }
 
+// Changer is an observer that measures each live segment of a run apart (results.Segment): Change
+// tells it a study's live change was made now, planned for planned seconds into the window. The
+// changes planned for one instant open one segment, whose settled part starts
+// results.SettleSeconds after the last of them, as the segments' other figures do. It is called
+// from the study's timers, not the engine's goroutine, and must return at once.
+type Changer interface {
+	Change(planned float64)
+}
+
 // Base is an observer that does nothing; observers embed it for the calls they do not need.
 type Base struct{}
 
@@ -69,13 +78,16 @@ func (e *Env) Server() *Server {
 	return e.server
 }
 
-// conn is a connection to t, Target or one of its members, for an observer's statements: a
-// composite target's members keep connections of their own.
+// conn is a connection to t, Target or one of its members, for an observer's statements, and
+// the only way an observer gets one: cairn's own statements never count in the server's
+// transaction counter (target.OwnConn), and those that ride a run's pooled connections (Conn)
+// are counted by the engine and left out. A composite target's members keep connections of
+// their own.
 func (e *Env) conn(ctx context.Context, t target.Target) (target.Conn, error) {
 	if _, composite := e.Target.(target.Composite); e.Conn != nil && !composite {
 		return e.Conn(ctx)
 	}
-	return t.Conn(ctx)
+	return target.OwnConn(ctx, t)
 }
 
 func (e *Env) note(line string) {
@@ -90,7 +102,9 @@ type Kind struct {
 	// Order places the observer: observers start in rising order and close in reverse, so that a
 	// server's binding comes before anything opens a connection and is restored after.
 	Order int
-	// Start begins observing a run; nil and no error when there is nothing to watch on it.
+	// Start begins observing a run; nil and no error when there is nothing to watch on it. An
+	// observer that sends statements to the target opens its connections through env (its
+	// conn): cairn's own statements never count in the server's transaction counter.
 	Start func(ctx context.Context, env *Env) (Observer, error)
 }
 
@@ -188,6 +202,27 @@ func (w *Watch) Interval() string {
 	return strings.Join(parts, "  ")
 }
 
+// TopWaits are the wait events the last interval's line names, with their shares (none: no
+// observer reads waits).
+func (w *Watch) TopWaits() []results.WaitEvent {
+	for _, o := range w.list {
+		if t, ok := o.Observer.(interface{ TopWaits() []results.WaitEvent }); ok {
+			return t.TopWaits()
+		}
+	}
+	return nil
+}
+
+// Change tells the observers that measure live segments apart (Changer) that a live change was
+// made now, planned for planned seconds into the window.
+func (w *Watch) Change(planned float64) {
+	for _, o := range w.list {
+		if c, ok := o.Observer.(Changer); ok {
+			c.Change(planned)
+		}
+	}
+}
+
 // Close closes the observers in reverse order, each once; it is safe to call again.
 func (w *Watch) Close(ctx context.Context) error {
 	var errs []error
@@ -213,33 +248,10 @@ func (w *Watch) Fill(d *results.Document) {
 		}
 		if s, ok := inner.(Sectioner); ok {
 			if v := s.Section(); v != nil {
-				SetSection(d, o.name, v)
+				results.SetSection(d, o.name, v)
 			}
 		}
 	}
 }
-
-// SetSection stores an observer's section under the document's extra.observations.
-func SetSection(d *results.Document, name string, v any) {
-	if d.Extra == nil {
-		d.Extra = map[string]any{}
-	}
-	m, _ := d.Extra["observations"].(map[string]any)
-	if m == nil {
-		m = map[string]any{}
-		d.Extra["observations"] = m
-	}
-	m[name] = v
-}
-
-// OnWindow is an observer that only hears the window's edges.
-type OnWindow func(start bool)
-
-func (f OnWindow) Window(start bool) { f(start) }
-
-func (OnWindow) Tick(*metrics.Second)        {}
-func (OnWindow) Interval() string            { return "" }
-func (OnWindow) Close(context.Context) error { return nil }
-func (OnWindow) Fill(*results.Document)      {}
 
 func roundTo(v float64, places int) float64 { return round(v, places) }

@@ -15,73 +15,13 @@ import (
 	"github.com/cairn-bench/cairn/internal/target"
 )
 
-// Running is the running threads over the run (extra.observations.running-threads): the
-// server's threads running a statement and the host's run queue, sampled every IntervalMs
-// (--running-sample), so
-// that a surge shorter than a second shows in max and p99 where a mean hides it.
-// docs/result-format.md#running-threads defines it.
-type Running struct {
-	IntervalMs int `json:"interval_ms"`
-	// Source is what the server's figure counts; empty where the server has none (SQLite, or a
-	// target without the query), and Max, P99 and Mean are then absent.
-	Source string `json:"source,omitempty"`
-	// Samples are the window's samples; Max, P99 and Mean the server's running threads over them.
-	Samples int64    `json:"samples"`
-	Max     *float64 `json:"max,omitempty"`
-	P99     *float64 `json:"p99,omitempty"`
-	Mean    *float64 `json:"mean,omitempty"`
-	// Host is the host's run queue (the running count of /proc/loadavg, which is procs_running of
-	// /proc/stat, the reading thread included) over the window's samples; absent where
-	// /proc/loadavg cannot be read.
-	Host *RunQueue `json:"host,omitempty"`
-	// PerServer is each server's own running threads over the window, for a composite target on
-	// several servers (a shard set): a surge on one server that their sum hides shows here.
-	PerServer []ServerRunning `json:"per_server,omitempty"`
-	// Series is every second of the run, at the engine's seconds.
-	Series []RunningSecond `json:"series"`
-	Notes  []string        `json:"notes,omitempty"`
-}
-
-// ServerRunning is one server's running threads over the window's samples.
-type ServerRunning struct {
-	Server string  `json:"server"` // host:port (host:port/db where the count is the database's)
-	Max    float64 `json:"max"`
-	P99    float64 `json:"p99"`
-	Mean   float64 `json:"mean"`
-}
-
-// RunQueue is the host's runnable threads over the window's samples.
-type RunQueue struct {
-	Max  float64 `json:"max"`
-	P99  float64 `json:"p99"`
-	Mean float64 `json:"mean"`
-}
-
-// RunningSecond is one second of the series.
-type RunningSecond = results.RunningSecond
-
-// RunningSection is the section's name under extra.observations.
-const RunningSection = results.RunningSection
-
 // runningStmt is the name of the sampler's prepared statement on its own connections.
 const runningStmt = "cairn_running_threads"
-
-// RunningOf reads a document's running threads; nil when the run has none.
-func RunningOf(d *results.Document) *Running {
-	obs, _ := d.Extra["observations"].(map[string]any)
-	if r, ok := obs[RunningSection].(*Running); ok {
-		return r
-	}
-	var r Running
-	if !sectionOf(d, RunningSection, &r) {
-		return nil
-	}
-	return &r
-}
 
 // countSource is one server's query of its running threads, prepared on its own connection.
 type countSource struct {
 	c     target.Conn
+	args  []any
 	v     int64 // the scan's destination, kept so that a sample allocates none
 	where string
 	t     tally // this server's own samples (the running's lock guards it)
@@ -147,7 +87,7 @@ type running struct {
 	inWindow    bool
 	server, rq  tally
 	secN        int
-	series      []RunningSecond
+	series      []results.RunningSecond
 	each        []*countSource // every source, kept after Close for the section
 	notes       []string
 	serverError bool
@@ -157,7 +97,7 @@ type running struct {
 }
 
 func init() {
-	Register(Kind{Name: RunningSection, Order: 45, Start: startRunning})
+	Register(Kind{Name: results.RunningSection, Order: 45, Start: startRunning})
 }
 
 func startRunning(ctx context.Context, env *Env) (Observer, error) {
@@ -188,7 +128,7 @@ func startRunning(ctx context.Context, env *Env) (Observer, error) {
 		if !ok {
 			continue
 		}
-		sql, perDB := rt.RunningSQL()
+		sql, args, perDB := rt.RunningSQL()
 		key := m.Address()
 		if perDB {
 			key = target.Where(m)
@@ -202,7 +142,7 @@ func startRunning(ctx context.Context, env *Env) (Observer, error) {
 			o.closeConns()
 			return nil, fmt.Errorf("running threads: %w", err)
 		}
-		o.srcs = append(o.srcs, &countSource{c: c, where: key})
+		o.srcs = append(o.srcs, &countSource{c: c, args: args, where: key})
 		if err := c.Prepare(ctx, runningStmt, sql); err != nil {
 			o.closeConns()
 			return nil, fmt.Errorf("running threads: preparing %q: %w", sql, err)
@@ -288,7 +228,7 @@ func (o *running) sample() {
 func (o *running) read(ctx context.Context) (n, q int64, ok bool, err error) {
 	ok = len(o.srcs) > 0
 	for _, s := range o.srcs {
-		if err = s.c.QueryRow(ctx, runningStmt).Scan(&s.v); err != nil {
+		if err = s.c.QueryRow(ctx, runningStmt, s.args...).Scan(&s.v); err != nil {
 			ok = false
 			break
 		}
@@ -304,7 +244,7 @@ func (o *running) read(ctx context.Context) (n, q int64, ok bool, err error) {
 func (o *running) Tick(sec *metrics.Second) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	p := RunningSecond{T: sec.T, Samples: o.secN, Max: o.server.secMax, HostMax: o.rq.secMax}
+	p := results.RunningSecond{T: sec.T, Samples: o.secN, Max: o.server.secMax, HostMax: o.rq.secMax}
 	if o.secN > 0 {
 		p.Mean = roundTo(float64(o.server.secSum)/float64(o.secN), 2)
 		p.HostMean = roundTo(float64(o.rq.secSum)/float64(o.secN), 2)
@@ -376,8 +316,8 @@ func parseRunQueue(b []byte) (int64, bool) {
 func (o *running) Section() any {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	r := &Running{IntervalMs: int(o.interval / time.Millisecond), Source: o.source, Samples: max(o.server.n, o.rq.n),
-		Series: append([]RunningSecond{}, o.series...), Notes: append([]string(nil), o.notes...)}
+	r := &results.Running{IntervalMs: int(o.interval / time.Millisecond), Source: o.source, Samples: max(o.server.n, o.rq.n),
+		Series: append([]results.RunningSecond{}, o.series...), Notes: append([]string(nil), o.notes...)}
 	if o.source != "" && o.server.n > 0 {
 		mx, p99, mean := o.server.figures()
 		r.Max, r.P99, r.Mean = &mx, &p99, &mean
@@ -385,12 +325,12 @@ func (o *running) Section() any {
 	if len(o.each) > 1 {
 		for _, s := range o.each {
 			mx, p99, mean := s.t.figures()
-			r.PerServer = append(r.PerServer, ServerRunning{Server: s.where, Max: mx, P99: p99, Mean: mean})
+			r.PerServer = append(r.PerServer, results.ServerRunning{Server: s.where, Max: mx, P99: p99, Mean: mean})
 		}
 	}
 	if o.host && o.rq.n > 0 {
 		mx, p99, mean := o.rq.figures()
-		r.Host = &RunQueue{Max: mx, P99: p99, Mean: mean}
+		r.Host = &results.RunQueue{Max: mx, P99: p99, Mean: mean}
 	}
 	if r.Samples == 0 {
 		r.Notes = append(r.Notes, "no sample fell in the window")

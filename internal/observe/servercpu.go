@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
@@ -12,17 +13,22 @@ import (
 
 // serverCPU reads the server process's CPU at the window's edges: the document's server section,
 // per transaction as the client's is counted. For a composite target (target.Composite) it reads
-// every member's server once (members on one host:port share it) and sums them.
+// every member's server once (members on one host:port share it) and sums them. Each second its
+// own goroutine reads them again for the live figures (Second.ServerCPU), which Tick takes: the
+// run's clock never waits for /proc (see live).
 type serverCPU struct {
 	Base
 	servers []*Server
 	srv     [2][]float64
 	srvOK   [2][]bool
 	note    string
-	// last is the servers' CPU seconds at the last tick, at lastAt; lastOK when every one was read.
-	last   float64
-	lastAt time.Time
-	lastOK bool
+	// rate is the servers' CPU over the live sampler's last second, in percent of one CPU, when
+	// rateOK; stop ends the sampler, done says it ended.
+	mu     sync.Mutex
+	rate   float64
+	rateOK bool
+	stop   chan struct{}
+	done   chan struct{}
 }
 
 // serversOf are the servers t's work runs on: its own, or each distinct one of its members'.
@@ -51,34 +57,83 @@ func init() {
 		for i := range o.srv {
 			o.srv[i], o.srvOK[i] = make([]float64, len(o.servers)), make([]bool, len(o.servers))
 		}
+		if o.liveable() {
+			o.stop, o.done = make(chan struct{}), make(chan struct{})
+			go o.live()
+		}
 		return o, nil
 	}})
 }
 
 func (s *Server) embedded() bool { return s.FoundBy == "embedded in cairn" }
 
-// Tick reads the servers' CPU each second for the live figures (Second.ServerCPU): one pass over
-// /proc on the monitor's goroutine, none per transaction.
-func (o *serverCPU) Tick(sec *metrics.Second) {
-	now, total, ok := time.Now(), 0.0, true
+// liveable says whether every server is a local process whose CPU can be read.
+func (o *serverCPU) liveable() bool {
 	for _, srv := range o.servers {
 		if srv.PID == 0 || srv.embedded() || !srv.Local {
-			ok = false
-			break
-		}
-		v, err := srv.CPU()
-		if err != nil {
-			ok = false
-			break
-		}
-		total += v
-	}
-	if ok && o.lastOK {
-		if dt := now.Sub(o.lastAt).Seconds(); dt > 0 {
-			sec.ServerCPU, sec.ServerCPUOK = roundTo(100*(total-o.last)/dt, 1), true
+			return false
 		}
 	}
-	o.last, o.lastAt, o.lastOK = total, now, ok
+	return len(o.servers) > 0
+}
+
+// live reads the servers' CPU each second for the live figures. Not on the run's clock: a reading
+// costs a pass over /proc per server (its threads' children files, Server.CPU), hundreds of system
+// calls for a server with a thread per connection, and on the clock's goroutine each call could
+// wait for a P that the VUs hold in their raw system calls (internal/target/blockconn). At 40
+// VUs × 8 connections on 4 MariaDB servers that made ticks come 13–20 s apart.
+func (o *serverCPU) live() {
+	defer close(o.done)
+	tk := time.NewTicker(time.Second)
+	defer tk.Stop()
+	var last float64
+	var lastAt time.Time
+	lastOK := false
+	for {
+		now, total, ok := time.Now(), 0.0, true
+		for _, srv := range o.servers {
+			v, err := srv.CPU()
+			if err != nil {
+				ok = false
+				break
+			}
+			total += v
+		}
+		if ok && lastOK {
+			if dt := now.Sub(lastAt).Seconds(); dt > 0 {
+				o.mu.Lock()
+				o.rate, o.rateOK = roundTo(100*(total-last)/dt, 1), true
+				o.mu.Unlock()
+			}
+		} else if !ok {
+			o.mu.Lock()
+			o.rateOK = false
+			o.mu.Unlock()
+		}
+		last, lastAt, lastOK = total, now, ok
+		select {
+		case <-o.stop:
+			return
+		case <-tk.C:
+		}
+	}
+}
+
+// Tick gives the second the servers' CPU over the live sampler's last second.
+func (o *serverCPU) Tick(sec *metrics.Second) {
+	o.mu.Lock()
+	sec.ServerCPU, sec.ServerCPUOK = o.rate, o.rateOK
+	o.mu.Unlock()
+}
+
+// Close stops the live sampler.
+func (o *serverCPU) Close(context.Context) error {
+	if o.stop != nil {
+		close(o.stop)
+		<-o.done
+		o.stop = nil
+	}
+	return nil
 }
 
 func (o *serverCPU) Window(start bool) {

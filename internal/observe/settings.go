@@ -3,17 +3,19 @@ package observe
 import "time"
 
 // Observation is the run spec's group of observation settings, declared once here: flags, run
-// specs and the schema read these tags (workload.Engine embeds the group).
+// specs and the schema read these tags (spec.Engine embeds the group).
 type Observation struct {
-	Observe    string        `opt:"observe" enum:"on,off,stacks" help:"per-core CPU, the server's CPU and its wait events over the run (off: none of them; host facts are always taken; stacks: on, and the server's on-CPU profile with perf, docs/diagnosis.md)"`
-	WaitSample time.Duration `opt:"wait-sample" min:"10ms" max:"10s" help:"interval of the wait-event samples, where the server shows only current waits (PostgreSQL)"`
+	Observe string `opt:"observe" enum:"on,off,stacks" help:"per-core CPU, the server's CPU and its wait events over the run (off: none of them; host facts are always taken; stacks: on, and the server's on-CPU profile with perf, docs/diagnosis.md)"`
+	// The samplers' intervals have a floor of 10 ms: below it a sample costs the server more
+	// than it tells, and the interval is refused (docs/tpcc.md#cairns-own-statements).
+	WaitSample time.Duration `opt:"wait-sample" min:"10ms" max:"10s" help:"interval of the wait-event samples, where the server shows only current waits (PostgreSQL); at least 10ms"`
 	// RunningSample is 0 where the running threads are not sampled: bench/observe.sh measures the
 	// sampler's cost against a run without it, all else the same.
-	RunningSample time.Duration `opt:"running-sample" min:"0s" max:"1s" help:"interval of the samples of the server's running threads and the host's run queue (0s: none; --observe off takes none either)"`
+	RunningSample time.Duration `opt:"running-sample" min:"10ms" max:"1s" zero:"off" help:"interval of the samples of the server's running threads and the host's run queue, at least 10ms (0s: none; --observe off takes none either)"`
 	// StacksHz is perf's sampling rate for --observe stacks; bench/observe.sh raises it tenfold to
 	// measure what a sample costs above the noise of a run.
 	StacksHz int    `opt:"stacks-hz" min:"1" max:"999" help:"perf's sampling rate for --observe stacks, per CPU (99: off the kernel's own timer ticks)"`
-	Waits    string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks), restored after; read: read what is on"`
+	Waits    string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks, metadata locks), restored after; read: read what is on"`
 }
 
 // Off reports whether the run is observed only for its host facts.

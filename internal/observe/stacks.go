@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,78 +21,11 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
-// Stacks is the server's on-CPU profile over the window (extra.observations.stacks): perf's
-// samples of the server's processes on the software clock, folded. docs/diagnosis.md defines it.
-type Stacks struct {
-	Event   string  `json:"event"`
-	Hz      int     `json:"hz"`
-	PIDs    []int   `json:"pids"`
-	Seconds float64 `json:"seconds"`
-	Samples int64   `json:"samples"`
-	// Kernel is the share of the samples (percent) taken in the kernel: their leaf frame is a
-	// kernel function (KernelMark). nil in profiles stored before kernel frames were marked.
-	Kernel *float64 `json:"kernel,omitempty"`
-	// Functions are the top functions by self share, then any of the top by inclusive share.
-	Functions []StackFunction `json:"functions"`
-	// Folded are the commonest stacks, root first; CutStacks stacks of CutSamples samples were
-	// left out to bound the document.
-	Folded     []FoldedStack `json:"folded"`
-	CutStacks  int           `json:"cut_stacks,omitempty"`
-	CutSamples int64         `json:"cut_samples,omitempty"`
-	Note       string        `json:"note,omitempty"`
-}
-
-// StackFunction is one function's share of the samples: Self as the leaf, Total anywhere on the
-// stack (once per sample however often it recurs), in percent.
-type StackFunction struct {
-	Name  string  `json:"name"`
-	Self  float64 `json:"self"`
-	Total float64 `json:"total"`
-}
-
-// FoldedStack is one distinct stack, its frames root first joined by ";", and its samples.
-type FoldedStack struct {
-	Stack string `json:"stack"`
-	Count int64  `json:"count"`
-}
-
-// Named reports whether perf found the function's name: an unnamed frame is its object in
-// brackets ("[libc.so.6]", "[unknown]").
-func (f StackFunction) Named() bool { return !strings.HasPrefix(f.Name, "[") }
-
-// KernelMark ends the name of a kernel function's frame in the folded stacks, as flame graph
-// tools mark them (stackcollapse-perf.pl --kernel): "finish_task_switch_[k]".
-const KernelMark = "_[k]"
-
-// KernelFrame reports whether a folded frame is the kernel's.
-func KernelFrame(name string) bool { return strings.HasSuffix(name, KernelMark) }
-
 // Bounds of the stored profile.
 const (
 	stacksFunctions = 30
 	stacksFolded    = 2000
 )
-
-// StacksOf reads a document's on-CPU profile; nil when the run has none.
-func StacksOf(d *results.Document) *Stacks {
-	obs, _ := d.Extra["observations"].(map[string]any)
-	v, ok := obs["stacks"]
-	if !ok {
-		return nil
-	}
-	if s, ok := v.(*Stacks); ok {
-		return s
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	var s Stacks
-	if json.Unmarshal(b, &s) != nil {
-		return nil
-	}
-	return &s
-}
 
 // stacks samples the server's on-CPU stacks with perf record over the window; the stored
 // section is perf script's output folded (Close).
@@ -116,8 +48,10 @@ type stacks struct {
 	pids    []int
 	started time.Time
 	seconds float64
-	sec     *Stacks
+	sec     *results.Stacks
 	note    string
+	// live cuts the samples into the live segments' settled parts, by their timestamps.
+	live liveStacks
 }
 
 func init() {
@@ -242,8 +176,10 @@ func (o *stacks) start() {
 	// samples are picked out by process when they are folded. -B: no build ids, so that perf
 	// neither reads its whole file again as it ends nor copies the binaries it saw into
 	// ~/.debug; perf script runs on this host, on the same binaries, right after.
+	// -k: the samples' times are CLOCK_MONOTONIC's, which cairn reads at the live changes to
+	// cut the samples into segments (liveStacks).
 	o.cmd = exec.Command(o.perf, "record", "-q", "-e", "cpu-clock", "-F", strconv.Itoa(o.hz), "-g",
-		"-a", "-B", "-N", "--delay=-1", "--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
+		"-a", "-B", "-N", "-k", "CLOCK_MONOTONIC", "--delay=-1", "--control", "fd:3,4", "-o", filepath.Join(dir, "perf.data"))
 	o.cmd.Stdout, o.cmd.Stderr = &o.out, &o.out
 	o.cmd.ExtraFiles = []*os.File{ctlR, ackW} // fds 3 and 4
 	// perf runs in a process group of its own, so that a terminal's Ctrl-C reaches cairn alone,
@@ -338,12 +274,14 @@ func (o *stacks) Window(start bool) {
 			return
 		}
 		o.started = time.Now()
+		o.live.window(true)
 		return
 	}
 	if o.started.IsZero() || o.seconds > 0 {
 		return
 	}
 	o.seconds = time.Since(o.started).Seconds()
+	o.live.window(false)
 	if err := o.command("disable"); err != nil {
 		o.note = "perf did not stop sampling: " + err.Error()
 	}
@@ -387,7 +325,7 @@ func (o *stacks) Close(ctx context.Context) error {
 	}
 	if o.cmd == nil {
 		if o.note != "" {
-			o.sec = &Stacks{Event: "cpu-clock", Hz: o.hz, Note: o.note}
+			o.sec = &results.Stacks{Event: "cpu-clock", Hz: o.hz, Note: o.note}
 		}
 		return nil
 	}
@@ -403,7 +341,7 @@ func (o *stacks) Close(ctx context.Context) error {
 		}
 		o.stop()
 	}
-	o.sec = &Stacks{Event: "cpu-clock", Hz: o.hz, PIDs: o.pids, Seconds: roundTo(o.seconds, 2), Note: o.note}
+	o.sec = &results.Stacks{Event: "cpu-clock", Hz: o.hz, PIDs: o.pids, Seconds: roundTo(o.seconds, 2), Note: o.note}
 	if o.note != "" {
 		return nil
 	}
@@ -411,7 +349,7 @@ func (o *stacks) Close(ctx context.Context) error {
 	// run's cancellation, only bounded.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), perfScript)
 	defer cancel()
-	sc := exec.CommandContext(sctx, o.perf, "script", "-i", filepath.Join(o.dir, "perf.data"), "-F", "comm,pid,tid,ip,sym,dso")
+	sc := exec.CommandContext(sctx, o.perf, "script", "-i", filepath.Join(o.dir, "perf.data"), "-F", "comm,pid,tid,time,ip,sym,dso")
 	var errb bytes.Buffer
 	sc.Stderr = &errb
 	out, err := sc.StdoutPipe()
@@ -428,12 +366,24 @@ func (o *stacks) Close(ctx context.Context) error {
 	for _, p := range append(o.pids, serverPIDs(o.servers)...) {
 		keep[p] = true
 	}
-	folded, perr := FoldPerfScript(out, func(pid int) bool { return keep[pid] })
+	folded := map[string]int64{}
+	spans := o.live.spans()
+	segs := make([]map[string]int64, len(spans))
+	perr := ScanPerfScript(out, func(pid int) bool { return keep[pid] }, func(t float64, stack string) {
+		folded[stack]++
+		if k := spanOf(spans, t); k >= 0 {
+			if segs[k] == nil {
+				segs[k] = map[string]int64{}
+			}
+			segs[k][stack]++
+		}
+	})
 	if err := sc.Wait(); err != nil || perr != nil {
 		o.sec.Note = "perf script failed: " + firstLine(errb.String(), errors.Join(err, perr))
 		return nil
 	}
-	fillStacks(o.sec, folded)
+	fillStacks(o.sec, folded, stacksFolded)
+	o.sec.Segments = segmentStacks(spans, segs)
 	if o.sec.Samples == 0 {
 		o.sec.Note = "perf recorded no samples of the server in the window"
 	}
@@ -470,15 +420,24 @@ func firstLine(out string, err error) string {
 // keep, when not nil, picks the samples to fold by the process they hit.
 func FoldPerfScript(r io.Reader, keep func(pid int) bool) (map[string]int64, error) {
 	out := map[string]int64{}
+	err := ScanPerfScript(r, keep, func(_ float64, stack string) { out[stack]++ })
+	return out, err
+}
+
+// ScanPerfScript reads perf script's samples of the processes keep picks (nil: all) and gives
+// each one's time (seconds on perf's clock, from a header with perf script's time field; 0
+// without) and stack, folded root first as FoldPerfScript folds them.
+func ScanPerfScript(r io.Reader, keep func(pid int) bool, sample func(t float64, stack string)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	var frames []string
+	t := 0.0
 	flush := func() {
 		if len(frames) > 0 {
 			for i, j := 0, len(frames)-1; i < j; i, j = i+1, j-1 {
 				frames[i], frames[j] = frames[j], frames[i]
 			}
-			out[strings.Join(frames, ";")]++
+			sample(t, strings.Join(frames, ";"))
 			frames = frames[:0]
 		}
 	}
@@ -491,31 +450,40 @@ func FoldPerfScript(r io.Reader, keep func(pid int) bool) (map[string]int64, err
 			inSample = false
 		case line[0] != ' ' && line[0] != '\t':
 			flush()
-			inSample = keep == nil || keep(headerPID(line))
+			var pid int
+			pid, t = header(line)
+			inSample = keep == nil || keep(pid)
 		case inSample:
 			frames = append(frames, frameName(strings.TrimSpace(line)))
 		}
 	}
 	flush()
-	return out, sc.Err()
+	return sc.Err()
 }
 
-// headerPID is the process of a sample's header line, "comm pid/tid" (comm may hold spaces);
-// -1 when the line has none.
-func headerPID(line string) int {
+// header is the process and time of a sample's header line, "comm pid/tid [time:]" (comm may
+// hold spaces); pid -1 when the line has none, time 0 without it.
+func header(line string) (int, float64) {
 	f := strings.Fields(line)
+	t := 0.0
 	for i := len(f) - 1; i >= 0; i-- {
+		if v, ok := strings.CutSuffix(f[i], ":"); ok && t == 0 {
+			if x, err := strconv.ParseFloat(v, 64); err == nil {
+				t = x
+			}
+			continue
+		}
 		if pid, _, ok := strings.Cut(f[i], "/"); ok {
 			if n, err := strconv.Atoi(pid); err == nil {
-				return n
+				return n, t
 			}
 		}
 	}
-	return -1
+	return -1, t
 }
 
 // frameName is "sym" of "addr sym (dso)", or "[dso's base name]" when perf has no symbol; a
-// kernel frame's name ends in KernelMark.
+// kernel frame's name ends in results.KernelMark.
 func frameName(l string) string {
 	addr, rest, _ := strings.Cut(l, " ")
 	rest = strings.TrimSpace(rest)
@@ -525,7 +493,7 @@ func frameName(l string) string {
 	}
 	mark := ""
 	if kernelFrame(addr, dso) {
-		mark = KernelMark
+		mark = results.KernelMark
 	}
 	if sym == "" || sym == "[unknown]" {
 		if dso == "" || dso == "[unknown]" {
@@ -553,18 +521,18 @@ func kernelFrame(addr, dso string) bool {
 }
 
 // fillStacks ranks the folded stacks into the section: its top functions and its commonest
-// stacks, bounded.
-func fillStacks(s *Stacks, folded map[string]int64) {
+// stacks, the first keep of them.
+func fillStacks(s *results.Stacks, folded map[string]int64, keep int) {
 	self, total := map[string]int64{}, map[string]int64{}
-	all := make([]FoldedStack, 0, len(folded))
+	all := make([]results.FoldedStack, 0, len(folded))
 	var kernel int64
 	for st, n := range folded {
 		s.Samples += n
-		all = append(all, FoldedStack{Stack: st, Count: n})
+		all = append(all, results.FoldedStack{Stack: st, Count: n})
 		frames := strings.Split(st, ";")
 		leaf := frames[len(frames)-1]
 		self[leaf] += n
-		if KernelFrame(leaf) {
+		if results.KernelFrame(leaf) {
 			kernel += n
 		}
 		seen := map[string]bool{}
@@ -586,12 +554,12 @@ func fillStacks(s *Stacks, folded map[string]int64) {
 		}
 		return all[i].Stack < all[j].Stack
 	})
-	if len(all) > stacksFolded {
-		for _, f := range all[stacksFolded:] {
+	if len(all) > keep {
+		for _, f := range all[keep:] {
 			s.CutStacks++
 			s.CutSamples += f.Count
 		}
-		all = all[:stacksFolded]
+		all = all[:keep]
 	}
 	s.Folded = all
 	pick := map[string]bool{}
@@ -602,7 +570,7 @@ func fillStacks(s *Stacks, folded map[string]int64) {
 	}
 	pc := func(n int64) float64 { return roundTo(100*float64(n)/float64(s.Samples), 2) }
 	for n := range pick {
-		s.Functions = append(s.Functions, StackFunction{Name: n, Self: pc(self[n]), Total: pc(total[n])})
+		s.Functions = append(s.Functions, results.StackFunction{Name: n, Self: pc(self[n]), Total: pc(total[n])})
 	}
 	sort.Slice(s.Functions, func(i, j int) bool {
 		a, b := s.Functions[i], s.Functions[j]

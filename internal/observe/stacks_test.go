@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -47,12 +48,12 @@ mariadbd 21583/5982
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("folded %v, want %v", got, want)
 	}
-	s := &Stacks{}
-	fillStacks(s, got)
+	s := &results.Stacks{}
+	fillStacks(s, got, stacksFolded)
 	if s.Samples != 4 || len(s.Folded) != 3 || s.Folded[0].Count != 2 {
 		t.Fatalf("section %+v", s)
 	}
-	by := map[string]StackFunction{}
+	by := map[string]results.StackFunction{}
 	for _, f := range s.Functions {
 		by[f.Name] = f
 	}
@@ -67,9 +68,9 @@ mariadbd 21583/5982
 	}
 }
 
-// Kernel frames are marked (KernelMark) by perf's object for them, the kernel's image or a
+// Kernel frames are marked (results.KernelMark) by perf's object for them, the kernel's image or a
 // module's code in the kernel's half of the address space; the kernel's share is of the samples
-// whose leaf is in the kernel, and SelfShares gives it as one entry, KernelName.
+// whose leaf is in the kernel, and diagnosis.SelfShares gives it as one entry, diagnosis.KernelName.
 func TestFoldPerfScriptMarksTheKernel(t *testing.T) {
 	in := `postgres 700/700  
 	ffffffff8a2c1d5e finish_task_switch.isra.0 ([kernel.kallsyms])
@@ -104,20 +105,20 @@ postgres 700/700
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("folded %v, want %v", got, want)
 	}
-	s := &Stacks{}
-	fillStacks(s, got)
+	s := &results.Stacks{}
+	fillStacks(s, got, stacksFolded)
 	if s.Kernel == nil || *s.Kernel != 50 {
 		t.Fatalf("kernel share %v, want 50%%", s.Kernel)
 	}
 	d := &results.Document{}
-	SetSection(d, "stacks", s)
-	shares, ok := SelfShares([]*results.Document{d})
+	results.SetSection(d, "stacks", s)
+	shares, ok := diagnosis.SelfShares([]*results.Document{d})
 	for n, v := range shares {
 		if v == 0 {
 			delete(shares, n) // the functions ranked by inclusive share only
 		}
 	}
-	want2 := map[string]float64{KernelName: 50, "[vsyscall]": 25, "AllocSetAlloc": 25}
+	want2 := map[string]float64{diagnosis.KernelName: 50, "[vsyscall]": 25, "AllocSetAlloc": 25}
 	if !ok || !reflect.DeepEqual(shares, want2) {
 		t.Errorf("self shares %v, want %v", shares, want2)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // twoSockets lays out a host of 2 packages × 2 cores × 2 SMT threads, one NUMA node per package:
@@ -30,20 +31,20 @@ func twoSockets(t *testing.T) {
 func TestTopology(t *testing.T) {
 	twoSockets(t)
 	for list, want := range map[string]results.CPUTopology{
-		"0,4": {CPUs: "0,4", Cores: 1, Shared: 1, Packages: []int{0}, Nodes: []int{0}},
-		"0-1": {CPUs: "0-1", Cores: 2, Siblings: "4-5", Packages: []int{0}, Nodes: []int{0}},
-		"0,2": {CPUs: "0,2", Cores: 2, Siblings: "4,6", Packages: []int{0, 1}, Nodes: []int{0, 1}},
-		"0-7": {CPUs: "0-7", Cores: 4, Shared: 4, Packages: []int{0, 1}, Nodes: []int{0, 1}},
+		"0,4": {CPUs: "0,4", Cores: 1, Shared: 1, ThreadsPerCore: 2, Packages: []int{0}, Nodes: []int{0}},
+		"0-1": {CPUs: "0-1", Cores: 2, ThreadsPerCore: 2, Siblings: "4-5", Packages: []int{0}, Nodes: []int{0}},
+		"0,2": {CPUs: "0,2", Cores: 2, ThreadsPerCore: 2, Siblings: "4,6", Packages: []int{0, 1}, Nodes: []int{0, 1}},
+		"0-7": {CPUs: "0-7", Cores: 4, Shared: 4, ThreadsPerCore: 2, Packages: []int{0, 1}, Nodes: []int{0, 1}},
 	} {
 		got := Topology(mustList(t, list))
 		if !reflect.DeepEqual(*got, want) {
 			t.Errorf("%s: %+v, want %+v", list, *got, want)
 		}
 	}
-	if got := DescribeCPUs("0-1"); got != "0-1 (2 cores, no SMT siblings, siblings 4-5 left out, package 0, node 0)" {
+	if got := DescribeCPUs("0-1"); got != "0-1 (2 cores (2 threads per core), no SMT siblings, siblings 4-5 left out, package 0, node 0)" {
 		t.Errorf("describe: %q", got)
 	}
-	if got := DescribeCPUs("0,4"); got != "0,4 (1 core, SMT siblings on 1 core, package 0, node 0)" {
+	if got := DescribeCPUs("0,4"); got != "0,4 (1 core (2 threads per core), SMT siblings on 1 core, package 0, node 0)" {
 		t.Errorf("describe: %q", got)
 	}
 	if h := ReadHost(false); h.EPB != "6" || h.Unknown["energy_perf_bias"] != "" {
@@ -86,7 +87,7 @@ func TestEffectiveFrequency(t *testing.T) {
 	// 2 s at a 2,000 MHz TSC: cpu0 busy half the time at 3,000 MHz, cpu1 idle throughout.
 	b := map[int]counters{0: {tsc: 5e9, mperf: 1e8 + 2e9, aperf: 1e8 + 3e9}, 1: {tsc: 5e9}}
 	got := effective([]int{0, 1, 2}, a, b, 2)
-	want := []CoreFrequency{{CPU: 0, AvgMHz: 1500, BzyMHz: 3000, Busy: 50}, {CPU: 1}}
+	want := []results.CoreFrequency{{CPU: 0, AvgMHz: 1500, BzyMHz: 3000, Busy: 50}, {CPU: 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%+v, want %+v", got, want)
 	}
@@ -113,7 +114,7 @@ func TestFrequencyFromCPUInfo(t *testing.T) {
 	}
 	o.Window(true)
 	o.Window(false)
-	f := o.(*frequency).Section().(*Frequency)
+	f := o.(*frequency).Section().(*results.Frequency)
 	if f.Source != "/proc/cpuinfo" || f.MHz != 2500 || len(f.Cores) != 2 || f.Cores[1].MHz != 3000 ||
 		!strings.Contains(f.Note, "APERF/MPERF not readable on this host") {
 		t.Errorf("from /proc/cpuinfo: %+v", f)
@@ -124,7 +125,7 @@ func TestFrequencyFromCPUInfo(t *testing.T) {
 	o, _ = startFrequency(context.Background(), &Env{})
 	o.Window(true)
 	o.Window(false)
-	if f := o.(*frequency).Section().(*Frequency); len(f.Cores) != 0 || !strings.Contains(f.Note, "not readable on this host") {
+	if f := o.(*frequency).Section().(*results.Frequency); len(f.Cores) != 0 || !strings.Contains(f.Note, "not readable on this host") {
 		t.Errorf("no cpu MHz: %+v", f)
 	}
 }
@@ -137,8 +138,41 @@ func TestFrequencyOfThisHost(t *testing.T) {
 	}
 	o.Window(true)
 	o.Window(false)
-	f := o.(*frequency).Section().(*Frequency)
+	f := o.(*frequency).Section().(*results.Frequency)
 	if len(f.Cores) != len(onlineCPUs()) || (f.MHz <= 0 && f.BzyMHz <= 0) {
 		t.Errorf("%+v", f)
+	}
+}
+
+func mustList(t *testing.T, s string) []int {
+	t.Helper()
+	l, err := textfmt.ParseCPUList(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// The host's SMT control, its threads per core and POWER's default DSCR are read as the kernel
+// writes them; where a file is missing, they are empty (0) rather than guessed.
+func TestHostSMTAndDSCR(t *testing.T) {
+	twoSockets(t)
+	if got := HostThreadsPerCore(); got != 0 {
+		t.Errorf("threads per core without the online list: %d", got)
+	}
+	if SMTControl() != "" || DSCRDefault() != "" {
+		t.Errorf("SMT control %q, DSCR %q on a host without them", SMTControl(), DSCRDefault())
+	}
+	files := map[string]string{"devices/system/cpu/online": "0-7", "devices/system/cpu/smt/control": "4", "devices/system/cpu/dscr_default": "1",
+		"devices/system/node/node0/cpulist": "0-1,4-5", "devices/system/node/node1/cpulist": "2-3,6-7"}
+	for c := 0; c < 8; c++ {
+		dir := "devices/system/cpu/cpu" + string(rune('0'+c)) + "/topology/"
+		files[dir+"core_id"] = string(rune('0' + c%2))
+		files[dir+"physical_package_id"] = string(rune('0' + c/4))
+		files[dir+"thread_siblings_list"] = string(rune('0'+c/4*4)) + "-" + string(rune('0'+c/4*4+3))
+	}
+	writeSys(t, files)
+	if got := HostThreadsPerCore(); got != 4 || SMTControl() != "4" || DSCRDefault() != "1" {
+		t.Errorf("threads per core %d, SMT control %q, DSCR %q", got, SMTControl(), DSCRDefault())
 	}
 }

@@ -253,6 +253,10 @@ type waitsObserver struct {
 
 	mu        sync.Mutex
 	intervals []results.WaitInterval
+	// top is the events the last interval's line names (TopWaits).
+	top []results.WaitEvent
+	// live reads the waits at each live segment's edges.
+	live liveWaits
 }
 
 func init() {
@@ -321,6 +325,7 @@ func startWaits(ctx context.Context, env *Env) (Observer, error) {
 // Window reads every server's waits at the window's edge, all at once: the edge waits for the
 // slowest server, not for their sum.
 func (o *waitsObserver) Window(start bool) {
+	read := span{begun: time.Now()}
 	var wg sync.WaitGroup
 	for _, r := range o.readers {
 		wg.Add(1)
@@ -330,6 +335,8 @@ func (o *waitsObserver) Window(start bool) {
 		}()
 	}
 	wg.Wait()
+	read.done = time.Now()
+	o.liveWindow(start, read)
 }
 
 func (o *waitsObserver) sampled() bool { return o.readers[0].src.Sampled() }
@@ -337,6 +344,7 @@ func (o *waitsObserver) sampled() bool { return o.readers[0].src.Sampled() }
 // Interval keeps the interval's top waits, over every server, and returns the top two for the
 // progress line.
 func (o *waitsObserver) Interval() string {
+	o.top = nil
 	ms := make([]map[string]*results.WaitEvent, 0, len(o.readers))
 	var n int64
 	for _, r := range o.readers {
@@ -358,8 +366,31 @@ func (o *waitsObserver) Interval() string {
 		o.intervals = append(o.intervals, results.WaitInterval{T: math.Round(time.Since(o.t0).Seconds()*10) / 10, Top: evs})
 		o.mu.Unlock()
 	}
+	o.top = NamedWaits(evs, 2)
 	return results.TopWaits(evs, 2)
 }
+
+// NamedWaits are the events with a share among those results.TopWaits(evs, n) names (the first
+// n with a share or a count).
+func NamedWaits(evs []results.WaitEvent, n int) []results.WaitEvent {
+	var top []results.WaitEvent
+	shown := 0
+	for _, e := range evs {
+		if shown == n {
+			break
+		}
+		if e.Share > 0 {
+			top = append(top, e)
+		}
+		if e.Share > 0 || e.Count > 0 {
+			shown++
+		}
+	}
+	return top
+}
+
+// TopWaits are the wait events the last interval's line names with their share.
+func (o *waitsObserver) TopWaits() []results.WaitEvent { return o.top }
 
 func (o *waitsObserver) Close(ctx context.Context) error {
 	var errs []error
@@ -437,6 +468,7 @@ func (o *waitsObserver) Fill(d *results.Document) {
 	if w.Synch == nil {
 		w.Synch = []results.WaitEvent{}
 	}
+	w.Segments = o.liveSegments(w.Sampled)
 	if len(w.Events) > 50 {
 		w.Events = w.Events[:50]
 	}

@@ -1,10 +1,11 @@
 // Package openmetrics exposes the runs of cairn serve's jobs to Prometheus (the OpenMetrics text
 // at /metrics): per transaction type counters and latency histograms, VUs, host and server CPU,
-// labelled by job, workload and target. It is fed from the engine's ticks (run.Tick), one call a
+// labelled by job, workload and target. It is fed from the engine's ticks (event.Tick), one call a
 // second per job, and costs nothing per transaction. docs/serve.md lists the metrics.
 package openmetrics
 
 import (
+	"context"
 	"net/http"
 	"sync"
 
@@ -13,9 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
-	"github.com/cairn-bench/cairn/internal/run"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // KeepFinished is how many finished jobs keep their series (frozen) after Done: a scrape after a
@@ -44,8 +44,8 @@ func (r *Registry) Handler() http.Handler {
 	return promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{EnableOpenMetrics: true})
 }
 
-// JobMetrics is one job's series. Its Tick is the job's runner.Hooks.Tick (every step of a
-// profile or study adds to the same series); Done freezes them.
+// JobMetrics is one job's series. It subscribes to the job's events (Handle): every step of a
+// profile or study adds to the same series; Done freezes them.
 type JobMetrics struct {
 	r      *Registry
 	labels []string // job_id, workload, target
@@ -58,6 +58,12 @@ type JobMetrics struct {
 	measuring          bool
 	hostCPU, serverCPU float64
 	hostOK, serverOK   bool
+	// connectFails and noService add up the seconds' failed connection attempts and time
+	// without service (docs/result-format.md#outage); marks are the stored result's reasons
+	// for its mark.
+	connectFails int64
+	noService    float64
+	marks        []string
 }
 
 // typeMetrics is one transaction type's counters: all is every transaction since the job started
@@ -80,9 +86,8 @@ func (r *Registry) Job(id, workload, target string) *JobMetrics {
 	return j
 }
 
-// Tick adds one second of the job's run. Call it from runner.Hooks.Tick: it takes what it needs
-// of the tick before it returns.
-func (j *JobMetrics) Tick(t run.Tick) {
+// Tick adds one second of the job's run: it takes what it needs of the tick before it returns.
+func (j *JobMetrics) Tick(t event.Tick) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.done {
@@ -113,11 +118,37 @@ func (j *JobMetrics) Tick(t run.Tick) {
 		j.hostCPU = t.Second.CPU.Busy()
 	}
 	j.serverCPU, j.serverOK = t.Second.ServerCPU, t.Second.ServerCPUOK
+	j.connectFails += t.Second.ConnectFailures
+	j.noService += t.Second.NoServiceS
 }
 
-// Progress is the job's progress samples (runner.Hooks.Progress): the ticks carry every figure
-// the metrics read, each second, so a sample adds nothing.
-func (j *JobMetrics) Progress(workload.Progress) {}
+// Marked records the reasons (their codes) for the mark of the result the job stored: a result
+// that did not measure what was planned.
+func (j *JobMetrics) Marked(codes []string) {
+	j.mu.Lock()
+	j.marks = append([]string(nil), codes...)
+	j.mu.Unlock()
+}
+
+// Handle is the job's subscriber of its session's events: each second's tick, and the finished
+// document's mark. The ticks carry every figure the metrics read, so a progress sample adds
+// nothing.
+func (j *JobMetrics) Handle(_ context.Context, e event.Event) error {
+	switch e := e.(type) {
+	case event.Tick:
+		j.Tick(e)
+	case event.Summary:
+		if e.Profile != nil && len(e.Profile.Steps) == 0 {
+			return nil // a profile that measured nothing has no mark to tell
+		}
+		var codes []string
+		for _, x := range e.Reasons() {
+			codes = append(codes, x.Code)
+		}
+		j.Marked(codes)
+	}
+	return nil
+}
 
 // Done ends the job's series: its counters and histograms stay, frozen, for the KeepFinished
 // latest finished jobs; its gauges go.
@@ -187,6 +218,10 @@ var (
 	descWinErrors = prometheus.NewDesc("cairn_window_errors_total", "Failed transactions the measured windows count.", typeLabels, nil)
 	descWinRetry  = prometheus.NewDesc("cairn_window_retries_total", "Extra attempts the measured windows count.", typeLabels, nil)
 	descLatency   = prometheus.NewDesc("cairn_transaction_duration_seconds", "Latency of the completed transactions since the job started (from the intended start under a rate).", typeLabels, nil)
+
+	descConnFails  = prometheus.NewDesc("cairn_connect_failures_total", "Failed attempts to open a connection again, after one was lost, since the job started.", jobLabels, nil)
+	descNoService  = prometheus.NewDesc("cairn_no_service_seconds_total", "Time the database gave no service (from a connection lost to its next answer) since the job started.", jobLabels, nil)
+	descNotPlanned = prometheus.NewDesc("cairn_not_as_planned", "1 for each reason the job's stored result did not measure what was planned (cut_short, over_plan, outage, part_missing, step_failed).", append(append([]string(nil), jobLabels...), "reason"), nil)
 )
 
 // collector reads every job's series at a scrape.
@@ -194,7 +229,8 @@ type collector struct{ r *Registry }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRunning, descMeasuring, descVUs, descHostCPU, descServerCPU,
-		descTxns, descErrors, descRetries, descRollbacks, descWinTxns, descWinErrors, descWinRetry, descLatency} {
+		descTxns, descErrors, descRetries, descRollbacks, descWinTxns, descWinErrors, descWinRetry, descLatency,
+		descConnFails, descNoService, descNotPlanned} {
 		ch <- d
 	}
 }
@@ -224,6 +260,11 @@ func (j *JobMetrics) collect(ch chan<- prometheus.Metric) {
 		if j.serverOK {
 			gauge(descServerCPU, j.serverCPU)
 		}
+	}
+	ch <- prometheus.MustNewConstMetric(descConnFails, prometheus.CounterValue, float64(j.connectFails), j.labels...)
+	ch <- prometheus.MustNewConstMetric(descNoService, prometheus.CounterValue, j.noService, j.labels...)
+	for _, m := range j.marks {
+		ch <- prometheus.MustNewConstMetric(descNotPlanned, prometheus.GaugeValue, 1, append(append([]string(nil), j.labels...), m)...)
 	}
 	for _, tm := range j.types {
 		l := append(append([]string(nil), j.labels...), tm.name)

@@ -9,7 +9,8 @@
 // values accepted), min and max (for numbers and durations), default (the default shown, for
 // fields whose zero value means "not given"; otherwise the struct's value when it was made is the
 // default), unset (the value meaning "not given", when zero is a real value), hidden (a flag kept
-// for compatibility, not shown), alias (another accepted name).
+// for compatibility, not shown), alias (another accepted name), zero (zero:"off": 0 means none,
+// beside the values min and max allow).
 //
 // Kinds: string, bool, int, int64, uint64, float64, time.Duration, []int.
 package options
@@ -18,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,7 +55,10 @@ type Field struct {
 	HasUnset bool
 	Hidden   bool
 	Alias    string
-	index    []int
+	// ZeroOff: 0 is accepted as "none" (a sampler turned off) beside the values min and max
+	// allow (tag zero:"off").
+	ZeroOff bool
+	index   []int
 }
 
 // Error is a bad option value; Name is the option's name. The command line words it as a flag
@@ -149,6 +154,7 @@ func fields(sv reflect.Value, prefix []int) []Field {
 				*b.dst = &v
 			}
 		}
+		f.ZeroOff = sf.Tag.Get("zero") == "off"
 		f.Unset, f.HasUnset = sf.Tag.Lookup("unset")
 		f.Default = sf.Tag.Get("default")
 		if f.Default == "" {
@@ -235,14 +241,32 @@ func FormatDuration(d time.Duration) string {
 // ParseDuration takes a Go duration (30s, 2m, 1h30m) or a bare number of seconds.
 func ParseDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
-	if err != nil {
-		secs, nerr := strconv.ParseFloat(s, 64)
-		if nerr != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
-			return 0, fmt.Errorf("not a duration: use a number with a unit, like 30s, 2m or 1h")
-		}
-		d = time.Duration(secs * float64(time.Second))
+	if err == nil {
+		return d, nil
 	}
-	return d, nil
+	if durationText.MatchString(s) {
+		return 0, errTooLong // a duration time.ParseDuration could not hold
+	}
+	secs, nerr := strconv.ParseFloat(s, 64)
+	if nerr != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
+		return 0, fmt.Errorf("not a duration: use a number with a unit, like 30s, 2m or 1h")
+	}
+	return seconds(secs)
+}
+
+// durationText is the form time.ParseDuration reads; text of this form it refuses is too large.
+var durationText = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
+// errTooLong is a duration beyond what cairn holds (time.Duration: 2562047h47m16s, 292 years).
+var errTooLong = fmt.Errorf("too large: the longest duration is %s", FormatDuration(time.Duration(math.MaxInt64).Truncate(time.Second)))
+
+// seconds is a number of seconds as a duration, refused when it is too large to hold.
+func seconds(secs float64) (time.Duration, error) {
+	ns := secs * float64(time.Second)
+	if ns >= math.MaxInt64 || ns <= math.MinInt64 {
+		return 0, errTooLong
+	}
+	return time.Duration(ns), nil
 }
 
 // ParseIntList takes comma-separated integers: 1,2,4,8.
@@ -415,7 +439,11 @@ func (f Field) SetValue(v any, x any, shown string) error {
 			if !ok {
 				return bad("not a duration: use a number with a unit, like 30s, 2m or 1h")
 			}
-			d = time.Duration(n * float64(time.Second))
+			p, err := seconds(n)
+			if err != nil {
+				return bad(err.Error())
+			}
+			d = p
 		}
 		if d < 0 {
 			return bad("must not be negative")
@@ -452,7 +480,12 @@ func (f Field) inRange(n float64, shown string) error {
 	}
 	// A count from 1 is worded by its floor alone ("need at least 1"), whatever its ceiling.
 	countFrom1 := f.Min != nil && *f.Min == 1 && f.Kind != Duration
+	if f.ZeroOff && n == 0 {
+		return nil
+	}
 	switch {
+	case f.ZeroOff && f.Min != nil && f.Max != nil && (n < *f.Min || n > *f.Max):
+		return &Error{Name: f.Name, Value: shown, Msg: fmt.Sprintf("need %s (none) or between %s and %s", show(0), show(*f.Min), show(*f.Max))}
 	case f.Min != nil && n < *f.Min && countFrom1:
 		return &Error{Name: f.Name, Value: shown, Msg: "need at least 1"}
 	case f.Min != nil && f.Max != nil && (n < *f.Min || n > *f.Max) && !countFrom1:
@@ -489,9 +522,14 @@ func contains(l []string, s string) bool {
 }
 
 // JoinOr lists words as "a, b or c".
-func JoinOr(w []string) string {
+func JoinOr(w []string) string { return join(w, " or ") }
+
+// JoinAnd lists words as "a, b and c".
+func JoinAnd(w []string) string { return join(w, " and ") }
+
+func join(w []string, last string) string {
 	if len(w) < 2 {
 		return strings.Join(w, "")
 	}
-	return strings.Join(w[:len(w)-1], ", ") + " or " + w[len(w)-1]
+	return strings.Join(w[:len(w)-1], ", ") + last + w[len(w)-1]
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
@@ -83,6 +85,23 @@ type layout struct {
 	Overflows  []string `json:"overflows"`  // data tables wider than their box (outside a scrolled one)
 	// TermRows are the rows of the terminals' tables, shown (with a height), the header's left out.
 	TermRows int `json:"termRows"`
+	// Titles are the cards' titles as shown, and whether each runs out of its card.
+	Titles []struct {
+		Text     string `json:"text"`
+		Overflow bool   `json:"overflow"`
+	} `json:"titles"`
+	// LiveMarks are the marks of each line of a live study's charts: where each is drawn on the
+	// x axis, its label, and whether it lies inside the plot.
+	LiveMarks []liveMarks `json:"liveMarks"`
+}
+
+type liveMarks struct {
+	Chart  string    `json:"chart"`
+	Series string    `json:"series"`
+	Axis   string    `json:"axis"`
+	X      []float64 `json:"x"`
+	Labels []string  `json:"labels"`
+	Inside bool      `json:"inside"`
 }
 
 // inspectLayout measures the page as drawn: the first chart's top; then, with every collapsed
@@ -113,6 +132,27 @@ const inspectLayout = `(function () {
     if (i >= 2 && tr.getBoundingClientRect().height > 0) { out.termRows++; }
   });
   document.querySelectorAll("details").forEach(function (d) { d.open = false; });
+  out.titles = [];
+  document.querySelectorAll(".heads .item > h2").forEach(function (h) {
+    var card = h.closest(".item").getBoundingClientRect(), r = h.getBoundingClientRect();
+    out.titles.push({ text: h.textContent, overflow: h.scrollWidth > h.clientWidth + 1 || r.right > card.right + 1 });
+  });
+  out.liveMarks = [];
+  document.querySelectorAll('.chart[data-chart-id^="study-live-"]').forEach(function (el) {
+    var inst = echarts.getInstanceByDom(el);
+    if (!inst) { return; }
+    var o = inst.getOption();
+    o.series.forEach(function (s) {
+      if (s.type !== "line") { return; }
+      var m = { chart: el.getAttribute("data-chart-id"), series: s.name, axis: o.xAxis[0].name, x: [], labels: [], inside: true };
+      ((s.markPoint || {}).data || []).forEach(function (d) {
+        m.x.push(d.coord[0]);
+        m.labels.push(d.name || "");
+        m.inside = m.inside && inst.containPixel({ gridIndex: 0 }, inst.convertToPixel({ xAxisIndex: 0, yAxisIndex: 0 }, d.coord));
+      });
+      out.liveMarks.push(m);
+    });
+  });
   document.querySelectorAll(".chart").forEach(function (el) {
     var inst = echarts.getInstanceByDom(el);
     if (!inst) { return; }
@@ -305,6 +345,15 @@ func TestHTMLInBrowser(t *testing.T) {
 			for _, s := range lay.Overflows {
 				t.Errorf("a table is wider than its box: %s", s)
 			}
+			// Every card's title is whole and tells its card from the others.
+			seenTitle := map[string]bool{}
+			for _, ti := range lay.Titles {
+				if ti.Overflow || seenTitle[ti.Text] {
+					t.Errorf("card title %q: runs out of its card %v, or repeats another", ti.Text, ti.Overflow)
+				}
+				seenTitle[ti.Text] = true
+			}
+			checkLiveMarks(t, tc.items, lay.LiveMarks)
 			termRows := 0
 			for _, it := range tc.items {
 				if it.Run != nil && it.Run.Terminals != nil {
@@ -344,4 +393,64 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// checkLiveMarks holds the marks a live study's charts draw to the runs they stand for: on every
+// VU count's line, one for each change the run made, at the instant it took effect on the axis
+// the chart names (the window's clock), inside the plot; each change labelled once.
+func checkLiveMarks(t *testing.T, items []Item, got []liveMarks) {
+	t.Helper()
+	var st *results.Study
+	for _, it := range items {
+		if it.Study != nil && len(it.Study.Schedule) > 0 {
+			st = it.Study
+		}
+	}
+	if st == nil {
+		return
+	}
+	lines := 0
+	labels := map[string]int{}
+	for ci, c := range st.Cases {
+		for _, step := range c.Profile.Steps {
+			d := firstMeasured(step)
+			if d == nil {
+				continue
+			}
+			lines++
+			var m *liveMarks
+			for i := range got {
+				if got[i].Chart == fmt.Sprintf("study-live-%d", ci+1) && got[i].Series == vuName(step.VU) {
+					m = &got[i]
+				}
+			}
+			if m == nil {
+				t.Errorf("case %d, %s: no line on the page", ci+1, vuName(step.VU))
+				continue
+			}
+			if m.Axis != labelWindow || !m.Inside || len(m.X) != len(d.Changes) {
+				t.Errorf("%s / %s: axis %q, inside %v, %d marks for %d changes", m.Chart, m.Series, m.Axis, m.Inside, len(m.X), len(d.Changes))
+				continue
+			}
+			for k, x := range d.Changes {
+				if math.Abs(m.X[k]-x.AtSec) > 1e-9 {
+					t.Errorf("%s / %s: change %d drawn at %g s, it took effect %g s into the window", m.Chart, m.Series, k+1, m.X[k], x.AtSec)
+				}
+				if m.Labels[k] != "" {
+					labels[fmt.Sprintf("%s %s", m.Chart, m.Labels[k])]++
+				}
+			}
+		}
+	}
+	if len(got) != lines {
+		t.Errorf("%d lines with marks on the page, want %d", len(got), lines)
+	}
+	for l, n := range labels {
+		if n != 1 {
+			t.Errorf("%s: labelled %d times", l, n)
+		}
+	}
+	if want := len(st.Cases) * len(st.Schedule); len(labels) != want {
+		t.Errorf("%d change labels, want %d (each change of each case once): %v", len(labels), want, labels)
+	}
 }

@@ -31,14 +31,14 @@ const minInterval = 0.25
 // distribution of every transaction type.
 func runCharts(d *results.Document, label string) []Chart {
 	tp := Chart{ID: "run-throughput", Title: "Throughput over time · " + label, XLabel: labelSeconds,
-		YLabel: "per minute", XAxis: AxisLinear, Bands: windowBands(d.Series)}
+		YLabel: "per minute", XAxis: AxisLinear, Bands: append(windowBands(d.Series), outageBands(d)...)}
 	tp.Series = append(tp.Series, Series{Name: "TPM (all transactions)", Points: rate(d.Series, allTxns)})
 	if h := d.HeadlineFigure(); h != nil && h.Txn != "" {
 		// The series' headline counts are the completions of the type the headline counts.
 		tp.Series = append(tp.Series, Series{Name: h.Unit, Points: rate(d.Series, headlineTxns)})
 	}
 	p95 := Chart{ID: "run-p95", Title: "p95 latency over time (all transactions) · " + label, XLabel: labelSeconds,
-		YLabel: labelMs, XAxis: AxisLinear, Bands: windowBands(d.Series),
+		YLabel: labelMs, XAxis: AxisLinear, Bands: append(windowBands(d.Series), outageBands(d)...),
 		Series: []Series{{Name: "p95", Points: p95Points(d.Series)}}}
 	dist := Chart{ID: "run-distribution", Title: "Latency distribution by transaction type (measured window) · " + label,
 		XLabel: labelPct, YLabel: labelMs, XAxis: AxisPercentile}
@@ -397,6 +397,18 @@ func windowBands(ss []metrics.Second) []Band {
 		return nil // nothing was measured: shading everything would say nothing
 	}
 	return bands
+}
+
+// outageBands shade the stretches of the window without service (results.OutageFigures).
+func outageBands(d *results.Document) []Band {
+	if d.Outage == nil {
+		return nil
+	}
+	var out []Band
+	for _, s := range d.Outage.Spans {
+		out = append(out, Band{From: s.From, To: s.To, Label: "no service"})
+	}
+	return out
 }
 
 // sameBands returns the bands when every overlaid run has the same ones (steps of a profile share

@@ -175,3 +175,38 @@ func testStudy(t testing.TB, id string, tg results.Target) *results.Study {
 	st.Summarize()
 	return st
 }
+
+// testCaseStudy is a study without live changes of four cases: two settings crossed, and cairn
+// bound to one CPU list in every case (a factor of one level, which every case shares).
+func testCaseStudy(t testing.TB, id string, tg results.Target) *results.Study {
+	t.Helper()
+	st := &results.Study{Format: results.FormatVersion, Kind: results.KindStudy, ID: id, Name: "ahi-spin-delay", Workload: "tpcc",
+		MainTxn: "new_order", StartedAt: time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC), Target: tg, Host: testHost,
+		Order: "interleaved", VUs: []int{1, 2, 4}, Repeat: 1, Headline: "NOPM", Restored: true,
+		Factors: []results.Factor{{Name: "innodb_adaptive_hash_index", Levels: []string{"ON", "OFF"}},
+			{Name: "innodb_spin_wait_delay", Levels: []string{"12", "96"}}, {Name: "client-cpus", Levels: []string{"0-1"}}},
+		Config: map[string]any{"name": "ahi-spin-delay"}, Cairn: results.Cairn{Version: "0.4.0", Go: "go1.26.8"}}
+	ended := st.StartedAt.Add(time.Hour)
+	st.EndedAt = &ended
+	topo := &results.CPUTopology{CPUs: "0-1", Cores: 2, Siblings: "16-17", Packages: []int{0}, Nodes: []int{0}}
+	i := 0
+	for _, ahi := range []string{"ON", "OFF"} {
+		for _, delay := range []string{"12", "96"} {
+			p := testProfile(t, "", tg, 1-0.1*float64(i), 1, uint64(60+i))
+			for _, step := range p.Steps {
+				for _, d := range step.Runs {
+					d.ProfileID = id
+					d.Study = &results.StudyRef{Case: i}
+				}
+			}
+			levels := []results.SettingValue{{Name: "innodb_adaptive_hash_index", Value: ahi}, {Name: "innodb_spin_wait_delay", Value: delay},
+				{Name: "client-cpus", Value: "0-1"}}
+			st.Cases = append(st.Cases, &results.StudyCase{
+				Label:  "innodb_adaptive_hash_index=" + ahi + ", innodb_spin_wait_delay=" + delay + ", client-cpus 0-1",
+				Levels: levels, ClientCPUs: "0-1", ClientTopology: topo, Profile: p})
+			i++
+		}
+	}
+	st.Summarize()
+	return st
+}

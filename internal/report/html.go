@@ -15,8 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/dustin/go-humanize"
 )
 
@@ -29,7 +30,13 @@ var echartsJS string
 //go:embed report.html.tmpl
 var pageSource string
 
-var page = template.Must(template.New("report").Parse(pageSource))
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"breakable": breakable}).Parse(pageSource))
+
+// breakable lets a long name (innodb_adaptive_hash_index=OFF) break after an underscore, where a
+// reader expects it, rather than inside a word where its box ends.
+func breakable(s string) template.HTML {
+	return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(s), "_", "_<wbr>"))
+}
 
 // palette is shared by both renderers so a series has the same colour on the page and in the PNG.
 var palette = []string{"#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#76b7b2", "#b07aa1", "#edc948", "#9c755f", "#ff9da7", "#bab0ac"}
@@ -47,10 +54,14 @@ func HTML(w io.Writer, items []Item, title string) error {
 	v := pageView{Title: title, ECharts: template.JS(echartsJS), Palette: palette, Charts: Charts(items)}
 	for i, it := range items {
 		if it.Study != nil {
-			v.Items = append(v.Items, summarizeStudy(it.Study, labels[i]))
-			for _, c := range studyCases(it.Study) {
-				v.Items = append(v.Items, summarizeProfile(c.Profile, c.label))
+			sv := summarizeStudy(it.Study, labels[i])
+			if live(it.Study) {
+				// A live study opens with its runs over time, then its segments' table: the table
+				// stands under those charts rather than among the details.
+				v.Lead, v.Segments, sv.Segments = leadCharts(v.Charts), sv.Segments, nil
 			}
+			v.Items = append(v.Items, sv)
+			v.Items = append(v.Items, studyCaseViews(it.Study)...)
 			continue
 		}
 		v.Items = append(v.Items, summarize(it, labels[i]))
@@ -94,7 +105,10 @@ type pageView struct {
 	ECharts template.JS
 	Palette []string
 	Charts  []Chart
-	Items   []itemView
+	// Lead is how many of the charts come before Segments, a live study's segments.
+	Lead     int
+	Segments []segmentRow
+	Items    []itemView
 	// The server's on-CPU profile: top functions side by side, and what changed between two.
 	Functions []funcTable
 	Diff      *diffTable
@@ -117,9 +131,17 @@ type itemView struct {
 	Steps       []stepRow
 	StepHead    string
 	Segments    []segmentRow // a study's VU counts × live values
+	Fanout      []fanoutRow  // a fan-out study's own figures per case and VU count
 	Notes       []string
 	Interrupted bool
-	Brief       string // the conditions in a line, beside the collapsed table
+	// Marks are the reasons the result did not measure what was planned (results.Reason).
+	Marks []string
+	Brief string // the conditions in a line, beside the collapsed table
+	// Lines, when set, are the title's lines (a study case's levels, one a line); Shown are
+	// figures shown above the others whatever is folded; Fold folds Figures under their first.
+	Lines []string
+	Shown []kv
+	Fold  bool
 }
 
 type kv struct{ K, V string }
@@ -151,8 +173,8 @@ func summarize(it Item, label string) itemView {
 
 func summarizeRun(d *results.Document, label string) itemView {
 	v := itemView{Label: label, Interrupted: d.Cut(), Notes: d.Notes}
-	if d.Cut() && d.Window.PlannedSeconds > 0 {
-		v.Notes = append(v.Notes, "window cut short: "+d.CutText()+" planned; not comparable with full runs as it is")
+	for _, r := range d.NotAsPlanned {
+		v.Marks = append(v.Marks, r.String())
 	}
 	v.Facts = append(v.Facts, facts("run", d.ID, d.Workload, d.StartedAt, d.Target, d.Cairn)...)
 	if d.ProfileID != "" {
@@ -170,11 +192,17 @@ func summarizeRun(d *results.Document, label string) itemView {
 		v.Figures = append(v.Figures, kv{h.Name, num(h.Value)})
 	}
 	if r.TPM != nil {
-		tpm := thousands(float64(*r.TPM))
+		tpm := summary.TPMText(d)
+		if a := r.TPMApprox; a != nil {
+			tpm += fmt.Sprintf(" (approximate: between %s and %s)", thousands(float64(a.Min)), thousands(float64(a.Max)))
+		}
 		if r.TPMSource != "" {
 			tpm += " (" + r.TPMSource + ")"
 		}
 		v.Figures = append(v.Figures, kv{"TPM", tpm})
+		if a := summary.TPMApprox(d); a != "" {
+			v.Notes = append(v.Notes, a)
+		}
 	}
 	if r.TPS != nil {
 		v.Figures = append(v.Figures, kv{"TPS", num(*r.TPS)})
@@ -187,8 +215,8 @@ func summarizeRun(d *results.Document, label string) itemView {
 		name string
 		v    *float64
 		unit string
-	}{{"QphH@Size", r.QphH, ""}, {"Power@Size", r.Power, ""}, {"Throughput@Size", r.Throughput, ""},
-		{"geometric mean of the power test's queries", r.GeomeanS, " s"}} {
+	}{{"QphH@Size", r.OwnValue("qphh"), ""}, {"Power@Size", r.OwnValue("power"), ""}, {"Throughput@Size", r.OwnValue("throughput"), ""},
+		{"geometric mean of the power test's queries", r.OwnValue("geomean_s"), " s"}} {
 		if f.v != nil {
 			v.Figures = append(v.Figures, kv{f.name, num(*f.v) + f.unit})
 		}
@@ -200,12 +228,18 @@ func summarizeRun(d *results.Document, label string) itemView {
 	}
 	v.Figures = append(v.Figures, terminals(d)...)
 	v.Figures = append(v.Figures, kv{"errors", strconv.FormatInt(d.TotalErrors(), 10)})
+	if o := d.Outage; o != nil {
+		v.Figures = append(v.Figures, kv{"without service", o.Text()})
+	}
+	if f := summary.InFlight(d); f != "" {
+		v.Figures = append(v.Figures, kv{"in flight at the window's end", strings.TrimPrefix(f, "in flight at the window's end: ")})
+	}
 	if d.Client.CPUusPerTxn > 0 {
 		v.Figures = append(v.Figures, kv{"client CPU per transaction", num(d.Client.CPUusPerTxn) + " µs"})
 	}
 	v.Figures = append(v.Figures, client(d)...)
 	v.Figures = append(v.Figures, observed(d)...)
-	v.Figures = append(v.Figures, kv{"diagnosis", strings.TrimPrefix(observe.Diagnosis(d, nil), "diagnosis: ")})
+	v.Figures = append(v.Figures, kv{"diagnosis", strings.TrimPrefix(diagnosis.Diagnosis(d, nil), "diagnosis: ")})
 	v.Settings = settings(d.Target.Settings)
 	v.Host = host(d.Host)
 	v.Config = config(d.Config)
@@ -221,6 +255,9 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 		for _, d := range st.Runs {
 			v.Interrupted = v.Interrupted || d.Cut()
 		}
+	}
+	for _, r := range p.Reasons() {
+		v.Marks = append(v.Marks, r.String())
 	}
 	v.Facts = append(v.Facts, facts("profile", p.ID, p.Workload, p.StartedAt, p.Target, p.Cairn)...)
 	vus := make([]string, len(p.VUs))
@@ -241,7 +278,7 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 	if peak != nil {
 		v.Figures = append(v.Figures, kv{"peak " + hname, num(peak.Summary.Headline.Mean) + " at " + vuName(peak.VU)})
 		if d := firstMeasured(peak); d != nil {
-			v.Figures = append(v.Figures, kv{"diagnosis at the peak", strings.TrimPrefix(observe.Diagnosis(d, &p.Marks), "diagnosis: ")})
+			v.Figures = append(v.Figures, kv{"diagnosis at the peak", strings.TrimPrefix(diagnosis.Diagnosis(d, &p.Marks), "diagnosis: ")})
 		}
 	}
 	for _, m := range []struct {
@@ -267,6 +304,12 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 		}
 		if s.TPM.N > 0 {
 			row.TPM = num(s.TPM.Mean)
+			for _, d := range st.Runs {
+				if d.Result.TPMApprox != nil {
+					row.TPM = "~" + row.TPM // a run's bounds are in its own summary
+					break
+				}
+			}
 		}
 		if s.P95ms.N > 0 {
 			row.P95, row.P99 = num(s.P95ms.Mean), num(s.P99ms.Mean)
@@ -280,14 +323,11 @@ func summarizeProfile(p *results.Profile, label string) itemView {
 				ms = append(ms, m.name)
 			}
 		}
-		cut := 0
-		for _, d := range st.Runs {
-			if d.Cut() {
-				cut++
+		for _, m := range summary.StepMarks(st) {
+			if len(st.Runs) == 1 {
+				m = "1 " + m
 			}
-		}
-		if cut > 0 {
-			ms = append(ms, fmt.Sprintf("%d cut short", cut))
+			ms = append(ms, m)
 		}
 		row.Mark = strings.Join(ms, ", ")
 		v.Steps = append(v.Steps, row)
@@ -455,7 +495,10 @@ func terminals(d *results.Document) []kv {
 	if !sp.Met {
 		var missed []string
 		for _, c := range sp.ResponseTime {
-			if !c.Met {
+			switch {
+			case c.Reason != "":
+				missed = append(missed, c.Txn+": "+c.Reason)
+			case !c.Met:
 				missed = append(missed, fmt.Sprintf("%s %s ms > %s s", c.Txn, num(c.P90Ms), num(c.LimitMs/1000)))
 			}
 		}
@@ -495,7 +538,10 @@ func termRows(d *results.Document) (string, []termRow) {
 			Menu: opt(tt.MenuMs), Keying: opt(tt.KeyingS), Think: opt(tt.ThinkS)}
 		if c, ok := limits[name]; ok {
 			r.P90, r.Limit, r.Verdict, r.Missed = num(c.P90Ms), num(c.LimitMs/1000), "met", !c.Met
-			if !c.Met {
+			switch {
+			case c.Reason != "":
+				r.P90, r.Verdict = "–", "NOT met: "+c.Reason
+			case !c.Met:
 				r.Verdict = "NOT met"
 			}
 		}

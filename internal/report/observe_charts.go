@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -199,7 +198,7 @@ func contains(l []string, s string) bool {
 // server's max and mean over the second and the host's run queue max, the window shaded as in
 // the throughput chart, so that a surge a mean hides shows against it.
 func runningChart(d *results.Document, label, id string) *Chart {
-	r := observe.RunningOf(d)
+	r := results.RunningOf(d)
 	if r == nil || len(r.Series) < 2 {
 		return nil
 	}
@@ -229,7 +228,7 @@ func runningChart(d *results.Document, label, id string) *Chart {
 func stepRunning(p *results.Profile, label, id string) *Chart {
 	type step struct {
 		vu int
-		r  *observe.Running
+		r  *results.Running
 	}
 	var steps []step
 	server := false
@@ -238,7 +237,7 @@ func stepRunning(p *results.Profile, label, id string) *Chart {
 		if d == nil {
 			continue
 		}
-		if r := observe.RunningOf(d); r != nil && len(r.Series) >= 2 {
+		if r := results.RunningOf(d); r != nil && len(r.Series) >= 2 {
 			steps = append(steps, step{st.VU, r})
 			server = server || r.Source != ""
 		}

@@ -1,12 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,8 +115,15 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 	if ymax <= 0 {
 		ymax = 1
 	}
-	// Headroom for the labels of marks and bands above the highest point.
-	ymax *= 1.12
+	// Headroom for the labels of marks and bands above the highest point, and for the rows the
+	// labels of marks stand in.
+	rows, lift := markRows(c), 0
+	for _, r := range rows {
+		for _, x := range r {
+			lift = max(lift, x)
+		}
+	}
+	ymax *= 1.12 + 0.035*float64(lift)
 
 	for _, b := range c.Bands {
 		if err := addBand(p, b, ymax); err != nil {
@@ -162,7 +171,7 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 			eb.Color, eb.Width = col, vg.Points(1.2)
 			p.Add(eb)
 		}
-		if err := addMarks(p, s.Marks, col); err != nil {
+		if err := addMarks(p, s.Marks, col, rows[i]); err != nil {
 			return nil, err
 		}
 		legend.Add(legendName(s.Name), line)
@@ -282,15 +291,15 @@ func addBand(p *plot.Plot, b Band, ymax float64) error {
 	return nil
 }
 
-// addMarks draws annotated points as rings with their label above.
-func addMarks(p *plot.Plot, ms []Mark, col color.Color) error {
+// addMarks draws annotated points as rings with their label above, each label lifted by its row
+// (markRows).
+func addMarks(p *plot.Plot, ms []Mark, col color.Color, rows []int) error {
 	if len(ms) == 0 {
 		return nil
 	}
 	xys := make(plotter.XYs, len(ms))
-	labels := make([]string, len(ms))
 	for i, m := range ms {
-		xys[i], labels[i] = plotter.XY{X: m.X, Y: m.Y}, m.Label
+		xys[i] = plotter.XY{X: m.X, Y: m.Y}
 	}
 	sc, err := plotter.NewScatter(xys)
 	if err != nil {
@@ -298,19 +307,88 @@ func addMarks(p *plot.Plot, ms []Mark, col color.Color) error {
 	}
 	sc.Color, sc.Shape, sc.Radius = col, draw.RingGlyph{}, vg.Points(6)
 	p.Add(sc)
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-	if err != nil {
-		return err
+	byRow := map[int]*plotter.XYLabels{}
+	var order []int
+	for i, m := range ms {
+		if m.Label == "" {
+			continue
+		}
+		r := byRow[rows[i]]
+		if r == nil {
+			r = &plotter.XYLabels{}
+			byRow[rows[i]] = r
+			order = append(order, rows[i])
+		}
+		r.XYs = append(r.XYs, xys[i])
+		r.Labels = append(r.Labels, m.Label)
 	}
-	for i := range l.TextStyle {
-		l.TextStyle[i].XAlign, l.TextStyle[i].YAlign = text.XCenter, text.YBottom
-		l.TextStyle[i].Font.Size = vg.Points(11)
-		l.TextStyle[i].Font.Weight = xfont.WeightBold
-		l.TextStyle[i].Font.Variant = sans
+	for _, row := range order {
+		l, err := plotter.NewLabels(*byRow[row])
+		if err != nil {
+			return err
+		}
+		for i := range l.TextStyle {
+			l.TextStyle[i].XAlign, l.TextStyle[i].YAlign = text.XCenter, text.YBottom
+			l.TextStyle[i].Font.Size = vg.Points(11)
+			l.TextStyle[i].Font.Weight = xfont.WeightBold
+			l.TextStyle[i].Font.Variant = sans
+		}
+		l.Offset = vg.Point{Y: vg.Points(8 + markRowHeight*float64(row))}
+		p.Add(l)
 	}
-	l.Offset = vg.Point{Y: vg.Points(8)}
-	p.Add(l)
 	return nil
+}
+
+// markRowHeight is how far, in points, each row of mark labels stands above the one below.
+const markRowHeight = 17
+
+// markRows lifts the labels of a chart's marks into rows, as the page does, so that labels whose
+// text would overlap stand one above the other: rows[series][mark]. The plot's width is taken as
+// the image's less the legend's column, about a quarter of it.
+func markRows(c Chart) [][]int {
+	rows := make([][]int, len(c.Series))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	type label struct {
+		s, m int
+		x, w float64
+	}
+	var ls []label
+	for i, s := range c.Series {
+		rows[i] = make([]int, len(s.Marks))
+		for _, p := range s.Points {
+			lo, hi = math.Min(lo, p[0]), math.Max(hi, p[0])
+		}
+		for j, m := range s.Marks {
+			if m.Label != "" {
+				ls = append(ls, label{s: i, m: j, x: m.X})
+			}
+		}
+	}
+	if len(ls) == 0 || !(hi > lo) {
+		return rows
+	}
+	lo = math.Min(lo, 0)
+	fnt := plot.DefaultFont
+	fnt.Variant, fnt.Size, fnt.Weight = sans, vg.Points(11), xfont.WeightBold
+	sty := text.Style{Font: fnt, Handler: plot.DefaultTextHandler}
+	plotWidth := 0.72 * float64(vg.Length(PNGWidth)*vg.Inch/pngDPI)
+	for k := range ls {
+		ls[k].w = (float64(sty.Width(c.Series[ls[k].s].Marks[ls[k].m].Label)) + 10) / plotWidth * (hi - lo)
+	}
+	slices.SortStableFunc(ls, func(a, b label) int { return cmp.Compare(a.x, b.x) })
+	var ends []float64 // each row's right edge so far
+	for _, l := range ls {
+		row := 0
+		for row < len(ends) && ends[row] > l.x-l.w/2 {
+			row++
+		}
+		if row == len(ends) {
+			ends = append(ends, 0)
+		}
+		ends[row] = l.x + l.w/2
+		rows[l.s][l.m] = row
+	}
+	return rows
 }
 
 // errorBars gives gonum the min–max spread as distances below and above each point.
@@ -364,6 +442,9 @@ func (numberTicks) Ticks(min, max float64) []plot.Tick {
 	var ts []plot.Tick
 	for k := math.Ceil(min / step); k*step <= max+step*1e-9; k++ {
 		v := k * step
+		if v == 0 {
+			v = 0 // not -0, which an axis reaching below 0 (a live chart's rampup) would print
+		}
 		label := strconv.FormatFloat(v, 'f', dec, 64)
 		if math.Abs(v) >= 1000 {
 			label = thousands(v)

@@ -16,6 +16,10 @@ type Item struct {
 	Run     *results.Document
 	Profile *results.Profile
 	Study   *results.Study
+	// Diff chooses what a study's (or a run's) differential flame graph compares (CheckDiff,
+	// CheckRunDiff): two live segments ("1", "4") or two cases ("A", "C"); none: the first and
+	// last segment, or the first two cases.
+	Diff []string
 }
 
 // Axis is how a chart's x axis maps values.
@@ -104,6 +108,7 @@ func Charts(items []Item) []Chart {
 		case it.Study != nil:
 			// A study is reported alone: its cases are its overlays.
 			cs = append(cs, studyCharts(it.Study)...)
+			cs = append(cs, studyFlames(it.Study, it.Diff)...)
 		case it.Run != nil:
 			runs = append(runs, labelled{it, labels[i]})
 		case it.Profile != nil:
@@ -135,6 +140,9 @@ func Charts(items []Item) []Chart {
 		cs = append(cs, runOverlays(series)...)
 	}
 	cs = append(cs, observationCharts(runs, profiles)...)
+	for i, r := range runs {
+		cs = append(cs, runSegmentFlames(r.Run, r.label, i+1, r.Diff)...)
+	}
 	out := cs[:0]
 	for _, c := range cs {
 		if c.hasPoints() {

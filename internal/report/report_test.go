@@ -69,10 +69,23 @@ func chartCases(t *testing.T) []struct {
 		// to the throughput they explain.
 		{"observed", []Item{{Run: observedRun(t)}}, []string{"run-throughput", "run-running-1", "run-p95", "run-distribution",
 			"run-cpu-1", "run-waits", "run-wait-groups", "run-synch-waits"}},
-		// A study draws its cases as overlaid profiles, then each case's runs over time with the
-		// live changes marked, then each case's waits and per-core CPU.
-		{"study", []Item{{Study: testStudy(t, "30", maria)}}, cat(profilesIDs, []string{"study-live-1", "study-live-2",
-			"profile-waits-1", "profile-cpu-1", "profile-waits-2", "profile-cpu-2"})},
+		// A study with live changes opens with each case's runs over time, the changes marked, then
+		// each live value's TPS and p95 against VUs from the segments, then each case's waits; no
+		// peak is judged from its runs, which mix the live values, so no peak step's CPU is drawn.
+		{"study", []Item{{Study: testStudy(t, "30", maria)}}, []string{"study-live-1", "study-live-2", "study-segments-tps",
+			"study-segments-p95", "profile-waits-1", "profile-waits-2"}},
+		// A study without live changes draws its cases as overlaid profiles, then each case's
+		// waits and per-core CPU at its peak.
+		{"study-cases", []Item{{Study: testCaseStudy(t, "31", maria)}}, cat(profilesIDs, []string{"profile-waits-1", "profile-cpu-1",
+			"profile-waits-2", "profile-cpu-2", "profile-waits-3", "profile-cpu-3", "profile-waits-4", "profile-cpu-4"})},
+		// A live study whose runs profiled each segment adds a flame graph per segment of the case
+		// and the differential graph of the two chosen segments.
+		{"study-segments", []Item{{Study: segmentStudy(t), Diff: []string{"2", "5"}}}, []string{"study-live-1", "study-live-2",
+			"study-segments-tps", "study-segments-p95", "profile-waits-1", "profile-waits-2", "study-seg-flame-1-1", "study-seg-flame-1-2",
+			"study-seg-flame-1-3", "study-seg-flame-1-4", "study-seg-flame-1-5", "study-seg-flame-diff-1"}},
+		// One of its runs reported alone draws its segments' flame graphs last.
+		{"run-segments", []Item{{Run: segmentRun(t), Diff: []string{"1", "3"}}}, cat(runIDs, []string{"run-cpu-1", "run-waits", "run-flame-1",
+			"run-seg-flame-1-1", "run-seg-flame-1-2", "run-seg-flame-1-3", "run-seg-flame-1-4", "run-seg-flame-1-5", "run-seg-flame-diff-1"})},
 		// Runs with an on-CPU profile add a flame graph each and, two of them, the differential one.
 		{"stacks", []Item{{Run: withStacks(testRun(t, "15", maria, 8, 1, 6), 0.05)}, {Run: withStacks(testRun(t, "16", maria, 8, 0.8, 7), 0.35)}},
 			cat(runsIDs, []string{"run-cpu-1", "run-cpu-2", "run-waits", "run-flame-1", "run-flame-2", "runs-flame-diff"})},
@@ -278,14 +291,14 @@ func TestChartsFromJSON(t *testing.T) {
 				if err == nil {
 					err = json.Unmarshal(b, &d)
 				}
-				back = append(back, Item{Run: &d})
+				back = append(back, Item{Run: &d, Diff: it.Diff})
 			} else if it.Study != nil {
 				b, err = json.Marshal(it.Study)
 				var st results.Study
 				if err == nil {
 					err = json.Unmarshal(b, &st)
 				}
-				back = append(back, Item{Study: &st})
+				back = append(back, Item{Study: &st, Diff: it.Diff})
 			} else {
 				b, err = json.Marshal(it.Profile)
 				var p results.Profile
@@ -482,6 +495,7 @@ func TestNumberTicks(t *testing.T) {
 		{0, 3.3, "0 1 2 3"},
 		{0, 14, "0.0 2.5 5.0 7.5 10.0 12.5"},
 		{0, 0.9, "0.0 0.2 0.4 0.6 0.8"},
+		{-5.2, 25, "0 10 20"}, // a live chart's rampup below 0: "0", not "-0"
 	} {
 		var labels []string
 		for _, tk := range (numberTicks{}).Ticks(c.min, c.max) {

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -49,20 +49,20 @@ type cpuProfile struct {
 	label   string
 	samples int64
 	folded  map[string]int64
-	self    map[string]float64 // percent of samples (observe.SelfShares)
+	self    map[string]float64 // percent of samples (diagnosis.SelfShares)
 	runs    int
 }
 
 // profileOf pools the on-CPU profiles of runs; nil when none has one. The self shares are
-// observe.SelfShares', which results compare reads too, so the page and the terminal agree.
+// diagnosis.SelfShares', which results compare reads too, so the page and the terminal agree.
 func profileOf(label string, runs ...*results.Document) *cpuProfile {
-	self, ok := observe.SelfShares(runs)
+	self, ok := diagnosis.SelfShares(runs)
 	if !ok {
 		return nil
 	}
 	p := &cpuProfile{label: label, folded: map[string]int64{}, self: self}
 	for _, d := range runs {
-		s := observe.StacksOf(d)
+		s := results.StacksOf(d)
 		if s == nil || s.Note != "" || s.Samples == 0 {
 			continue // as SelfShares leaves it out
 		}
@@ -192,14 +192,14 @@ func layoutFlame(folded map[string]int64, samples int64) *Flame {
 }
 
 // warm is a frame's colour in the flame graph's usual reds and yellows, the same for a name in
-// every graph; the kernel's frames (observe.KernelFrame) are blues, frames perf could not name
+// every graph; the kernel's frames (results.KernelFrame) are blues, frames perf could not name
 // ("[mariadbd]") grey.
 func warm(name string) string {
 	h := fnv.New32a()
 	h.Write([]byte(name))
 	v := h.Sum32()
 	switch {
-	case observe.KernelFrame(name):
+	case results.KernelFrame(name):
 		return fmt.Sprintf("#%02x%02x%02x", 110+int(v%40), 160+int((v>>8)%40), 215+int((v>>16)%35))
 	case strings.HasPrefix(name, "["):
 		return "#c8c8c8"
@@ -306,8 +306,8 @@ func topFunctions(caption string, cols []string, ps []*cpuProfile) *funcTable {
 // kernelCaption says what the kernel's row is, for a table that has one.
 func kernelCaption(names []string) string {
 	for _, n := range names {
-		if n == observe.KernelName {
-			return " · " + observe.KernelName + ": every sample taken in the kernel, whichever kernel function (the flame graph names them)"
+		if n == diagnosis.KernelName {
+			return " · " + diagnosis.KernelName + ": every sample taken in the kernel, whichever kernel function (the flame graph names them)"
 		}
 	}
 	return ""
@@ -343,14 +343,14 @@ type diffRow struct {
 // diffShown is how many functions a differential table lists of each direction.
 const diffShown = 10
 
-// shareDiff compares the self shares of two profiles with observe.FunctionShifts, the rule
+// shareDiff compares the self shares of two profiles with diagnosis.FunctionShifts, the rule
 // results compare prints by: the functions that gained most, then those that lost most; nil
 // unless both have a profile.
 func shareDiff(a, b *cpuProfile) *diffTable {
 	if a == nil || b == nil {
 		return nil
 	}
-	gained, lost := observe.FunctionShifts(a.self, b.self, diffShown)
+	gained, lost := diagnosis.FunctionShifts(a.self, b.self, diffShown)
 	t := &diffTable{A: a.label, B: b.label,
 		Caption: fmt.Sprintf("Server functions whose self share changed most, from %s to %s (percentage points of each one's on-CPU samples)", a.label, b.label)}
 	var names []string

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -32,11 +31,11 @@ func withStacks(d *results.Document, spin float64) *results.Document {
 	if spinN > 0 {
 		folded[conn+";mysql_execute_command;mysql_select;JOIN::exec;sub_select;row_search_mvcc;rw_lock_s_lock_spin;ut_delay"] = spinN
 	}
-	var fs []observe.FoldedStack
+	var fs []results.FoldedStack
 	for st, n := range folded {
-		fs = append(fs, observe.FoldedStack{Stack: st, Count: n})
+		fs = append(fs, results.FoldedStack{Stack: st, Count: n})
 	}
-	slices.SortFunc(fs, func(a, b observe.FoldedStack) int {
+	slices.SortFunc(fs, func(a, b results.FoldedStack) int {
 		if a.Count != b.Count {
 			return int(b.Count - a.Count)
 		}
@@ -48,11 +47,11 @@ func withStacks(d *results.Document, spin float64) *results.Document {
 		total += f.Count
 		self[f.Stack[strings.LastIndexByte(f.Stack, ';')+1:]] += f.Count
 	}
-	s := &observe.Stacks{Event: "cpu-clock", Hz: 99, PIDs: []int{4242}, Seconds: 25, Samples: total, Folded: fs}
+	s := &results.Stacks{Event: "cpu-clock", Hz: 99, PIDs: []int{4242}, Seconds: 25, Samples: total, Folded: fs}
 	for n, c := range self {
-		s.Functions = append(s.Functions, observe.StackFunction{Name: n, Self: math.Round(10000*float64(c)/float64(total)) / 100})
+		s.Functions = append(s.Functions, results.StackFunction{Name: n, Self: math.Round(10000*float64(c)/float64(total)) / 100})
 	}
-	slices.SortFunc(s.Functions, func(a, b observe.StackFunction) int {
+	slices.SortFunc(s.Functions, func(a, b results.StackFunction) int {
 		if a.Self != b.Self {
 			if a.Self > b.Self {
 				return -1
@@ -61,7 +60,7 @@ func withStacks(d *results.Document, spin float64) *results.Document {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	observe.SetSection(d, "stacks", s)
+	results.SetSection(d, "stacks", s)
 	return d
 }
 
@@ -198,6 +197,7 @@ func TestTopFunctions(t *testing.T) {
 	}
 
 	st := testStudy(t, "30", maria)
+	st.Schedule = nil // without live changes, each case's peak step has its flame graph
 	for ci, c := range st.Cases {
 		for _, s := range c.Profile.Steps {
 			for _, d := range s.Runs {
@@ -249,7 +249,7 @@ func TestHTMLStacks(t *testing.T) {
 	}
 	// A function's name is perf's text: it reaches the page escaped, in the tables and the chart data.
 	evil := withStacks(testRun(t, "18", maria, 8, 1, 3), 0.2)
-	sec := observe.StacksOf(evil)
+	sec := results.StacksOf(evil)
 	sec.Folded[0].Stack += `;</script><script>alert("x")</script>`
 	sec.Functions[0].Name = `</script><script>alert("x")</script>`
 	b.Reset()

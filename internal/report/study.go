@@ -9,81 +9,96 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
-// studyCases are a study's cases as profiles, each labelled by its factors' levels.
+// studyCases are a study's cases as profiles, each labelled by the levels that differ between
+// the cases (caseTitles).
 func studyCases(st *results.Study) []labelled {
+	titles, _ := caseTitles(st)
 	out := make([]labelled, 0, len(st.Cases))
-	for _, c := range st.Cases {
+	for i, c := range st.Cases {
 		if len(c.Profile.Steps) == 0 {
 			continue
 		}
-		out = append(out, labelled{Item{Profile: c.Profile}, c.Label})
+		out = append(out, labelled{Item{Profile: c.Profile}, titles[i]})
 	}
 	return out
 }
 
 // studyCharts are a study's charts, as the published studies drew them: throughput and p95
 // against VUs with a line per level (error bars over the repeats), each level's waits per VU
-// count stacked, per-core CPU at each level's peak, and for live changes the throughput over time
-// with each change marked where it took effect.
+// count stacked, per-core CPU at each level's peak. A study with live changes opens with the
+// throughput over time, each change marked where it took effect, then each live value's figures
+// against VUs from the segments; its runs' own figures, which mix the values, and verdicts judged
+// from them are not drawn.
 func studyCharts(st *results.Study) []Chart {
 	cases := studyCases(st)
 	var cs []Chart
-	switch len(cases) {
-	case 0:
+	switch {
+	case len(cases) == 0:
 		return nil
-	case 1:
+	case live(st):
+		cases = unjudged(cases)
+		cs = liveStudyCharts(st, cases)
+	case len(cases) == 1:
 		cs = profileCharts(cases[0].Profile, cases[0].label)
 	default:
 		cs = profileOverlays(cases)
 	}
-	cs = append(cs, liveCharts(st)...)
-	cs = append(cs, observationCharts(nil, cases)...)
-	// Two cases are compared as the differential table compares them: all of each one's runs pooled.
-	if len(cases) == 2 {
-		a := profileOf(cases[0].label, allRuns(cases[0].Profile)...)
-		b := profileOf(cases[1].label, allRuns(cases[1].Profile)...)
-		if c := flameDiffChart(a, b, "study-flame-diff", "Differential flame graph · "+cases[1].label+" against "+cases[0].label+" (each case's runs pooled)"); c != nil {
-			cs = append(cs, *c)
-		}
+	cs = append(cs, fanoutCharts(st)...)
+	if !live(st) {
+		cs = append(cs, observationCharts(nil, cases)...)
 	}
+	// The flame graphs per segment and the differential ones: study_flame.go.
 	return cs
 }
 
-// liveCharts draw, per case, each VU count's first run over time with its live changes marked.
+// liveCharts draw, per case, each VU count's first run over time with its live changes marked
+// on its own line where they took effect. The x axis is the window's clock, the one the
+// schedule's times are written on, so that a change planned at 3m is drawn at 3m (the rampup
+// lies below 0). Each change is labelled once, on the first line it falls on.
 func liveCharts(st *results.Study) []Chart {
-	if len(st.Schedule) == 0 {
+	if !live(st) {
 		return nil
 	}
+	titles, _ := caseTitles(st)
 	var out []Chart
 	for ci, c := range st.Cases {
-		ch := Chart{ID: fmt.Sprintf("study-live-%d", ci+1), Title: "Throughput over time with the live changes · " + c.Label,
-			XLabel: "seconds since the run started", YLabel: labelTPM, XAxis: AxisLinear}
+		ch := Chart{ID: fmt.Sprintf("study-live-%d", ci+1), Title: "Throughput over time with the live changes · " + titles[ci],
+			XLabel: labelWindow, YLabel: labelTPM, XAxis: AxisLinear}
 		var bands [][]Band
-		marked := map[string]bool{} // each planned change is labelled once, on the first line it falls on
+		marked := map[string]bool{}
 		for _, step := range c.Profile.Steps {
 			d := firstMeasured(step)
 			if d == nil {
 				continue
 			}
+			off := windowStart(d)
 			s := Series{Name: vuName(step.VU), Points: rate(d.Series, allTxns)}
+			for i := range s.Points {
+				s.Points[i][0] -= off
+			}
 			// The published live study read queries per second: where the run counted its
 			// statements, its per-second counts are scaled by its statements per transaction.
 			if qpt := queriesPerTxn(d); qpt > 0 {
 				for i := range s.Points {
 					s.Points[i][1] *= qpt / 60
 				}
-				ch.Title, ch.YLabel = "Queries per second over time with the live changes · "+c.Label, labelQPS
+				ch.Title, ch.YLabel = "Queries per second over time with the live changes · "+titles[ci], labelQPS
 			}
 			for _, x := range d.Changes {
 				key := fmt.Sprintf("%g %s", x.Planned, x.Name)
-				if marked[key] {
-					continue
+				label := ""
+				if !marked[key] {
+					marked[key] = true
+					label = fmt.Sprintf("%s=%s at %s", x.Name, x.Value, atText(x.Planned))
 				}
-				marked[key] = true
-				s.Marks = append(s.Marks, Mark{X: x.T, Y: yAt(s.Points, x.T), Label: fmt.Sprintf("%s=%s at %s", x.Name, x.Value, atText(x.Planned))})
+				s.Marks = append(s.Marks, Mark{X: x.AtSec, Y: yAt(s.Points, x.AtSec), Label: label})
 			}
 			ch.Series = append(ch.Series, s)
-			bands = append(bands, windowBands(d.Series))
+			b := windowBands(d.Series)
+			for i := range b {
+				b[i].From, b[i].To = b[i].From-off, b[i].To-off
+			}
+			bands = append(bands, b)
 		}
 		if b := sameBands(bands); b != nil {
 			ch.Bands = b
@@ -92,6 +107,9 @@ func liveCharts(st *results.Study) []Chart {
 	}
 	return out
 }
+
+// labelWindow is the live charts' x axis: the schedule's clock.
+const labelWindow = "seconds since the measured window started (the schedule's clock; the rampup is below 0)"
 
 // labelQPS says how a live chart's queries per second are counted.
 const labelQPS = "queries per second (transactions × the run's statements per transaction)"
@@ -147,12 +165,18 @@ func summarizeStudy(st *results.Study, label string) itemView {
 	if len(st.Original) > 0 {
 		v.Figures = append(v.Figures, kv{"settings", st.RestoreState()})
 	}
-	for i, c := range st.Cases {
-		v.Figures = append(v.Figures, kv{fmt.Sprintf("case %d", i+1), c.Label})
+	// The cases' own cards follow, each under its title: the study says what they share.
+	titles, common := caseTitles(st)
+	v.Figures = append(v.Figures, kv{"cases", fmt.Sprint(len(st.Cases))})
+	if len(common) > 0 {
+		v.Figures = append(v.Figures, kv{"in every case", strings.Join(common, ", ")})
+	}
+	for _, n := range st.HostNotes {
+		v.Figures = append(v.Figures, kv{"host", n})
 	}
 	// The VU counts × the live values: each segment's figures over the step's runs.
 	for _, r := range st.SegmentRows() {
-		row := segmentRow{Case: st.Cases[r.Case].Label, VU: strconv.Itoa(r.VU), Index: strconv.Itoa(r.Index), Values: r.Label,
+		row := segmentRow{Case: titles[r.Case], VU: strconv.Itoa(r.VU), Index: strconv.Itoa(r.Index), Values: r.Label,
 			TPS: "-", QPS: "-", P95: "-", Waits: results.TopWaits(r.Waits, 2)}
 		if r.TPS.N > 0 {
 			row.TPS, row.P95 = num(r.TPS.Mean), num(r.P95ms.Mean)
@@ -162,6 +186,7 @@ func summarizeStudy(st *results.Study, label string) itemView {
 		}
 		v.Segments = append(v.Segments, row)
 	}
+	v.Fanout = fanoutRows(st)
 	v.Host = host(st.Host)
 	v.Config = config(st.Config)
 	return v

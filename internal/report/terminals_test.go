@@ -69,6 +69,27 @@ func TestTerminalsSection(t *testing.T) {
 	if n := strings.Count(page, `<td class="n">0.04</td>`); n != 5 {
 		t.Errorf("%d rows with the measured menu time, want one per type", n)
 	}
+	// A type with no transaction measured has no 90th percentile: its constraint is not met, and
+	// the report says why rather than showing 0 ms.
+	d := terminalsRun(t)
+	sp := d.Extra["tpcc"].(map[string]any)["spec"].(*results.SpecFigures)
+	for i, c := range sp.ResponseTime {
+		if c.Txn == "delivery" {
+			sp.ResponseTime[i] = results.RTConstraint{Txn: c.Txn, LimitMs: c.LimitMs, Reason: results.NoneMeasured}
+		}
+	}
+	b.Reset()
+	if err := HTML(&b, []Item{{Run: d}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"<td>NOT met: delivery: none measured in the window, stock_level 25,400 ms &gt; 20 s</td>",
+		`<td>delivery</td><td class="n">–</td><td class="n">80</td><td class="warn">NOT met: none measured in the window</td>`,
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
 	// A run without terminals has neither the figures nor the table.
 	b.Reset()
 	if err := HTML(&b, []Item{{Run: testRun(t, "12", pg, 8, 1, 1)}}, ""); err != nil {

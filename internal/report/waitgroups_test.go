@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -50,17 +49,17 @@ func observedRun(t testing.TB) *results.Document {
 
 // withRunning gives a run the running threads each second, surging at t = 10.
 func withRunning(r *results.Document) *results.Document {
-	run := &observe.Running{IntervalMs: 20, Source: "MariaDB: Threads_running less the sampler", Samples: 1250}
+	run := &results.Running{IntervalMs: 20, Source: "MariaDB: Threads_running less the sampler", Samples: 1250}
 	for _, s := range r.Series {
-		p := observe.RunningSecond{T: s.T, Samples: 50, Max: 6, Mean: 3.5, HostMax: 8, HostMean: 5}
+		p := results.RunningSecond{T: s.T, Samples: 50, Max: 6, Mean: 3.5, HostMax: 8, HostMean: 5}
 		if s.T > 9 && s.T < 11 {
 			p.Max, p.HostMax = 31, 33
 		}
 		run.Series = append(run.Series, p)
 	}
 	mx, p99, mean := 31.0, 6.0, 3.6
-	run.Max, run.P99, run.Mean, run.Host = &mx, &p99, &mean, &observe.RunQueue{Max: 33, P99: 8, Mean: 5.1}
-	observe.SetSection(r, observe.RunningSection, run)
+	run.Max, run.P99, run.Mean, run.Host = &mx, &p99, &mean, &results.RunQueue{Max: 33, P99: 8, Mean: 5.1}
+	results.SetSection(r, results.RunningSection, run)
 	return r
 }
 
@@ -112,6 +111,14 @@ func TestRunningBesideThroughput(t *testing.T) {
 			}
 		}
 	}
+	// A live study's stand beside each case's live chart, on its clock (the window's).
+	cs := Charts([]Item{{Study: st}})
+	after(chartIDs(cs), "study-live-1", "profile-running-1")
+	after(chartIDs(cs), "study-live-2", "profile-running-2")
+	if r := cs[1]; r.XLabel != labelWindow || r.Series[0].Points[0][0] >= 0 {
+		t.Errorf("%s: x axis %q, first point at %g: not on the window's clock", r.ID, r.XLabel, r.Series[0].Points[0][0])
+	}
+	st.Schedule = nil // without live changes, beside the cases' peaks over time
 	after(chartIDs(Charts([]Item{{Study: st}})), "profiles-peak-throughput", "profile-running-1", "profile-running-2")
 	alone := []Chart{{ID: "tpch-power"}, {ID: "run-running-1"}, {ID: "run-waits"}}
 	if got := chartIDs(besideThroughput(alone)); !slices.Equal(got, []string{"tpch-power", "run-running-1", "run-waits"}) {

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -28,28 +30,34 @@ type Document struct {
 	Study   *StudyRef       `json:"study,omitempty"`
 	Changes []SettingChange `json:"setting_changes,omitempty"`
 	// Segments are the window's parts between live changes, with their figures (segments.go).
-	Segments    []Segment        `json:"segments,omitempty"`
-	Cairn       Cairn            `json:"cairn"`
-	Workload    string           `json:"workload"`
-	MainTxn     string           `json:"main_transaction"` // the type whose latency profiles and reports show
-	StartedAt   time.Time        `json:"started_at"`
-	Interrupted bool             `json:"interrupted"`
-	Target      Target           `json:"target"`
-	Host        *Host            `json:"host,omitempty"`
-	VU          int              `json:"vu"`
-	Mode        string           `json:"mode,omitempty"`
-	Seed        uint64           `json:"seed"`
-	Window      Window           `json:"window"`
-	Result      Result           `json:"result"`
-	Txns        map[string]*Txn  `json:"transactions"`
-	TxnOrder    []string         `json:"transaction_order"`
-	Statements  map[string]*Stmt `json:"statements,omitempty"`
-	StmtOrder   []string         `json:"statement_order,omitempty"`
-	Queries     *Queries         `json:"queries,omitempty"`
-	Errors      map[string]int64 `json:"errors"`
-	Client      Client           `json:"client"`
+	Segments    []Segment `json:"segments,omitempty"`
+	Cairn       Cairn     `json:"cairn"`
+	Workload    string    `json:"workload"`
+	MainTxn     string    `json:"main_transaction"` // the type whose latency profiles and reports show
+	StartedAt   time.Time `json:"started_at"`
+	Interrupted bool      `json:"interrupted"`
+	// NotAsPlanned is the mark of a run that did not measure what was planned, with its reasons
+	// (mark.go); absent when it did.
+	NotAsPlanned []Reason         `json:"not_as_planned,omitempty"`
+	Target       Target           `json:"target"`
+	Host         *Host            `json:"host,omitempty"`
+	VU           int              `json:"vu"`
+	Mode         string           `json:"mode,omitempty"`
+	Seed         uint64           `json:"seed"`
+	Window       Window           `json:"window"`
+	Result       Result           `json:"result"`
+	Txns         map[string]*Txn  `json:"transactions"`
+	TxnOrder     []string         `json:"transaction_order"`
+	Statements   map[string]*Stmt `json:"statements,omitempty"`
+	StmtOrder    []string         `json:"statement_order,omitempty"`
+	Queries      *Queries         `json:"queries,omitempty"`
+	Errors       map[string]int64 `json:"errors"`
+	Client       Client           `json:"client"`
 	// Terminals is set when terminals were served by pooled connections (terminals.go).
 	Terminals *Terminals `json:"terminals,omitempty"`
+	// Outage is the time the database gave no service in the window, and the failed attempts
+	// to reach it; absent when it always did.
+	Outage *OutageFigures `json:"outage,omitempty"`
 	// Server, Waits and Binding are what cairn observed (docs/result-format.md#observations).
 	Server     *Server           `json:"server,omitempty"`
 	Waits      *Waits            `json:"waits,omitempty"`
@@ -80,31 +88,32 @@ type Timing struct {
 	Params  string  `json:"params,omitempty"`
 }
 
-// upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
-// of result's figures (formerHeadline), and TPC-H runs kept their timings in extra.tpch's power
-// and throughput lists.
-func (d *Document) upgrade() {
+// Upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
+// of result's figures (formerHeadline), and a workload may have kept its own figures elsewhere
+// (OnUpgrade).
+func (d *Document) Upgrade() {
 	if d.Result.Headline == nil {
 		d.Result.Headline = d.formerHeadline()
 	}
-	if len(d.Timings) > 0 {
-		return
+	upgradersMu.Lock()
+	f := upgraders[d.Workload]
+	upgradersMu.Unlock()
+	if f != nil {
+		f(d)
 	}
-	old, ok := d.Extra["tpch"].(map[string]any)
-	if !ok {
-		return
-	}
-	for _, k := range []string{"power", "throughput"} {
-		b, err := json.Marshal(old[k])
-		if err != nil {
-			continue
-		}
-		var ts []Timing
-		if json.Unmarshal(b, &ts) == nil {
-			d.Timings = append(d.Timings, ts...)
-		}
-		delete(old, k)
-	}
+}
+
+var (
+	upgradersMu sync.Mutex
+	upgraders   = map[string]func(d *Document){}
+)
+
+// OnUpgrade registers how a workload reads what an older cairn stored of its runs elsewhere:
+// f gets a document read back from the store, its headline already filled in.
+func OnUpgrade(workload string, f func(d *Document)) {
+	upgradersMu.Lock()
+	upgraders[workload] = f
+	upgradersMu.Unlock()
 }
 
 // formerHeadline is the headline of a document stored before format 3, which had no
@@ -120,12 +129,12 @@ func (d *Document) formerHeadline() *Headline {
 		return &Headline{Name: "NOPM", Unit: "New-Orders per minute", Value: float64(*r.NOPM), Source: src, Txn: "new_order"}
 	case r.TPS != nil:
 		return &Headline{Name: "TPS", Unit: "transactions per second", Value: *r.TPS, Source: "client"}
-	case r.QphH != nil:
-		return &Headline{Name: "QphH", Unit: "queries per hour × SF", Value: *r.QphH, Source: "client"}
-	case r.Power != nil:
-		return &Headline{Name: "Power", Unit: "queries per hour × SF", Value: *r.Power, Source: "client"}
-	case r.Throughput != nil:
-		return &Headline{Name: "Throughput", Unit: "queries per hour × SF", Value: *r.Throughput, Source: "client"}
+	}
+	// TPC-H's figures, before it named its headline.
+	for _, k := range []struct{ key, name string }{{"qphh", "QphH"}, {"power", "Power"}, {"throughput", "Throughput"}} {
+		if v := r.OwnValue(k.key); v != nil {
+			return &Headline{Name: k.name, Unit: "queries per hour × SF", Value: *v, Source: "client"}
+		}
 	}
 	return nil
 }
@@ -245,12 +254,8 @@ type Result struct {
 	TPMApprox *Approx  `json:"tpm_approx,omitempty"`
 	TPS       *float64 `json:"tps,omitempty"`
 	QPS       *float64 `json:"qps,omitempty"`
-	// TPC-H (docs/tpch.md): the spec's Power@Size, Throughput@Size and QphH@Size, not audited,
-	// and the geometric mean of the power test's 22 query times in seconds.
-	Power      *float64 `json:"power,omitempty"`
-	Throughput *float64 `json:"throughput,omitempty"`
-	QphH       *float64 `json:"qphh,omitempty"`
-	GeomeanS   *float64 `json:"geomean_s,omitempty"`
+	// Own are the workload's own figures, after these (own.go).
+	Own []OwnFigure `json:"-"`
 }
 
 // Headline is the figure a run is ranked by, named by its workload: TPC-C's NOPM, pgbench's and
@@ -265,6 +270,51 @@ type Headline struct {
 	// Txn is the transaction type whose completions it counts, when it counts one type: the
 	// time series' headline counts are that type's.
 	Txn string `json:"transaction,omitempty"`
+}
+
+// OutageFigures is the time the database gave no service inside the measured window, and the
+// failed attempts to reach it (docs/result-format.md#outage). Time without service runs from a
+// connection lost (a statement failed for its connection, or a connection could not be opened)
+// to the next answer of the database: a transaction completed, or a connection opened.
+type OutageFigures struct {
+	// Seconds is the time without service in the window; Spans each stretch of it, in seconds
+	// since the run's start, clipped to the window.
+	Seconds float64      `json:"seconds"`
+	Spans   []OutageSpan `json:"spans"`
+	// ConnectFailures are the VUs' attempts to open a connection, after losing theirs, that
+	// failed inside the window.
+	ConnectFailures int64 `json:"connect_failures"`
+	// MaxSeconds is --max-outage (0: no limit); Aborted, that the run stopped because one
+	// stretch without service lasted longer.
+	MaxSeconds float64 `json:"max_outage_seconds"`
+	Aborted    bool    `json:"aborted,omitempty"`
+}
+
+// OutageSpan is one stretch without service, in seconds since the run's start.
+type OutageSpan struct {
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
+}
+
+// Text says it in a line: "30.2 s without service in the window (15.1–45.3 s of the run), 57 failed connection attempts".
+func (o *OutageFigures) Text() string {
+	var spans []string
+	for i, s := range o.Spans {
+		if i == 3 {
+			spans = append(spans, fmt.Sprintf("and %d more", len(o.Spans)-3))
+			break
+		}
+		spans = append(spans, fmt.Sprintf("%.1f–%.1f s", s.From, s.To))
+	}
+	t := fmt.Sprintf("%.1f s without service in the window", o.Seconds)
+	if len(spans) > 0 {
+		t += " (" + strings.Join(spans, ", ") + " of the run)"
+	}
+	t += fmt.Sprintf(", %d failed connection attempt", o.ConnectFailures)
+	if o.ConnectFailures != 1 {
+		t += "s"
+	}
+	return t
 }
 
 // Approx is the range a figure's true value lies in, and why it is not exact.
@@ -384,6 +434,7 @@ func (d *Document) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	d.Config = decodeConfig(aux.Config)
+	d.upgradeMark()
 	return nil
 }
 

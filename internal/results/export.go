@@ -13,18 +13,19 @@ import (
 func WriteRunCSV(w io.Writer, id string, d *Document, series bool) error {
 	cw := csv.NewWriter(w)
 	if series {
-		cw.Write([]string{"t_seconds", "in_window", "txns", "headline_txns", "errors", "p95_ms"})
+		cw.Write([]string{"t_seconds", "in_window", "txns", "headline_txns", "errors", "p95_ms", "connect_failures", "no_service_s"})
 		for _, s := range d.Series {
-			cw.Write([]string{f64(s.T), strconv.FormatBool(s.Window), i64(s.Txns), i64(s.Headline), i64(s.Errors), f64(s.P95ms)})
+			cw.Write([]string{f64(s.T), strconv.FormatBool(s.Window), i64(s.Txns), i64(s.Headline), i64(s.Errors), f64(s.P95ms),
+				i64(s.ConnectFailures), f64(s.NoServiceS)})
 		}
 	} else {
 		cw.Write([]string{"id", "transaction", "count", "per_minute", "mix_percent", "rollbacks", "errors", "retries",
-			"mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms"})
+			"mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "not_as_planned"})
 		for _, n := range d.TxnOrder {
 			t := d.Txns[n]
 			c := t.LatencyMs
 			cw.Write(append([]string{id, n, i64(t.Count), f64(t.PerMinute), f64(t.Percentage), i64(t.Rollbacks), i64(t.Errors), i64(t.Retries)},
-				f64(c.Mean), f64(c.P50), f64(c.P90), f64(c.P95), f64(c.P99), f64(c.P999), f64(c.Max)))
+				f64(c.Mean), f64(c.P50), f64(c.P90), f64(c.P95), f64(c.P99), f64(c.P999), f64(c.Max), MarkCodes(d.NotAsPlanned)))
 		}
 	}
 	cw.Flush()
@@ -35,7 +36,9 @@ func WriteRunCSV(w io.Writer, id string, d *Document, series bool) error {
 func WriteProfileCSV(w io.Writer, id string, p *Profile) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"profile_id", "vu", "run_id", "repeat", strings.ToLower(p.Headline), "tpm", "main_p50_ms", "main_p95_ms",
-		"main_p99_ms", "errors", "client_cpu_us_per_txn", "window_seconds", "planned_seconds", "interrupted", "cut"})
+		"main_p99_ms", "errors", "client_cpu_us_per_txn", "window_seconds", "planned_seconds", "interrupted", "cut", "not_as_planned",
+		"profile_not_as_planned"})
+	profileMarks := MarkCodes(p.Reasons())
 	for _, st := range p.Steps {
 		for r, d := range st.Runs {
 			_, h, _ := d.Headline()
@@ -49,7 +52,7 @@ func WriteProfileCSV(w io.Writer, id string, p *Profile) error {
 			}
 			cw.Write([]string{id, strconv.Itoa(st.VU), d.ID, strconv.Itoa(r + 1), f64(h), tpm, p50, p95, p99,
 				i64(d.TotalErrors()), f64(d.Client.CPUusPerTxn), f64(d.Window.Seconds), f64(d.Window.PlannedSeconds),
-				strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut())})
+				strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()), MarkCodes(d.NotAsPlanned), profileMarks})
 		}
 	}
 	cw.Flush()
@@ -70,8 +73,9 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 		head = append(head, f.Name)
 	}
 	head = append(head, "vu", "repeat", "run_id", "segment", "live_values", strings.ToLower(s.Headline), "main_p95_ms",
-		"segment_tps", "segment_qps", "segment_p95_ms", "errors", "window_seconds", "planned_seconds", "interrupted", "cut")
-	cw.Write(head)
+		"segment_tps", "segment_qps", "segment_p95_ms", "errors", "window_seconds", "planned_seconds", "interrupted", "cut", "not_as_planned")
+	fan := fanoutCSVHead(s) // a fan-out study's own figures, after the common columns
+	cw.Write(append(head, fan...))
 	for _, d := range s.Runs() {
 		c := s.Cases[d.Study.Case]
 		lead := []string{id, strconv.Itoa(d.Study.Step + 1), c.Label}
@@ -90,16 +94,17 @@ func WriteStudyCSV(w io.Writer, id string, s *Study) error {
 		if m := d.Main(); m != nil {
 			p95 = f64(m.LatencyMs.P95)
 		}
-		cw.Write(append(slices.Clone(lead), "all", "", f64(h), p95, optF64(d.Result.TPS), optF64(d.Result.QPS), "",
-			i64(d.TotalErrors()), f64(d.Window.Seconds), f64(d.Window.PlannedSeconds), strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut())))
+		cw.Write(append(append(slices.Clone(lead), "all", "", f64(h), p95, optF64(d.Result.TPS), optF64(d.Result.QPS), "",
+			i64(d.TotalErrors()), f64(d.Window.Seconds), f64(d.Window.PlannedSeconds), strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()),
+			MarkCodes(d.NotAsPlanned)), fanoutCSVCells(fan, d)...))
 		for _, g := range s.RunSegments(d) {
 			tps, p95 := "", ""
 			if g.Seconds > 0 {
 				tps, p95 = f64(g.TPS), f64(g.P95ms)
 			}
 			row := append(slices.Clone(lead), strconv.Itoa(g.Index), g.Label(), "", "", tps, optF64(g.QPS), p95,
-				i64(g.Errors), f64(g.Seconds), "", strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()))
-			cw.Write(row)
+				i64(g.Errors), f64(g.Seconds), "", strconv.FormatBool(d.Interrupted), strconv.FormatBool(d.Cut()), MarkCodes(d.NotAsPlanned))
+			cw.Write(append(row, fanoutCSVCells(fan, nil)...))
 		}
 	}
 	cw.Flush()

@@ -131,6 +131,9 @@ type Waits struct {
 	// PerServer is each server's own top events over the window (shares of its own waits), for a
 	// shard set on several servers, whose Events are their sum.
 	PerServer []ServerWaits `json:"per_server,omitempty"`
+	// Segments are the waits of each live segment's settled part, read at its edges
+	// (WaitSegment); absent for a run without live changes.
+	Segments []WaitSegment `json:"segments,omitempty"`
 }
 
 // ServerWaits is one server's top wait events (host:port, or host:port/db where the server

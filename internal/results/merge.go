@@ -1,12 +1,10 @@
 package results
 
 import (
-	"context"
+	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -83,7 +81,7 @@ func withoutPart(config any) string {
 // parts, latency histograms merged (exactly: each part stores its histograms), the headline counted
 // once by the database between the earliest window-start reading and the latest window-end
 // reading of the parts, each part's client CPU kept. It refuses documents that are not all the
-// parts of one run, a missing part among them.
+// parts of one run, a missing part among them, and a part that did not measure the whole window.
 func Merge(parts []Loaded) (*Document, error) {
 	if len(parts) < 2 {
 		return nil, mergef("merge needs the results of at least two parts of a run, got %d", len(parts))
@@ -121,6 +119,18 @@ func Merge(parts []Loaded) (*Document, error) {
 			first.Part.Run, first.Part.N, strings.Join(missing, ", "))
 	}
 	slices.SortFunc(ds, func(a, b *Document) int { return a.Part.I - b.Part.I })
+	for _, d := range ds {
+		// A part cut short is a missing part for the rest of the window: the database counted
+		// the other parts' transactions there, without its VUs'.
+		if d.Cut() {
+			why := ""
+			if d.Interrupted {
+				why = ", interrupted"
+			}
+			return nil, mergef("part %d/%d (result %s) of run %q measured only %s planned%s: a merged run must be measured by every part over the whole window, so cairn refuses it (run the whole run again)",
+				d.Part.I, d.Part.N, seen[d.Part.I], first.Part.Run, d.CutText(), why)
+		}
+	}
 	ids := make(map[*Document]string, len(ds))
 	for _, d := range ds {
 		ids[d] = seen[d.Part.I]
@@ -294,12 +304,13 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 		tpm := int64(math.Floor(float64(total) / (m.Window.ClientSeconds / 60)))
 		m.Result.TPM, m.Result.TPMSource = &tpm, "client: committed and rolled-back transactions counted by cairn"
 	}
-	if first.Result.NOPM != nil && m.Result.Headline != nil {
-		nopm := int64(m.Result.Headline.Value)
-		m.Result.NOPM = &nopm
-	}
 	if m.Window.Start.IsZero() {
 		m.Window.Start = first.Part.StartAt
+	}
+	m.Outage = mergeOutages(ds, m.StartedAt)
+	m.MarkWindow("")
+	if o := m.Outage; o != nil && o.Seconds > 0 {
+		m.Mark(Outage, o.Text())
 	}
 	mergersMu.Lock()
 	f := mergers[m.Workload]
@@ -321,6 +332,46 @@ func OnMerge(workload string, f func(m *Document, parts []*Document)) {
 	mergersMu.Lock()
 	mergers[workload] = f
 	mergersMu.Unlock()
+}
+
+// mergeOutages puts the parts' stretches without service on the merged run's clock (start) and
+// joins those that overlap: the run had no service where any part had none; the failed
+// connection attempts are summed. nil when no part had an outage.
+func mergeOutages(ds []*Document, start time.Time) *OutageFigures {
+	var o *OutageFigures
+	var spans []OutageSpan
+	for _, d := range ds {
+		po := d.Outage
+		if po == nil {
+			continue
+		}
+		if o == nil {
+			o = &OutageFigures{MaxSeconds: po.MaxSeconds, Spans: []OutageSpan{}}
+		}
+		o.ConnectFailures += po.ConnectFailures
+		o.Aborted = o.Aborted || po.Aborted
+		off := d.StartedAt.Sub(start).Seconds()
+		for _, s := range po.Spans {
+			spans = append(spans, OutageSpan{From: s.From + off, To: s.To + off})
+		}
+	}
+	if o == nil {
+		return nil
+	}
+	slices.SortFunc(spans, func(a, b OutageSpan) int { return cmpFloat(a.From, b.From) })
+	var total float64
+	for _, s := range spans {
+		if n := len(o.Spans); n > 0 && s.From <= o.Spans[n-1].To {
+			o.Spans[n-1].To = max(o.Spans[n-1].To, s.To)
+			continue
+		}
+		o.Spans = append(o.Spans, s)
+	}
+	for _, s := range o.Spans {
+		total += s.To - s.From
+	}
+	o.Seconds = math.Round(total*1000) / 1000
+	return o
 }
 
 // mergeHists merges the parts' histograms of each transaction type that get returns of each;
@@ -397,41 +448,79 @@ func mergeTerminals(ds []*Document, ids map[*Document]string, m *Document) (*Ter
 	return t, nil
 }
 
-// mergeSeries puts the parts' seconds on one clock, that of the earliest part's start (start):
-// a part's second that ended T seconds after its own start, which was s seconds after start, is
-// the merged second ⌊T + s + 0.1⌋, the whole second it was due at (ticks come at whole seconds of
-// each part's clock, late on a loaded host but never early; the tenth of a second allows for the
-// parts' clocks starting milliseconds apart). A merged second sums its parts' transactions,
-// headline transactions and errors, is in the window when one of theirs is, and has the highest
-// of their 95th percentiles, an upper bound of its own (no more than 5% of every part's
+// mergeSeries puts the parts' seconds on one clock, that of the earliest part's start (start).
+// A part's series has two seconds that end at the window's edges (the rampup's last, at the
+// window's start, and the window's last, at its end), and between them ticks due at whole seconds
+// of its clock, late on a loaded host but never early. The parts share the window's start, so
+// their edge seconds fall on the same instants of the merged clock, within the milliseconds their
+// clocks are apart: each edge is one merged point, at the latest part's instant. A part's other
+// second, which ended T seconds after its own start, s seconds after start, goes to the merged
+// point ⌊T + s + 0.1⌋ of its side of the window (the tenth of a second allows for the parts'
+// clocks starting milliseconds apart): the whole second it was due at. A point in the window and
+// one outside it are never one, so the merged window's seconds count the parts' window seconds.
+// A merged second sums its parts' transactions, headline transactions and errors, and has the
+// highest of their 95th percentiles, an upper bound of its own (no more than 5% of every part's
 // transactions that second were slower). The hosts' CPU of each second is each part's.
 func mergeSeries(ds []*Document, start time.Time) []metrics.Second {
-	at := map[int]*metrics.Second{}
+	type key struct {
+		whole  int // the whole second a tick was due at, where it is no edge
+		edge   int // 1: the rampup's last second, ending at the window's start; 2: the window's last
+		window bool
+	}
+	at := map[key]*metrics.Second{}
 	for _, d := range ds {
 		off := d.StartedAt.Sub(start).Seconds()
-		for _, p := range d.Series {
-			k := int(math.Floor(p.T + off + 0.1))
+		first, last := -1, -1
+		for i, p := range d.Series {
+			if p.Window {
+				if first < 0 {
+					first = i
+				}
+				last = i
+			}
+		}
+		for i, p := range d.Series {
+			t := p.T + off
+			k := key{window: p.Window}
+			switch {
+			case first > 0 && i == first-1:
+				k.edge = 1
+			case i == last:
+				k.edge = 2
+			default:
+				k.whole = int(math.Floor(t + 0.1))
+			}
 			s := at[k]
 			if s == nil {
-				s = &metrics.Second{T: float64(k)}
+				s = &metrics.Second{T: float64(k.whole), Window: p.Window}
 				at[k] = s
+			}
+			if k.edge > 0 {
+				s.T = max(s.T, math.Round(t*1000)/1000)
 			}
 			s.Txns += p.Txns
 			s.Headline += p.Headline
 			s.Errors += p.Errors
-			s.Window = s.Window || p.Window
 			s.P95ms = max(s.P95ms, p.P95ms)
 		}
 	}
-	keys := make([]int, 0, len(at))
-	for k := range at {
-		keys = append(keys, k)
+	out := make([]metrics.Second, 0, len(at))
+	for _, s := range at {
+		out = append(out, *s)
 	}
-	slices.Sort(keys)
-	out := make([]metrics.Second, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, *at[k])
-	}
+	// At one instant, the side before the window's start comes first.
+	slices.SortFunc(out, func(a, b metrics.Second) int {
+		if a.T != b.T {
+			return cmp.Compare(a.T, b.T)
+		}
+		switch {
+		case a.Window == b.Window:
+			return 0
+		case !a.Window:
+			return -1
+		}
+		return 1
+	})
 	return out
 }
 
@@ -446,55 +535,4 @@ func partIDs(ps []PartClient) []string {
 // DecodeHist reads a histogram EncodeHist wrote.
 func DecodeHist(s string) (*hdrhistogram.Histogram, error) {
 	return hdrhistogram.Decode([]byte(s))
-}
-
-// MergeAt merges the parts args names — ids of the store at path, or result documents written
-// with --json (an argument ending in .json) — and stores the merged run, which it returns with its
-// id set.
-func MergeAt(ctx context.Context, path string, args []string) (*Document, error) {
-	var ids []string
-	for _, a := range args {
-		if !strings.HasSuffix(a, ".json") {
-			ids = append(ids, a)
-		}
-	}
-	var stored []Loaded
-	if len(ids) > 0 {
-		var err error
-		if stored, err = Read(ctx, path, ids); err != nil {
-			return nil, err
-		}
-	}
-	var ls []Loaded
-	for _, a := range args {
-		if !strings.HasSuffix(a, ".json") {
-			l := stored[0]
-			stored = stored[1:]
-			l.ID = a
-			ls = append(ls, l)
-			continue
-		}
-		b, err := os.ReadFile(a)
-		if err != nil {
-			return nil, &MergeError{Msg: fmt.Sprintf("read part %s: %v", a, errors.Unwrap(err))}
-		}
-		d := &Document{}
-		if err := json.Unmarshal(b, d); err != nil {
-			return nil, mergef("%s is not a result document: %v", a, err)
-		}
-		ls = append(ls, Loaded{ID: a, Run: d})
-	}
-	d, err := Merge(ls)
-	if err != nil {
-		return nil, err
-	}
-	s, err := OpenStore(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	if err := s.SaveRun(ctx, d, 0); err != nil {
-		return nil, err
-	}
-	return d, nil
 }

@@ -17,15 +17,18 @@ type Profile struct {
 	MainTxn     string    `json:"main_transaction"`
 	StartedAt   time.Time `json:"started_at"`
 	Interrupted bool      `json:"interrupted"`
-	Target      Target    `json:"target"`
-	Host        *Host     `json:"host,omitempty"`
-	VUs         []int     `json:"vus"`
-	Repeat      int       `json:"repeat"`
-	PauseSec    float64   `json:"pause_seconds"`
-	Config      any       `json:"config"`
-	Headline    string    `json:"headline"` // the name of the figure steps are ranked by (HeadlineName)
-	Steps       []*Step   `json:"steps"`
-	Marks       Marks     `json:"marks"`
+	// NotAsPlanned is the profile's own mark (a step that failed, mark.go); Reasons adds its
+	// runs' and its interruption.
+	NotAsPlanned []Reason `json:"not_as_planned,omitempty"`
+	Target       Target   `json:"target"`
+	Host         *Host    `json:"host,omitempty"`
+	VUs          []int    `json:"vus"`
+	Repeat       int      `json:"repeat"`
+	PauseSec     float64  `json:"pause_seconds"`
+	Config       any      `json:"config"`
+	Headline     string   `json:"headline"` // the name of the figure steps are ranked by (HeadlineName)
+	Steps        []*Step  `json:"steps"`
+	Marks        Marks    `json:"marks"`
 }
 
 // Step is one VU count of a profile: its runs and what they add up to.

@@ -1,7 +1,5 @@
 package results
 
-import "encoding/json"
-
 // RunningSection is the running-threads observer's section under extra.observations
 // (docs/result-format.md#running-threads).
 const RunningSection = "running-threads"
@@ -29,20 +27,12 @@ type SegmentRunning struct {
 
 // runningSeries is the run's running threads by second, keyed by T; nil without the section.
 func runningSeries(d *Document) map[float64]RunningSecond {
-	obs, _ := d.Extra["observations"].(map[string]any)
-	v, ok := obs[RunningSection]
-	if !ok {
+	r := RunningOf(d)
+	if r == nil || len(r.Series) == 0 {
 		return nil
 	}
-	var sec struct {
-		Series []RunningSecond `json:"series"`
-	}
-	b, err := json.Marshal(v)
-	if err != nil || json.Unmarshal(b, &sec) != nil || len(sec.Series) == 0 {
-		return nil
-	}
-	m := make(map[float64]RunningSecond, len(sec.Series))
-	for _, s := range sec.Series {
+	m := make(map[float64]RunningSecond, len(r.Series))
+	for _, s := range r.Series {
 		m[s.T] = s
 	}
 	return m

@@ -52,9 +52,14 @@ type Segment struct {
 	P95ms float64 `json:"p95_ms"`
 	// HostCPU is the host's busy share over the seconds, in percent; absent when not recorded.
 	HostCPU *float64 `json:"host_cpu_percent,omitempty"`
-	// Waits are the top events of the wait intervals ending in the segment (settling left out):
-	// each event's share averaged over those intervals, an interval without it counting 0.
+	// Waits are the segment's top events: from the waits read at its settled part's edges
+	// (Waits.Segments) where the run has them, else (a run stored before) from the wait intervals
+	// ending in the segment (settling left out), each event's share averaged over those
+	// intervals, an interval without it counting 0.
 	Waits []WaitEvent `json:"top_waits,omitempty"`
+	// Synch are the segment's top synch waits, each with its share of the segment's synch waits
+	// alone, read at its settled part's edges; absent where they were not read.
+	Synch []WaitEvent `json:"top_synch_waits,omitempty"`
 	// Running is the running threads over the seconds; absent where the run has none.
 	Running *SegmentRunning `json:"running_threads,omitempty"`
 }
@@ -229,7 +234,9 @@ func measure(d *Document, segs []Segment) {
 			r.Mean, r.HostMean = math.Round(100*r.Mean/float64(a.n))/100, math.Round(100*r.HostMean/float64(a.n))/100
 			s.Running = &r
 		}
-		if d.Waits != nil {
+		if ws := WaitsOfSegment(d, s.Index); ws != nil {
+			s.Waits, s.Synch = cutSynch(ws.Events, segmentTop), cutSynch(ws.Synch, segmentSynch)
+		} else if d.Waits != nil {
 			s.Waits = segmentWaits(d.Waits.Intervals, s.From+s.SettleSeconds, s.To, i == len(segs)-1)
 		}
 	}

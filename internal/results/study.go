@@ -47,6 +47,10 @@ type Study struct {
 	Headline string           `json:"headline"`
 	Cases    []*StudyCase     `json:"cases"`
 	Steps    []StudyStepOrder `json:"steps"` // the runs in the order they ran
+	// HostNotes are what the plan said of this host against the study file: where its CPU lists
+	// lie (NUMA nodes), whether the host can vary SMT, and each of the original host's settings
+	// (the file's host:) as reproduced here or not.
+	HostNotes []string `json:"host_notes,omitempty"`
 }
 
 // Factor is one varied setting ("innodb_spin_wait_delay") or CPU list ("client-cpus").
@@ -216,13 +220,13 @@ func stepOf(d *Document) int {
 	return d.Study.Step
 }
 
-// stripped is the study as its store row keeps it: the runs are rows of their own.
-func (s *Study) stripped() *Study {
+// Stripped is the study as its store row keeps it: the runs are rows of their own.
+func (s *Study) Stripped() *Study {
 	c := *s
 	c.Cases = make([]*StudyCase, len(s.Cases))
 	for i, sc := range s.Cases {
 		cc := *sc
-		cc.Profile = stripRuns(sc.Profile)
+		cc.Profile = StripRuns(sc.Profile)
 		c.Cases[i] = &cc
 	}
 	return &c
@@ -241,4 +245,14 @@ func (s *Study) UnmarshalJSON(b []byte) error {
 	}
 	s.Config = decodeConfig(aux.Config)
 	return nil
+}
+
+// StripRuns is the profile as its store row keeps it: its steps' runs are rows of their own.
+func StripRuns(p *Profile) *Profile {
+	c := *p
+	c.Steps = make([]*Step, len(p.Steps))
+	for i, st := range p.Steps {
+		c.Steps[i] = &Step{VU: st.VU, Summary: st.Summary}
+	}
+	return &c
 }

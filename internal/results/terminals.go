@@ -2,6 +2,8 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
 )
@@ -40,12 +42,30 @@ type SpecFigures struct {
 	Met                   bool           `json:"constraints_met"`
 }
 
-// RTConstraint is one type's 90th-percentile response time against its limit.
+// RTConstraint is one type's 90th-percentile response time against its limit. A type with no
+// transaction measured in the window has no 90th percentile: its constraint is not met, and
+// Reason says why.
 type RTConstraint struct {
 	Txn     string  `json:"transaction"`
 	P90Ms   float64 `json:"p90_ms"`
 	LimitMs float64 `json:"limit_ms"`
 	Met     bool    `json:"met"`
+	Reason  string  `json:"reason,omitempty"`
+}
+
+// NoneMeasured is the reason of a constraint whose type ran no transaction in the window.
+const NoneMeasured = "none measured in the window"
+
+// Verdict is the constraint as one phrase: "delivery 412 ms ≤ 80 s met", "… NOT met", or
+// "delivery: none measured in the window, NOT met".
+func (c RTConstraint) Verdict() string {
+	if c.Reason != "" {
+		return fmt.Sprintf("%s: %s, NOT met", c.Txn, c.Reason)
+	}
+	if !c.Met {
+		return fmt.Sprintf("%s %.0f ms > %s s NOT met", c.Txn, c.P90Ms, strconv.FormatFloat(c.LimitMs/1000, 'f', -1, 64))
+	}
+	return fmt.Sprintf("%s %.0f ms ≤ %s s met", c.Txn, c.P90Ms, strconv.FormatFloat(c.LimitMs/1000, 'f', -1, 64))
 }
 
 // SpecOf is a run's figures against its workload's specification (extra.WORKLOAD.spec), nil when

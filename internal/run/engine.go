@@ -16,7 +16,9 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
@@ -46,13 +48,16 @@ type Config struct {
 	// run's terminals, as IDs are of its VUs; AllTerminals is then the run's count.
 	TerminalIDs  []int
 	AllTerminals int
+	// MaxOutage, when positive, ends the run when the database has given no service for longer
+	// (an outage, Outcome.Outages); the window is then cut short where it stopped.
+	MaxOutage time.Duration
 }
 
 // ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
 // (a profile's step), with seed, pacing VUs when the workload keys and thinks.
 func ConfigOf(s workload.Engine, vu int, seed uint64, pace bool) Config {
 	c := Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: pace,
-		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit}
+		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit, MaxOutage: s.MaxOutage}
 	if s.Terminals > 0 {
 		c.Terminals, c.VUs = s.Terminals, s.Connections
 		if c.VUs == 0 {
@@ -69,32 +74,15 @@ type Snapshot struct {
 	Counter  int64
 	Start    int64 // server start time (restart detection)
 	OK       bool
+	// NoCounter: the server answered without its transaction counter (target.Reading), so
+	// Counter counts nothing.
+	NoCounter bool
 	// Stalled VUs were still inside a transaction when the reading was taken, after waiting up to
 	// EdgeWait for them, so their sessions could not publish their counts (target.LaggingCounter).
 	Stalled int
 	// Unflushed is the most committed transactions Counter can lack at this reading: what stalled
 	// sessions may hold back (or every session, where the server cannot be made to publish).
 	Unflushed int64
-}
-
-// Tick is one second of a run, as the engine publishes it to every subscriber (Engine.Subscribe).
-type Tick struct {
-	// Second is the second's figures with the observers' parts, as the time series keeps it. Its
-	// CPU and Cores are shared by every subscriber: read them, do not change them.
-	Second   metrics.Second
-	Phase    string // "rampup", "window", "done" (the last tick)
-	Elapsed  time.Duration
-	InWindow time.Duration // how far into the measured window, in it
-	// Txns and Errors count every transaction since the run started (the rampup's too).
-	Txns, Errors int64
-	// VUs is the run's virtual users; Types names the transaction types Set and Measured index.
-	VUs   int
-	Types []string
-	// Set is this second's transactions per type (counts and latencies, rampup's and window's
-	// alike); Measured, of this second's, those the measured window counts. Both are reused for
-	// the next second: read them during the call, do not keep them.
-	Set      *metrics.Set
-	Measured []metrics.Counts
 }
 
 // Observer watches a run on the engine's clock (internal/observe is the one): the engine calls it
@@ -106,6 +94,12 @@ type Observer interface {
 	Window(start bool)
 	// Interval ends a progress interval; it returns what the progress line shows of it.
 	Interval() string
+}
+
+// TopWaiter is an Observer that gives, after Interval, the wait events the interval's line
+// names (event.Progress.TopWaits).
+type TopWaiter interface {
+	TopWaits() []results.WaitEvent
 }
 
 // Outcome is what a run measured.
@@ -140,6 +134,22 @@ type Outcome struct {
 	PeakRSS int64
 	// Pool is set when terminals were served by pooled connections (Config.Terminals).
 	Pool *PoolStats
+	// Outages are the stretches of the run without service, on its clock: each from a
+	// connection lost to the database's next answer (Engine.lostService, Engine.served), the
+	// last one ended where the run stopped if the database had not answered by then.
+	Outages []Span
+	// ConnectFailures are the failed attempts to open a connection again inside the window.
+	ConnectFailures int64
+	// OutageStop says the run stopped because an outage outlasted Config.MaxOutage.
+	OutageStop bool
+}
+
+// Span is a stretch of the run's clock.
+type Span struct{ From, To time.Duration }
+
+// Overlap is how much of s lies in [from, to).
+func (s Span) Overlap(from, to time.Duration) time.Duration {
+	return max(0, min(s.To, to)-max(s.From, from))
 }
 
 // InFlight counts the transactions under way at the window's end.
@@ -171,8 +181,13 @@ type Engine struct {
 	// observers' that use it, the executors' connections instead of connections of their own.
 	Lender *Lender
 
-	ticks    []func(Tick)
-	progress []func(workload.Progress)
+	// Bus hears the run's seconds (event.Tick), its progress samples (event.Progress: one every
+	// Cfg.Progress and one at the end) and its window's edges (event.Window), from the monitor
+	// goroutine, in order; its subscribers must return quickly, since the monitor waits for them.
+	// nil: no one listens, and the engine takes no progress readings.
+	Bus *event.Bus
+	// Word words a progress sample as its line (event.Progress.Line); nil: no line.
+	Word func(p *event.Progress) string
 
 	rec        *metrics.Recorder
 	stop       chan struct{}
@@ -190,9 +205,14 @@ type Engine struct {
 	lag      time.Duration
 	flushSQL string
 	edge     atomic.Pointer[edge]
-	monStmts int64 // statements the monitor has sent (the monitor goroutine's own)
-	ownBase  int64 // monStmts at the start edge's reading
-	ownEnd   int64 // Outcome.OwnTxns
+	// countsOwn: the server's transaction counter counts the statements cairn sends in the
+	// target's database (target.CountsOwn), so they are counted here and left out of TPM and
+	// of the progress lines' server rates.
+	countsOwn bool
+	monStmts  int64 // statements the monitor has sent (the monitor goroutine's own)
+	edgeStmts int64 // the VUs' publishing statements at the window's edges
+	ownBase   int64 // monStmts at the start edge's reading
+	ownEnd    int64 // Outcome.OwnTxns
 	// pool serves the terminals, when there are; lentTxns counts the observers' statements run
 	// on its executors' connections (Lender), lentBase their count at the start edge's reading.
 	pool     *pool
@@ -201,6 +221,13 @@ type Engine struct {
 
 	afterMu sync.Mutex
 	after   *metrics.Set
+
+	// lost is when the outage under way began (ns since t0, plus one; 0: the database serves);
+	// spans are the outages that ended; connFails counts the failed attempts to connect again.
+	lost      atomic.Int64
+	connFails atomic.Int64
+	spanMu    sync.Mutex
+	spans     []Span
 }
 
 // terminalID is the id of the run's i-th terminal.
@@ -230,32 +257,22 @@ func (e *StartPassedError) Error() string {
 // BadInput marks the error as the user's to fix (exit 2).
 func (e *StartPassedError) BadInput() {}
 
-// waitStart waits until rampup before at, and returns the rampup left: shorter when this part got
-// ready late, so that its window still starts at at.
-func waitStart(ctx context.Context, at time.Time, rampup time.Duration) (time.Duration, error) {
+// waitStart waits until rampup before at; a part that got ready late runs a shorter rampup, so
+// that its window still starts at at. It refuses an at that has passed.
+func waitStart(ctx context.Context, at time.Time, rampup time.Duration) error {
 	left := time.Until(at)
 	if left <= 0 {
-		return 0, &StartPassedError{StartAt: at}
+		return &StartPassedError{StartAt: at}
 	}
 	if wait := left - rampup; wait > 0 {
 		select {
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return ctx.Err()
 		case <-time.After(wait):
 		}
-		left = time.Until(at)
 	}
-	return max(left, 0), nil
+	return nil
 }
-
-// Subscribe adds a consumer of the run's seconds: f gets every second's Tick, from the engine's
-// monitor goroutine, in order, the last one (Phase "done") included. Subscribe before Run; f must
-// return quickly (hand the value on), since the monitor waits for it.
-func (e *Engine) Subscribe(f func(Tick)) { e.ticks = append(e.ticks, f) }
-
-// SubscribeProgress adds a consumer of the progress samples, one every Cfg.Progress and one at
-// the end, as Subscribe. Without one, the engine takes no progress readings.
-func (e *Engine) SubscribeProgress(f func(workload.Progress)) { e.progress = append(e.progress, f) }
 
 // EdgeWait is how long an edge waits for the VUs to reach a transaction boundary.
 const EdgeWait = time.Second
@@ -419,7 +436,9 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				errs[i] = err
 				return
 			}
-			if err := v.Bind(ctx, c); err != nil {
+			// With the run's concurrency: a VU that opens connections of its own dials them as
+			// the engine does (fanout's, to its shards).
+			if err := v.Bind(cctx, c); err != nil {
 				c.Close()
 				errs[i] = fmt.Errorf("prepare statements: %w", err)
 				return
@@ -447,6 +466,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	e.vus = vus
 	e.after = metrics.NewSet(len(e.Types), cfg.Rate > 0)
+	e.countsOwn = target.CountsOwn(e.Target) && e.Target.TxnCounterSQL() != ""
 	if lc, ok := e.Target.(target.LaggingCounter); ok && e.HeadlineSQL != "" && e.Target.TxnCounterSQL() != "" {
 		asked := mon
 		if lend {
@@ -460,10 +480,8 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 
 	out := &Outcome{PlannedWindow: cfg.Duration}
-	e.ws = cfg.Rampup
 	if !cfg.StartAt.IsZero() {
-		var err error
-		if e.ws, err = waitStart(ctx, cfg.StartAt, cfg.Rampup); err != nil {
+		if err := waitStart(ctx, cfg.StartAt, cfg.Rampup); err != nil {
 			mon.Close()
 			for _, v := range vus {
 				v.conn.Close()
@@ -473,7 +491,13 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	e.t0 = time.Now()
 	out.StartedAt = e.t0
-	e.we = cfg.Rampup + cfg.Duration
+	e.ws = cfg.Rampup
+	if !cfg.StartAt.IsZero() {
+		// The window starts at the agreed instant, whatever rampup was left to reach it, and
+		// lasts the planned time, as every part's does.
+		e.ws = max(cfg.StartAt.Sub(e.t0), 0)
+	}
+	e.we = e.ws + cfg.Duration
 	e.end.Store(int64(e.we))
 	out.WindowStartsAt = e.t0.Add(e.ws)
 
@@ -497,7 +521,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		}(v)
 	}
 
-	e.monitor(ctx, &mon, out)
+	counted := e.monitor(ctx, &mon, out)
 
 	// Let in-flight transactions finish (they are outside the window), then cut the rest off; after
 	// Ctrl-C only briefly, since the user asked to stop (a queue of VUs waiting for SQLite's one
@@ -541,6 +565,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 
 	out.Window = e.rec.Window()
+	e.lastSecond(out, counted)
 	e.afterMu.Lock()
 	out.After, e.after = e.after, nil // an abandoned VU may still finish
 	e.afterMu.Unlock()
@@ -584,9 +609,15 @@ func (e *Engine) monConn(ctx context.Context) (target.Conn, error) {
 }
 
 // snapshot reads the headline scalar, the server's transaction counter and its start time as the
-// target reads them (target.Snapshot), so they describe the same instant.
+// target reads them (target.Snapshot), so they describe the same instant. It tries for about
+// ten seconds: a window's edge needs its reading.
 func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
-	for attempt := 0; ; attempt++ {
+	return e.snapshotTries(ctx, mon, 50)
+}
+
+// snapshotTries reads a snapshot in at most tries attempts, 200 ms apart.
+func (e *Engine) snapshotTries(ctx context.Context, mon *target.Conn, tries int) Snapshot {
+	for attempt := 1; ; attempt++ {
 		if *mon == nil {
 			c, err := e.monConn(ctx)
 			if err == nil {
@@ -599,12 +630,12 @@ func (e *Engine) snapshot(ctx context.Context, mon *target.Conn) Snapshot {
 			r, err := target.Snapshot(ctx, e.Target, *mon, e.HeadlineSQL)
 			if err == nil {
 				t2 := time.Now()
-				return Snapshot{At: t1.Add(t2.Sub(t1) / 2), Headline: r.Headline, Counter: r.Counter, Start: r.Start, OK: true}
+				return Snapshot{At: t1.Add(t2.Sub(t1) / 2), Headline: r.Headline, Counter: r.Counter, Start: r.Start, OK: true, NoCounter: r.NoCounter}
 			}
 			(*mon).Close()
 			*mon = nil
 		}
-		if attempt >= 50 || ctx.Err() != nil {
+		if attempt >= tries || ctx.Err() != nil {
 			return Snapshot{At: time.Now()}
 		}
 		select {
@@ -624,6 +655,7 @@ func (e *Engine) edgeSnapshot(ctx context.Context, mon *target.Conn, start bool)
 	}
 	if e.flushSQL == "" {
 		// Nothing makes a session publish: every VU may hold back its last moments' commits.
+		e.ownEdge(start, 0)
 		s := e.snapshot(ctx, mon)
 		for _, v := range e.vus {
 			s.Unflushed += v.held.Load()
@@ -685,20 +717,43 @@ wait:
 			unflushed += 2 // the monitor's readings since its last publication
 		}
 	}
-	if start {
-		e.ownBase = e.monStmts
-		e.lentBase = e.lentTxns.Load()
-	} else {
-		// The VUs' publications at this edge are counted in this reading, and the monitor's
-		// statements since the start edge's publication; the start edge's were before it. The
-		// observers' statements on executors' connections ran before those executors published
-		// at the edges (executors waiting at an edge serve only the monitor).
-		e.ownEnd = e.monStmts - e.ownBase + int64(sent) + e.lentTxns.Load() - e.lentBase
-	}
+	// The VUs' publications at this edge are counted in this reading, and the monitor's
+	// statements since the start edge's publication; the start edge's were before it. The
+	// observers' statements on executors' connections ran before those executors published at
+	// the edges (executors waiting at an edge serve only the monitor).
+	e.ownEdge(start, int64(sent))
 	s := e.snapshot(ctx, mon)
 	close(ed.release)
 	s.Stalled, s.Unflushed = stalled, unflushed
 	return s
+}
+
+// ownEdge marks cairn's own statements in the target's database at a window edge, before its
+// reading: at the start the count the window's own statements start from, at the end
+// Outcome.OwnTxns, with sent publishing statements of the VUs at this edge. Nothing where the
+// counter does not count them.
+func (e *Engine) ownEdge(start bool, sent int64) {
+	if !e.countsOwn {
+		return
+	}
+	// The window's count leaves out the start edge's publishing (sent before its reading); the
+	// progress interval around the edge counts them, and ownNow leaves them out there.
+	e.edgeStmts += sent
+	if start {
+		e.ownBase = e.monStmts
+		e.lentBase = e.lentTxns.Load()
+		return
+	}
+	e.ownEnd = e.monStmts - e.ownBase + sent + e.lentTxns.Load() - e.lentBase
+}
+
+// ownNow is how many statements cairn has sent on its own account in the target's database
+// so far, where the counter counts them: the progress lines' server rates leave them out.
+func (e *Engine) ownNow() int64 {
+	if !e.countsOwn {
+		return 0
+	}
+	return e.monStmts + e.edgeStmts + e.lentTxns.Load()
 }
 
 // onlyStalled reports whether every VU that has not met ed has been inside its transaction for
@@ -777,48 +832,63 @@ type monitor struct {
 	out     *Outcome
 	mon     *target.Conn
 	snapCtx context.Context
-	ticks   []func(Tick)
 	// With a rate, the sets keep service time too: progress reports each interval's schedule lag.
 	tick, progSet *metrics.Set
 	all           *hdrhistogram.Histogram
 	lastProg      Snapshot
+	lastOwn       int64 // cairn's own statements at lastProg (Engine.ownNow)
 	// next is the next second's tick; lastTick the last one's time, lastProgAt the last
 	// progress sample's, nextProg when the next one is due.
 	next, lastTick, lastProgAt, nextProg time.Duration
 	txns, errors                         int64
 	// win is the window's counts per type at the last tick, measured this second's share of them.
 	win, winNow, measured []metrics.Counts
+	// fails is the failed connection attempts at the last tick, failsBase at the window's start.
+	fails, failsBase int64
+	// carry is the window's part of the tick that ended the seconds before it, which the first
+	// second of the window counts; before is that tick's index in the series (-1: none).
+	carry  metrics.Second
+	before int
 }
 
-// monitor runs the clock until the window has been measured or ctx is cancelled.
-func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) {
+// monitor runs the clock until the window has been measured or ctx is cancelled, and returns the
+// window's counts per type as its last tick read them.
+func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) []metrics.Counts {
 	m := &monitor{e: e, out: out, mon: mon, snapCtx: context.WithoutCancel(ctx),
 		tick: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0), progSet: metrics.NewSet(len(e.Types), e.Cfg.Rate > 0),
 		all: metrics.NewHist(), next: time.Second, nextProg: e.Cfg.Progress,
-		win: make([]metrics.Counts, len(e.Types)), winNow: make([]metrics.Counts, len(e.Types)), measured: make([]metrics.Counts, len(e.Types))}
-	// The time series is the first consumer of the ticks.
-	m.ticks = append([]func(Tick){func(t Tick) { out.Series = append(out.Series, t.Second) }}, e.ticks...)
+		win: make([]metrics.Counts, len(e.Types)), winNow: make([]metrics.Counts, len(e.Types)), measured: make([]metrics.Counts, len(e.Types)),
+		before: -1}
 	for {
 		m.wait(ctx)
 		now := time.Since(e.t0)
 		interrupted := ctx.Err() != nil
-		if !out.WindowStarted && now >= e.ws && !interrupted {
+		if l := e.lost.Load(); e.Cfg.MaxOutage > 0 && l != 0 && now-time.Duration(l-1) > e.Cfg.MaxOutage {
+			out.OutageStop = true
+		}
+		if !out.WindowStarted && now >= e.ws && !interrupted && !out.OutageStop {
 			m.windowStart()
+			if e.ws > m.lastTick {
+				// The seconds before the window end at its start, wherever it falls.
+				m.second(now, false)
+				m.sample(now, false)
+			}
 		}
 		windowOver := out.WindowStarted && now >= e.we
-		last := interrupted || windowOver
+		last := interrupted || windowOver || out.OutageStop
 		if last {
 			if out.WindowStarted {
 				m.windowEnd(now)
 			}
 			out.Interrupted = interrupted && !windowOver
+			out.OutageStop = out.OutageStop && !windowOver && !interrupted
 		}
 		if now >= m.next || last {
 			m.second(now, last)
 			m.sample(now, last)
 		}
 		if last {
-			return
+			return m.win
 		}
 	}
 }
@@ -846,9 +916,11 @@ func (m *monitor) windowStart() {
 	e.cpu[0] = readCPU()
 	out.Start = e.edgeSnapshot(m.snapCtx, m.mon, true)
 	out.WindowStarted = true
+	m.failsBase = e.connFails.Load()
 	if e.Observe != nil {
 		e.Observe.Window(true)
 	}
+	e.Bus.Publish(m.snapCtx, event.Window{Start: true, At: e.t0.Add(e.ws)})
 }
 
 // windowEnd closes the window at now (its planned end, or an interruption): the client's count
@@ -865,12 +937,15 @@ func (m *monitor) windowEnd(now time.Duration) {
 			out.InFlight.Oldest = max(out.InFlight.Oldest, now-time.Duration(b-1))
 		}
 	}
+	out.ConnectFailures = e.connFails.Load() - m.failsBase
+	out.Outages = e.outages(now)
 	e.cpu[1] = readCPU()
 	out.End = e.edgeSnapshot(m.snapCtx, m.mon, false)
 	out.OwnTxns = e.ownEnd
 	if e.Observe != nil {
 		e.Observe.Window(false)
 	}
+	e.Bus.Publish(m.snapCtx, event.Window{Start: false, At: e.t0.Add(e.we)})
 	if out.Start.OK && out.End.OK && (out.End.Start-out.Start.Start > 5 || out.Start.Start-out.End.Start > 5 || out.End.Counter < out.Start.Counter) {
 		out.Restarted = true
 	}
@@ -887,31 +962,17 @@ func (m *monitor) phase(last bool) string {
 	return "rampup"
 }
 
-// second drains the second's transactions from the VUs and publishes its Tick.
+// second drains the second's transactions from the VUs and publishes its Tick. The series' seconds
+// are cut at the window's edges and count by the window's own rule (a transaction is in the window
+// when it ended inside it), so that the window's seconds span it exactly and count exactly its
+// transactions: the second that ends the rampup ends at the window's start and keeps what ended
+// before it (what ended after it, before the tick, goes to the window's first second); a second
+// of the window counts the window's transactions only, and the last ends at the window's end
+// (what ended after it, in flight at the end, is in no second, as in no other figure).
 func (m *monitor) second(now time.Duration, last bool) {
 	e := m.e
 	e.rec.DrainTick(m.tick)
-	sec := metrics.Second{T: math.Round(now.Seconds()*1000) / 1000, Window: m.lastTick >= e.ws && now <= e.we+50*time.Millisecond}
-	m.lastTick = now
-	m.all.Reset()
-	for i := range m.tick.Lat {
-		m.all.Merge(m.tick.Lat[i])
-	}
-	tc := m.tick.Total()
-	sec.Txns, sec.Errors = tc.Count, tc.Errors
-	if e.Headline >= 0 {
-		sec.Headline = m.tick.Counts[e.Headline].Count
-	}
-	sec.P95ms = float64(m.all.ValueAtQuantile(95)) / 1000
-	if e.Observe != nil {
-		e.Observe.Tick(&sec)
-	}
-	m.progSet.Merge(m.tick)
-	for m.next <= now {
-		m.next += time.Second
-	}
-	m.txns += sec.Txns
-	m.errors += sec.Errors
+	prev := m.lastTick
 	e.rec.WindowCounts(m.winNow)
 	for i, c := range m.winNow {
 		p := m.win[i]
@@ -919,15 +980,93 @@ func (m *monitor) second(now time.Duration, last bool) {
 			Retries: c.Retries - p.Retries, Late: c.Late - p.Late, Skipped: c.Skipped - p.Skipped}
 	}
 	m.win, m.winNow = m.winNow, m.win
-	t := Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors,
+	m.all.Reset()
+	for i := range m.tick.Lat {
+		m.all.Merge(m.tick.Lat[i])
+	}
+	var all, in metrics.Second
+	tc := m.tick.Total()
+	all.Txns, all.Errors = tc.Count, tc.Errors
+	for _, c := range m.measured {
+		in.Txns += c.Count
+		in.Errors += c.Errors
+	}
+	if e.Headline >= 0 {
+		all.Headline, in.Headline = m.tick.Counts[e.Headline].Count, m.measured[e.Headline].Count
+	}
+	at, inWindow := now, m.out.WindowStarted
+	sec := all
+	switch {
+	case inWindow && m.lastTick < e.ws:
+		at, inWindow = e.ws, false
+		sec = minus(all, in)
+		m.carry = in
+		m.before = len(m.out.Series)
+	case inWindow:
+		sec = plus(in, m.carry)
+		m.carry = metrics.Second{}
+		if last {
+			at = time.Duration(e.end.Load())
+		} else if m.before >= 0 {
+			// A transaction that ended before the window's start but was recorded after its tick.
+			b := &m.out.Series[m.before]
+			*b = plus(*b, minus(all, in))
+		}
+	}
+	sec.T, sec.Window = math.Round(at.Seconds()*1000)/1000, inWindow
+	m.lastTick = at
+	sec.P95ms = float64(m.all.ValueAtQuantile(95)) / 1000
+	fails := e.connFails.Load()
+	sec.ConnectFailures, m.fails = fails-m.fails, fails
+	sec.NoServiceS = math.Round(e.withoutService(prev, at).Seconds()*1000) / 1000
+	if e.Observe != nil {
+		e.Observe.Tick(&sec)
+	}
+	m.progSet.Merge(m.tick)
+	for m.next <= now {
+		m.next += time.Second
+	}
+	m.txns += all.Txns
+	m.errors += all.Errors
+	// The time series is the first consumer of the second, then the bus's subscribers.
+	m.out.Series = append(m.out.Series, sec)
+	t := event.Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors,
 		VUs: e.Cfg.VUs, Types: e.Types, Set: m.tick, Measured: m.measured}
 	if t.Phase == "window" {
 		t.InWindow = now - e.ws
 	}
-	for _, f := range m.ticks {
-		f(t)
-	}
+	e.Bus.Publish(m.snapCtx, t)
 	m.tick.Reset()
+}
+
+// lastSecond adds to the window's last second the window's transactions recorded after the
+// monitor's last tick read them (counted): a VU that ended one just before the window's end
+// records it a moment later, after the tick on a busy host. So the series' window seconds count
+// exactly the window's transactions; the tick's subscribers saw the second without them.
+func (e *Engine) lastSecond(out *Outcome, counted []metrics.Counts) {
+	n := len(out.Series)
+	if !out.WindowStarted || n == 0 || !out.Series[n-1].Window {
+		return
+	}
+	s := &out.Series[n-1]
+	for i, c := range out.Window.Counts {
+		s.Txns += c.Count - counted[i].Count
+		s.Errors += c.Errors - counted[i].Errors
+		if i == e.Headline {
+			s.Headline += c.Count - counted[i].Count
+		}
+	}
+}
+
+// plus and minus add and subtract the counts of two seconds (transactions, headline, errors).
+func plus(a, b metrics.Second) metrics.Second {
+	a.Txns, a.Headline, a.Errors = a.Txns+b.Txns, a.Headline+b.Headline, a.Errors+b.Errors
+	return a
+}
+
+func minus(a, b metrics.Second) metrics.Second {
+	a.Txns, a.Headline, a.Errors = a.Txns-b.Txns, a.Headline-b.Headline, a.Errors-b.Errors
+	return a
 }
 
 // sample publishes a progress sample when one is due: the interval's rates (the server's
@@ -937,28 +1076,31 @@ func (m *monitor) sample(now time.Duration, last bool) {
 	// The last sample is left out when there is nothing to report: the window never started
 	// (Ctrl-C in the rampup), or the interval since the previous one is too short for a rate.
 	worthIt := !last || out.WindowStarted && now-m.lastProgAt >= 250*time.Millisecond
-	if len(e.progress) == 0 || !(now >= m.nextProg-50*time.Millisecond || last) || !worthIt {
+	if e.Bus == nil || e.Cfg.Progress <= 0 || !(now >= m.nextProg-50*time.Millisecond || last) || !worthIt {
 		return
 	}
 	for m.nextProg <= now+50*time.Millisecond {
 		m.nextProg += e.Cfg.Progress
 	}
 	set := m.progSet
-	p := workload.Progress{Elapsed: now, Phase: m.phase(last), Interval: now - m.lastProgAt}
+	p := event.Progress{Elapsed: now, Phase: m.phase(last), Interval: now - m.lastProgAt}
 	if p.Phase == "window" {
 		p.InWindow = now - e.ws
 	}
 	if !last {
-		s := e.snapshot(m.snapCtx, m.mon)
-		if s.OK && m.lastProg.OK && e.Target.TxnCounterSQL() != "" && s.Counter >= m.lastProg.Counter {
+		// One attempt: a database that does not answer (an outage) must not stop the clock; the
+		// line then shows the client's rates.
+		s := e.snapshotTries(m.snapCtx, m.mon, 1)
+		own := e.ownNow() // this reading's statement included
+		if s.OK && m.lastProg.OK && !s.NoCounter && !m.lastProg.NoCounter && e.Target.TxnCounterSQL() != "" && s.Counter >= m.lastProg.Counter {
 			d := s.At.Sub(m.lastProg.At).Minutes()
 			p.HeadlinePM = float64(s.Headline-m.lastProg.Headline) / d
-			p.TxnPM = float64(s.Counter-m.lastProg.Counter) / d
+			p.TxnPM = float64(max(s.Counter-m.lastProg.Counter-(own-m.lastOwn), 0)) / d
 			p.Source = "server"
 		} else {
 			e.clientRates(&p, set, p.Interval)
 		}
-		m.lastProg = s
+		m.lastProg, m.lastOwn = s, own
 	} else {
 		e.clientRates(&p, set, p.Interval)
 	}
@@ -977,15 +1119,19 @@ func (m *monitor) sample(now time.Duration, last bool) {
 	}
 	if e.Observe != nil {
 		p.Waits = e.Observe.Interval()
+		if w, ok := e.Observe.(TopWaiter); ok {
+			p.TopWaits = w.TopWaits()
+		}
 	}
-	for _, f := range e.progress {
-		f(p)
+	if e.Word != nil {
+		p.Line = e.Word(&p)
 	}
+	e.Bus.Publish(m.snapCtx, p)
 	set.Reset()
 	m.lastProgAt = now
 }
 
-func (e *Engine) clientRates(p *workload.Progress, s *metrics.Set, interval time.Duration) {
+func (e *Engine) clientRates(p *event.Progress, s *metrics.Set, interval time.Duration) {
 	m := interval.Minutes()
 	if m <= 0 {
 		return
@@ -1142,6 +1288,7 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			s.ErrKey = errKey(class, err, retries)
 		}
 		v.shard.Record(&s)
+		e.service(class, err, end)
 		if end >= we && start < we {
 			e.recordAfter(&s)
 		}
@@ -1185,6 +1332,54 @@ func (e *Engine) attempt(ctx context.Context, vu workload.VU) (rolledBack bool, 
 	}
 }
 
+// service notes what a transaction's end at says of the database: a statement that failed
+// for its connection begins an outage (unless one is under way); any other answer, an error
+// included, ends it.
+func (e *Engine) service(class target.ErrClass, err error, at time.Duration) {
+	if err != nil && class == target.ErrConnection {
+		e.lostService(at)
+		return
+	}
+	if e.lost.Load() != 0 {
+		e.served(at)
+	}
+}
+
+// lostService begins an outage at at, unless one is under way.
+func (e *Engine) lostService(at time.Duration) { e.lost.CompareAndSwap(0, int64(at)+1) }
+
+// served ends the outage under way, if any, at at: the database answered.
+func (e *Engine) served(at time.Duration) {
+	l := e.lost.Load()
+	if l == 0 || !e.lost.CompareAndSwap(l, 0) {
+		return
+	}
+	from := time.Duration(l - 1)
+	e.spanMu.Lock()
+	e.spans = append(e.spans, Span{From: from, To: max(at, from)})
+	e.spanMu.Unlock()
+}
+
+// outages are the run's stretches without service up to now, the one under way ending now.
+func (e *Engine) outages(now time.Duration) []Span {
+	e.spanMu.Lock()
+	out := append([]Span(nil), e.spans...)
+	e.spanMu.Unlock()
+	if l := e.lost.Load(); l != 0 {
+		out = append(out, Span{From: time.Duration(l - 1), To: max(now, time.Duration(l-1))})
+	}
+	return out
+}
+
+// withoutService is how much of [from, to) had no service.
+func (e *Engine) withoutService(from, to time.Duration) time.Duration {
+	var d time.Duration
+	for _, s := range e.outages(to) {
+		d += s.Overlap(from, to)
+	}
+	return d
+}
+
 // recordAfter keeps a transaction that was in flight at the window's end and completed after it:
 // at most one per VU, so one lock will do.
 func (e *Engine) recordAfter(s *metrics.Sample) {
@@ -1209,7 +1404,9 @@ func errKey(class target.ErrClass, err error, retries int64) string {
 	return class.String() + ": " + msg
 }
 
-// reconnect replaces a lost connection, backing off from 100 ms to 2 s, until it works or the run stops.
+// reconnect replaces a lost connection, backing off from 100 ms to a second, until it works or
+// the run stops. Each failed attempt is counted, and is no service; a connection opened is the
+// database's answer, which the backoff can see up to a second late.
 func (e *Engine) reconnect(ctx context.Context, v *vuState) bool {
 	backoff := 100 * time.Millisecond
 	for !e.stopped() {
@@ -1218,14 +1415,17 @@ func (e *Engine) reconnect(ctx context.Context, v *vuState) bool {
 			if err = v.vu.Bind(ctx, c); err == nil {
 				v.conn, v.prepared = c, nil
 				e.reconnects.Add(1)
+				e.served(time.Since(e.t0))
 				return true
 			}
 			c.Close()
 		}
+		e.connFails.Add(1)
+		e.lostService(time.Since(e.t0))
 		if !e.sleep(ctx, v, backoff) {
 			return false
 		}
-		backoff = min(backoff*2, 2*time.Second)
+		backoff = min(backoff*2, time.Second)
 	}
 	return false
 }

@@ -274,6 +274,7 @@ func (p *pool) serve(ctx context.Context, v *vuState) {
 			s.ErrKey = errKey(class, err, retries)
 		}
 		v.shard.Record(&s)
+		e.service(class, err, end)
 		if s.InWindow {
 			p.waitMu[ws].Lock()
 			p.wait[ws][t.typ].RecordValue(max(int64((start-t.submit)/time.Microsecond), metrics.MinMicros))

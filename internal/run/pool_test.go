@@ -156,7 +156,7 @@ func (b *pooledBumper) UseConn(c workload.VU) { b.c = c.(*pooledBumper).c }
 // the server's count of the window, less them, is exactly the committed updates; and every
 // observer statement issued in the run got a connection within a transaction's time.
 func TestLenderKeepsToThePool(t *testing.T) {
-	edgeTable(t)
+	flushing(t, edgeTable(t))
 	ctx := context.Background()
 	named, peak := testutil.PeakSessions(t, testutil.PG(t), 20*time.Millisecond)
 	tg, err := target.Open(ctx, named)
@@ -170,9 +170,6 @@ func TestLenderKeepsToThePool(t *testing.T) {
 	if err := obs.Prepare(ctx, "cairn_lender_test", "SELECT count(*) FROM cairn_edge_test"); err != nil {
 		t.Fatal(err)
 	}
-	e := edgeEngine(tg, Config{VUs: 3, Terminals: 30, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Seed: 1})
-	e.NewVU = func(int) (workload.VU, error) { return &pooledBumper{}, nil }
-	e.Lender = l
 	var sampled, slowest atomic.Int64
 	stop, obsDone := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -193,7 +190,14 @@ func TestLenderKeepsToThePool(t *testing.T) {
 			slowest.Store(max(slowest.Load(), int64(time.Since(t0))))
 		}
 	}()
-	out, err := e.Run(ctx)
+	// counted runs again when an autovacuum worker's transactions counted beside the run's, or a
+	// VU the host did not schedule was stalled at an edge: the exact check below is of neither.
+	out, err := counted(t, func() *Engine {
+		e := edgeEngine(tg, Config{VUs: 3, Terminals: 30, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Seed: 1})
+		e.NewVU = func(int) (workload.VU, error) { return &pooledBumper{}, nil }
+		e.Lender = l
+		return e
+	}, func(o *Outcome) int { return o.Start.Stalled + o.End.Stalled })
 	most := peak()
 	close(stop)
 	<-obsDone
@@ -209,7 +213,7 @@ func TestLenderKeepsToThePool(t *testing.T) {
 		t.Errorf("the server counted %d transactions in the window (less %d of cairn's own), %d were committed", counted, out.OwnTxns, committed)
 	}
 	if n := sampled.Load(); n < 100 {
-		t.Errorf("the observer ran %d statements over the pool in about 3 s at one per 5 ms, want 100 or more", n)
+		t.Errorf("the observer ran %d statements over the pool in at least 3 s at one per 5 ms, want 100 or more", n)
 	}
 	t.Logf("%d observer statements, the slowest %v; %d transactions committed, %d own", sampled.Load(), time.Duration(slowest.Load()), committed, out.OwnTxns)
 }

@@ -12,15 +12,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/job"
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/report"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
-	"go.yaml.in/yaml/v3"
 )
 
 // maxBody bounds a request's body: a spec is a few kilobytes.
@@ -97,12 +97,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // fail answers an error as the command line words it: the user's to fix 400 (an unknown id
 // 404), anything else 500.
 func fail(w http.ResponseWriter, err error) {
-	var nf *results.NotFoundError
+	var nf *resultstore.NotFoundError
 	var se *spec.Error
+	var ue *target.URLError
 	var bi interface{ BadInput() }
 	field := ""
-	if errors.As(err, &se) {
+	switch {
+	case errors.As(err, &se):
 		field = se.Key
+	case errors.As(err, &ue):
+		field = "db" // a URL's problem is db's
 	}
 	switch {
 	case errors.As(err, &nf):
@@ -188,58 +192,42 @@ func readRequest(w http.ResponseWriter, r *http.Request, allowed []string) (requ
 	return q, true
 }
 
-// literalPassword refuses a spec that holds its password: a spec sent to the service names it
-// as ${VAR}, read from the service's environment, so that no record, response or log holds it.
-func literalPassword(text string) error {
-	var doc struct {
-		DB any `yaml:"db"`
-	}
-	if yaml.Unmarshal([]byte(text), &doc) != nil {
-		return nil // the spec's own reader says what is wrong with it
-	}
-	dbs, _ := doc.DB.([]any)
-	if s, ok := doc.DB.(string); ok {
-		dbs = []any{s}
-	}
-	for _, d := range dbs {
-		db, _ := d.(string)
-		if db == "" || strings.Contains(db, "${") {
-			continue
-		}
-		if u, err := target.ParseURL(db); err == nil && u.Password != "" {
-			return &spec.Error{Key: "db", Msg: "give the password as ${VAR} (cairn serve reads it from its own environment), not in the spec"}
-		}
-	}
-	return nil
-}
-
 // parsed is a checked request: what it runs, on what.
 type parsed struct {
 	kind, workload string
 	db             string
 	binds          bool
 	plan           []byte
-	do             func(ctx context.Context, o job.Options) error
+	// footprint is the workload's schema, for a kind that works on one: validate surveys it.
+	footprint *workload.Footprint
+	// fits says whether a surveyed database suits the kind: a run needs a complete schema, or a
+	// prepare step where there is none.
+	fits func(workload.Surveyed) error
+	do   func(ctx context.Context, o session.Options) error
 }
 
 // parse checks a request as 'cairn run --spec' (every kind but study) or 'cairn study plan'
 // (a study, which connects to its server and changes nothing) checks it. A study whose target
 // busy says a job of this service loads is checked against its server when it starts: read
 // now, the running job's settings would pass for the server's own.
-func parse(ctx context.Context, q request, busy func(key string) bool) (*parsed, error) {
+func parse(ctx context.Context, q request, cfg Config, busy func(key string) bool) (*parsed, error) {
 	text := []byte(q.Spec)
+	env := cfg.env()
 	if q.Kind == "study" {
-		st, err := study.Read(text)
+		st, err := study.ReadEnv(text, env)
 		if err != nil {
 			return nil, err
 		}
-		if err := literalPassword(q.Spec); err != nil {
+		if st.Restart != "" && !cfg.AllowRestart {
+			return nil, &spec.Error{Key: "restart", Msg: "cairn serve runs no command a client sends: run this study with 'cairn study run', or start cairn serve with --allow-restart (then anyone who may post runs such commands as its user)"}
+		}
+		if err := target.CheckReserved(ctx, st.Spec.DB); err != nil {
 			return nil, err
 		}
 		var plan bytes.Buffer
 		if busy(where(st.Spec.DB)) {
 			fmt.Fprintf(&plan, "%s is busy with another job: the study is checked against it when it starts\n", where(st.Spec.DB))
-		} else if err := job.Plan(ctx, st, &plan); err != nil {
+		} else if err := session.Plan(ctx, st, &plan); err != nil {
 			return nil, err
 		}
 		binds := false
@@ -247,13 +235,10 @@ func parse(ctx context.Context, q request, busy func(key string) bool) (*parsed,
 			binds = binds || c != ""
 		}
 		return &parsed{kind: q.Kind, workload: st.Spec.Workload, db: st.Spec.DB, binds: binds, plan: plan.Bytes(),
-			do: func(ctx context.Context, o job.Options) error { return job.Study(ctx, st, o) }}, nil
+			do: func(ctx context.Context, o session.Options) error { return session.Study(ctx, st, o) }}, nil
 	}
-	s, err := spec.Read(text)
+	s, err := spec.ReadEnv(text, env)
 	if err != nil {
-		return nil, err
-	}
-	if err := literalPassword(q.Spec); err != nil {
 		return nil, err
 	}
 	if s.DB == "" {
@@ -262,24 +247,43 @@ func parse(ctx context.Context, q request, busy func(key string) bool) (*parsed,
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	p := &parsed{kind: q.Kind, workload: s.Workload, db: s.DB, binds: s.ClientCPUs != "", plan: job.SpecText(s)}
+	if err := target.CheckReserved(ctx, s.DB); err != nil {
+		return nil, err
+	}
+	p := &parsed{kind: q.Kind, workload: s.Workload, db: s.DB, binds: s.ClientCPUs != "", plan: session.SpecText(s)}
 	w := s.WorkloadOf()
+	f := w.Info().Footprint
+	p.footprint = &f
+	p.fits = func(workload.Surveyed) error { return nil }
 	switch q.Kind {
 	case "run":
-		p.do = func(ctx context.Context, o job.Options) error { return job.Execute(ctx, s, o) }
+		p.do = func(ctx context.Context, o session.Options) error { return session.Execute(ctx, s, o) }
+		p.fits = func(f workload.Surveyed) error {
+			sc := f.Schema
+			switch {
+			case sc.State == workload.StateNone && s.Prepare != nil:
+				return nil
+			case sc.State == workload.StateNone:
+				return &spec.Error{Key: "db", Msg: fmt.Sprintf("%s holds no %s schema: add a prepare: key to the spec (its run prepares one first), or start a prepare job first", f.Where, sc.Title)}
+			}
+			return schemaErr(sc.Ready())
+		}
 	case "prepare":
 		s.AskPrepare()
-		p.do = func(ctx context.Context, o job.Options) error { return job.Prepare(ctx, w, s.DB, s.Prepare.Options, o) }
+		p.do = func(ctx context.Context, o session.Options) error {
+			return session.Prepare(ctx, w, s.DB, s.Prepare.Options, o)
+		}
 	case "check":
 		c, ok := w.(workload.Checker)
 		if !ok {
 			return nil, &spec.Error{Key: "workload", Msg: s.Workload + " has no check"}
 		}
 		opts := c.CheckOptions()
-		p.do = func(ctx context.Context, o job.Options) error { return job.Check(ctx, w, s.DB, opts, o.Out) }
+		p.do = func(ctx context.Context, o session.Options) error { return session.Check(ctx, w, s.DB, opts, o) }
+		p.fits = func(f workload.Surveyed) error { return schemaErr(f.Schema.Ready()) }
 	case "cleanup":
-		p.do = func(ctx context.Context, o job.Options) error {
-			return job.Cleanup(ctx, s.DB, w.Info().Footprint, o.Out)
+		p.do = func(ctx context.Context, o session.Options) error {
+			return session.Cleanup(ctx, s.DB, w.Info().Footprint, o)
 		}
 	}
 	return p, nil
@@ -298,33 +302,79 @@ func where(db string) string {
 	return u.Parsed.Host
 }
 
-// jobDB is the database a stored job's spec names (its ${VAR} read from the environment).
-func jobDB(kind, text string) (string, error) {
+// jobDB is the database a stored job's spec names (its ${VAR} read as the service reads them).
+func jobDB(kind, text string, env target.Env) (string, error) {
 	if kind == "study" {
-		st, err := study.Read([]byte(text))
+		st, err := study.ReadEnv([]byte(text), env)
 		if err != nil {
 			return "", err
 		}
 		return st.Spec.DB, nil
 	}
-	s, err := spec.Read([]byte(text))
+	s, err := spec.ReadEnv([]byte(text), env)
 	if err != nil {
 		return "", err
 	}
 	return s.DB, nil
 }
 
+// validate checks a request as create does, and for a run, prepare, check or cleanup connects to
+// its database, as the job would, and says what it holds of the workload's schema: what Start
+// would do there, before it is started (a database that does not exist, a run with no schema to
+// run on, a cleanup's drops).
 func (a *api) validate(w http.ResponseWriter, r *http.Request) {
-	q, ok := readRequest(w, r, []string{"run", "study"})
+	q, ok := readRequest(w, r, kinds)
 	if !ok {
 		return
 	}
-	p, err := parse(r.Context(), q, a.m.busy)
+	p, err := parse(r.Context(), q, a.m.cfg, a.m.busy)
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"kind": q.Kind, "plan": string(p.plan)})
+	out := validation{Kind: q.Kind, Plan: string(p.plan)}
+	if p.footprint != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), surveyTimeout)
+		defer cancel()
+		found, err := workload.Survey(ctx, p.db, *p.footprint)
+		if err != nil {
+			fail(w, &spec.Error{Key: "db", Msg: oneLine(session.Unreachable(err).Error())})
+			return
+		}
+		for _, f := range found {
+			out.Target = append(out.Target, f.Line())
+			if err := p.fits(f); err != nil {
+				fail(w, err)
+				return
+			}
+			if q.Kind == "cleanup" && f.Schema.State != workload.StateNone {
+				out.Drops = append(out.Drops, fmt.Sprintf("the %s schema at %s: %s and its meta table %s",
+					f.Schema.Title, f.Where, f.Schema.Contents(), f.Schema.MetaTable()))
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// schemaErr words a schema the job cannot use as the spec's db's fault.
+func schemaErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &spec.Error{Key: "db", Msg: oneLine(err.Error())}
+}
+
+// surveyTimeout bounds validate's look at the database: a server that does not answer is said so.
+const surveyTimeout = 15 * time.Second
+
+// validation is the body of a valid request's answer.
+type validation struct {
+	Kind string `json:"kind"`
+	Plan string `json:"plan"`
+	// Target says what the database holds of the workload's schema, a line per database.
+	Target []string `json:"target,omitempty"`
+	// Drops says what a cleanup would drop; empty when nothing.
+	Drops []string `json:"drops,omitempty"`
 }
 
 func (a *api) create(w http.ResponseWriter, r *http.Request) {
@@ -332,7 +382,7 @@ func (a *api) create(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	p, err := parse(r.Context(), q, a.m.busy)
+	p, err := parse(r.Context(), q, a.m.cfg, a.m.busy)
 	if err != nil {
 		fail(w, err)
 		return
@@ -456,16 +506,23 @@ type entry struct {
 	MainP95ms     *float64 `json:"main_p95_ms,omitempty"`
 	WindowSeconds float64  `json:"window_seconds"`
 	Interrupted   bool     `json:"interrupted"`
-	Live          bool     `json:"live"`
+	// NotAsPlanned are the codes of the result's mark (docs/result-format.md#not_as_planned).
+	NotAsPlanned []string `json:"not_as_planned,omitempty"`
+	Live         bool     `json:"live"`
 }
 
 func (a *api) results(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := results.Filter{Workload: q.Get("workload"), Target: q.Get("target"), Limit: 20}
+	f := resultstore.Filter{Workload: q.Get("workload"), Target: q.Get("target"), Limit: 20}
 	if _, ok := target.DialectNamed(f.Target); f.Target != "" && !ok {
 		names := target.Dialects()
 		sort.Strings(names)
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("target %q: use %s", f.Target, strings.Join(names, ", ")), "target")
+		return
+	}
+	var ue *workload.UnknownError
+	if _, err := workload.Get(f.Workload); f.Workload != "" && errors.As(err, &ue) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("workload %q: use %s", f.Workload, strings.Join(ue.Known, ", ")), "workload")
 		return
 	}
 	if l := q.Get("limit"); l != "" {
@@ -481,7 +538,7 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("kind %q: use run, profile or study", kind), "kind")
 		return
 	}
-	es, _, err := results.ListAt(r.Context(), a.cfg.Store, f)
+	es, _, err := resultstore.ListAt(r.Context(), a.cfg.Store, f)
 	if err != nil {
 		fail(w, err)
 		return
@@ -494,7 +551,7 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 		x := entry{ID: strconv.FormatInt(e.ID, 10), Kind: e.Kind, Workload: e.Workload, TargetKind: e.TargetKind,
 			TargetName: e.TargetName, TargetVersion: e.TargetVersion, StartedAt: e.StartedAt.UTC().Format(time.RFC3339),
 			VU: e.VU, HeadlineName: e.HeadlineName, Headline: e.Headline, TPM: e.TPM, MainP95ms: e.MainP95ms,
-			WindowSeconds: e.WindowSeconds, Interrupted: e.Interrupted, Live: e.Live}
+			WindowSeconds: e.WindowSeconds, Interrupted: e.Interrupted, NotAsPlanned: e.NotAsPlanned, Live: e.Live}
 		if e.ProfileID != 0 {
 			x.ProfileID = strconv.FormatInt(e.ProfileID, 10)
 		}
@@ -504,7 +561,7 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) load(w http.ResponseWriter, r *http.Request) (results.Loaded, bool) {
-	ls, err := results.Read(r.Context(), a.cfg.Store, []string{r.PathValue("id")})
+	ls, err := resultstore.Read(r.Context(), a.cfg.Store, []string{r.PathValue("id")})
 	if err != nil {
 		fail(w, err)
 		return results.Loaded{}, false
@@ -536,7 +593,15 @@ func (a *api) export(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("format %q: use json or csv", format), "format")
 		return
 	}
-	series := r.URL.Query().Get("series") == "true"
+	var series bool
+	switch v := r.URL.Query().Get("series"); v {
+	case "", "false":
+	case "true":
+		series = true
+	default:
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("series %q: use true or false", v), "series")
+		return
+	}
 	l, ok := a.load(w, r)
 	if !ok {
 		return
@@ -579,7 +644,7 @@ func (a *api) compare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var b bytes.Buffer
-	if err := job.Compare(r.Context(), a.cfg.Store, args, &b); err != nil {
+	if err := session.Compare(r.Context(), a.cfg.Store, args, &b); err != nil {
 		fail(w, err)
 		return
 	}

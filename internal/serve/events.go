@@ -1,81 +1,76 @@
 package serve
 
 import (
-	"bytes"
-	"io"
-	"regexp"
+	"context"
 	"strconv"
-	"sync"
+	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/cairn-bench/cairn/internal/run"
-	"github.com/cairn-bench/cairn/internal/sink"
-	"github.com/cairn-bench/cairn/internal/workload"
+	"github.com/cairn-bench/cairn/internal/event"
+	"github.com/cairn-bench/cairn/internal/session"
 )
 
-type runTick = run.Tick
-
-// events is a running job's side of the sink and of its engine: it turns what happens into the
-// job's server-sent events and log.
+// events is a running job's subscriber of its session's bus: it turns what happens into the
+// job's server-sent events and log, the log in the words the terminal shows (session.Words).
 type events struct {
 	m   *manager
 	r   *running
-	mu  sync.Mutex // the log's partial line: Out and Err write from the run's goroutines
 	lat *hdrhistogram.Histogram
 }
 
-// Event is the sink's subscriber: steps, settings and the stored result's id become events;
-// the lines the terminal would print come through lines().
-func (ev *events) Event(e sink.Event) {
+// Handle: steps, settings, a workload's timed queries and the stored result's id become events,
+// each second a tick; what the terminal would print goes to the log, a line at a time.
+func (ev *events) Handle(_ context.Context, e event.Event) error {
+	switch e := e.(type) {
+	case event.Tick:
+		ev.tick(e)
+	case event.Progress:
+		ev.progress(e)
+	}
 	m, r := ev.m, ev.r
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	switch e.Kind {
-	case sink.StepBegun:
+	switch e := e.(type) {
+	case event.StepBegun:
 		m.publishLocked(r, "step", map[string]any{"i": e.I, "n": e.N, "vu": e.VU, "repeat": e.Repeat, "case": e.Case})
-	case sink.Applied:
+	case event.QueryDone:
+		tm := e.Timing
+		q := map[string]any{"stream": tm.Stream, "stream_name": e.Who, "name": tm.Name, "seconds": tm.Seconds, "rows": tm.Rows}
+		if tm.Set > 0 {
+			q["set"] = tm.Set
+		}
+		if tm.Error != "" {
+			q["error"] = tm.Error
+		}
+		m.publishLocked(r, "query", q)
+	case event.Applied:
 		m.publishLocked(r, "setting", map[string]any{"name": e.Name, "value": e.Value, "read_back": e.ReadBack, "live": e.Live})
-	case sink.Stored:
+	case event.Opened:
+		// Recorded at once: a service killed before the end leaves the record naming the
+		// profile or study it had stored so far.
 		r.ResultID = e.ID
-	}
-}
-
-// lines is a writer whose every line goes to the job's log.
-func (ev *events) lines() io.Writer { return &lineWriter{ev: ev} }
-
-type lineWriter struct {
-	ev  *events
-	buf []byte
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	w.ev.mu.Lock()
-	w.buf = append(w.buf, p...)
-	var lines []string
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
-		if i < 0 {
-			break
+		m.saveLocked()
+	case event.Stored:
+		r.ResultID = e.ID
+	case event.NotStored:
+		r.ResultID = ""
+	case event.Summary:
+		if e.Profile == nil || len(e.Profile.Steps) > 0 {
+			r.NotAsPlanned = e.Reasons()
 		}
-		lines = append(lines, string(bytes.TrimRight(w.buf[:i], "\r")))
-		w.buf = w.buf[i+1:]
 	}
-	w.ev.mu.Unlock()
-	if len(lines) > 0 {
-		m := w.ev.m
-		m.mu.Lock()
-		for _, l := range lines {
-			m.logLocked(w.ev.r, l)
+	if text, _ := session.Words(e); text != "" {
+		for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			m.logLocked(r, strings.TrimRight(line, "\r"))
 		}
-		m.mu.Unlock()
 	}
-	return len(p), nil
+	return nil
 }
 
 // tick is one second of an engine run as the tick event says it; what was not measured is left
 // out. It runs on the engine's monitor goroutine once a second, not per transaction.
-func (ev *events) tick(t run.Tick) {
+func (ev *events) tick(t event.Tick) {
 	s := t.Second
 	v := map[string]any{
 		"elapsed_s":   t.Elapsed.Seconds(),
@@ -132,18 +127,25 @@ type wait struct {
 	Share float64 `json:"share"`
 }
 
-var waitPart = regexp.MustCompile(`([^\s,]+) ([0-9.]+)%`)
-
-// progress keeps the waits of a progress interval (its line names the top ones, with their share)
-// for the ticks that follow it.
-func (ev *events) progress(p workload.Progress) {
+// progress keeps the waits of a progress interval (those its line names, with their share as it
+// shows them) for the ticks that follow it.
+func (ev *events) progress(p event.Progress) {
 	var ws []wait
-	for _, m := range waitPart.FindAllStringSubmatch(p.Waits, -1) {
-		if f, err := strconv.ParseFloat(m[2], 64); err == nil {
-			ws = append(ws, wait{Name: m[1], Share: f / 100})
-		}
+	for _, w := range p.TopWaits {
+		ws = append(ws, wait{Name: w.Name, Share: shownShare(w.Share)})
 	}
 	ev.m.mu.Lock()
 	ev.r.waits = ws
 	ev.m.mu.Unlock()
+}
+
+// shownShare is a share as the progress line shows it (results.TopWaits): a whole percent from
+// 10%, a tenth below.
+func shownShare(s float64) float64 {
+	prec := 1
+	if s >= 0.1 {
+		prec = 0
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(100*s, 'f', prec, 64), 64)
+	return f / 100
 }

@@ -14,13 +14,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/job"
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/outfile"
-	"github.com/cairn-bench/cairn/internal/sink"
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/undo"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // Job states.
@@ -44,8 +44,10 @@ type Job struct {
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
 	ResultID  string     `json:"result_id,omitempty"`
-	Error     string     `json:"error,omitempty"`
-	Spec      string     `json:"spec"`
+	// NotAsPlanned is the mark of the job's result: why it did not measure what was planned.
+	NotAsPlanned []results.Reason `json:"not_as_planned,omitempty"`
+	Error        string           `json:"error,omitempty"`
+	Spec         string           `json:"spec"`
 }
 
 // Event is one server-sent event of a job: its name and its JSON data.
@@ -64,7 +66,7 @@ type running struct {
 	key     string // the target it loads: host:port, or the SQLite file
 	waits   []wait // the last progress interval's top waits, when observed
 	binds   bool   // binds cairn's threads to client CPUs: the binding is the process's
-	do      func(ctx context.Context, o job.Options) error
+	do      func(ctx context.Context, o session.Options) error
 	ctx     context.Context
 	cancel  context.CancelFunc
 	stopped bool
@@ -79,7 +81,8 @@ type running struct {
 // and fans their events out to the clients watching.
 type manager struct {
 	cfg     Config
-	dir     string // the job records and logs: beside the results store
+	env     target.Env // how the jobs' specs are read: only a password's ${VAR}, of those allowed
+	dir     string     // the job records and logs: beside the results store
 	mu      sync.Mutex
 	jobs    map[string]*running
 	order   []*running // oldest first
@@ -90,7 +93,7 @@ type manager struct {
 }
 
 func newManager(ctx context.Context, cfg Config) (*manager, error) {
-	m := &manager{cfg: cfg, dir: cfg.Store + ".jobs", jobs: map[string]*running{}, next: 1, changed: make(chan struct{}), ctx: ctx}
+	m := &manager{cfg: cfg, env: cfg.env(), dir: jobDir(cfg.Store), jobs: map[string]*running{}, next: 1, changed: make(chan struct{}), ctx: ctx}
 	if err := os.MkdirAll(m.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("job records %s: %w", m.dir, err)
 	}
@@ -113,7 +116,7 @@ func newManager(ctx context.Context, cfg Config) (*manager, error) {
 			now := time.Now().UTC()
 			r.EndedAt = &now
 			if j.State == Running {
-				if db, err := jobDB(j.Kind, j.Spec); err == nil {
+				if db, err := jobDB(j.Kind, j.Spec, m.env); err == nil {
 					dbs = append(dbs, db)
 				}
 			}
@@ -169,6 +172,9 @@ func hostOf(db string) string {
 	}
 	return u.Parsed.Host
 }
+
+// jobDir is the folder of a store's job records, logs and lock.
+func jobDir(store string) string { return store + ".jobs" }
 
 func (m *manager) logPath(id string) string { return filepath.Join(m.dir, id+".log") }
 
@@ -272,13 +278,10 @@ func (m *manager) run(r *running) {
 	m.stateLocked(r)
 	m.mu.Unlock()
 
-	ev := &events{m: m, r: r}
-	o := job.Options{Store: m.cfg.Store, Version: m.cfg.Version, Out: ev.lines(), Err: ev.lines(),
-		Subscribers: []sink.Subscriber{ev}, Tick: ev.tick, Progress: ev.progress}
+	o := session.Options{Store: m.cfg.Store, Version: m.cfg.Version, Subscribers: []event.Subscriber{&events{m: m, r: r}}}
 	if m.cfg.JobMetrics != nil {
 		jm := m.cfg.JobMetrics(r.ID, r.Workload, r.Target)
-		o.Tick = func(t runTick) { ev.tick(t); jm.Tick(t) }
-		o.Progress = func(p workload.Progress) { ev.progress(p); jm.Progress(p) }
+		o.Subscribers = append(o.Subscribers, jm)
 		defer jm.Done()
 	}
 	procs := runtime.GOMAXPROCS(0)
@@ -286,7 +289,7 @@ func (m *manager) run(r *running) {
 	if r.binds {
 		// The binding, and the GOMAXPROCS it set, are the process's: before the next job starts,
 		// cairn runs on every CPU again, with the Ps blocking sockets had reserved before.
-		if berr := job.BindSelf(nil); berr != nil {
+		if berr := session.BindSelf(nil); berr != nil {
 			fmt.Fprintf(m.cfg.Log, "cairn serve: after job %s: %v\n", r.ID, berr)
 		}
 		runtime.GOMAXPROCS(procs)
@@ -299,7 +302,7 @@ func (m *manager) run(r *running) {
 	case err == nil && r.stopped:
 		state = Stopped
 	case err == nil:
-	case errors.Is(err, sink.ErrInterrupted) || errors.Is(err, context.Canceled) && ctx.Err() != nil:
+	case errors.Is(err, session.ErrInterrupted) || errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		state = Stopped
 	case ctx.Err() != nil:
 		// Stopped, and something went wrong on the way out (a setting not restored): say what.

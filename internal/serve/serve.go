@@ -1,7 +1,7 @@
 // Package serve is cairn serve: the HTTP API over the same run specs, studies and results store
 // as the command line. A job is a run spec, profile, study, prepare, check or cleanup run by
-// internal/job, the command line's own code path; the service is one more subscriber to its
-// sink and its tick hook. docs/serve.md and docs/openapi.yaml describe it.
+// internal/session, the command line's own code path; the service is one more subscriber to its
+// events. docs/serve.md and docs/openapi.yaml describe it.
 package serve
 
 import (
@@ -18,8 +18,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/run"
-	"github.com/cairn-bench/cairn/internal/workload"
+	"github.com/cairn-bench/cairn/internal/event"
+	"github.com/cairn-bench/cairn/internal/target"
 )
 
 // Config is what cairn serve is started with.
@@ -35,12 +35,30 @@ type Config struct {
 	JobMetrics func(id, workload, target string) JobMetrics
 	// Ready is told the address the service listens on, once it does (a test's port 0).
 	Ready func(addr string)
+	// AllowEnv names the variables a spec may read as ${VAR}, and only in db's password (the
+	// userinfo's, ?password=, ?sslpassword=): nil is CAIRN_PASSWORD alone (cairn serve
+	// --allow-env). A client must not read the service's environment back through a plan, an
+	// error or a record.
+	AllowEnv []string
+	// AllowRestart lets a posted study run its restart command (cairn serve --allow-restart):
+	// the command runs in a shell as the service's user, so without the operator's word a client
+	// that may post could run anything there, and read the service's environment in the job's log.
+	AllowRestart bool
 }
 
-// JobMetrics is the metrics of one job (internal/openmetrics).
+// env is how the service reads its specs' ${VAR}s.
+func (cfg Config) env() target.Env {
+	allow := cfg.AllowEnv
+	if allow == nil {
+		allow = []string{target.DefaultAllowEnv}
+	}
+	return target.ServeEnv(allow)
+}
+
+// JobMetrics is the metrics of one job (internal/openmetrics): a subscriber of the job's events.
 type JobMetrics interface {
-	Tick(run.Tick)
-	Progress(workload.Progress)
+	event.Subscriber
+	// Done freezes the job's series once it has ended.
 	Done()
 }
 
@@ -49,6 +67,22 @@ type ListenError struct{ Msg string }
 
 func (e *ListenError) Error() string { return e.Msg }
 func (e *ListenError) BadInput()     {}
+
+// DefaultPort is the port cairn serve listens on when --listen names none.
+const DefaultPort = "8321"
+
+// listenAddr is a --listen address with the default port when it names none (127.0.0.1, ::1,
+// [::1], localhost), so that a host alone is the address meant, on loopback or not.
+func listenAddr(listen string) (string, error) {
+	if strings.TrimSpace(listen) == "" {
+		return "", &ListenError{"--listen: give an address, like 127.0.0.1:" + DefaultPort}
+	}
+	if _, _, err := net.SplitHostPort(listen); err == nil {
+		return listen, nil
+	}
+	host := strings.TrimSuffix(strings.TrimPrefix(listen, "["), "]")
+	return net.JoinHostPort(host, DefaultPort), nil
+}
 
 // Loopback reports whether a listen address stays on this host's loopback: 127.0.0.1, ::1 or
 // localhost. Any other address, 127.0.0.2 included, needs a token.
@@ -99,13 +133,30 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	tok, err := token(cfg)
+	listen, err := listenAddr(cfg.Listen)
 	if err != nil {
 		return err
 	}
+	cfg.Listen = listen
+	// The store is never a job's database, whatever path names it.
+	ctx = target.WithReserved(ctx, "cairn serve's results store", cfg.Store)
+	// One service per store, before anything of it is read or written: the jobs of a running
+	// one are its own.
+	lock, err := lockStore(cfg.Store, jobDir(cfg.Store))
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	// The address is checked by listening on it before a token is made: a service that cannot
+	// start prints none.
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return &ListenError{fmt.Sprintf("--listen %s: %v", cfg.Listen, err)}
+	}
+	tok, err := token(cfg)
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	jobsCtx, stopJobs := context.WithCancel(ctx)
 	defer stopJobs()
@@ -115,7 +166,9 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	a := &api{cfg: cfg, m: m}
-	srv := &http.Server{Handler: a.handler(tok), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: a.handler(tok), ReadHeaderTimeout: 10 * time.Second,
+		// A request reads what the service's context holds (its reserved store), not its end.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	fmt.Fprintf(cfg.Log, "cairn serve: listening on http://%s (results store %s)\n", ln.Addr(), cfg.Store)
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr().String())
@@ -147,13 +200,16 @@ func authorized(tok string, h http.Handler) http.Handler {
 	if tok == "" {
 		return h
 	}
-	want := []byte("Bearer " + tok)
+	want := []byte(tok)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if public(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		// The scheme is case-insensitive (RFC 7235 section 2.1): "bearer" is "Bearer".
+		scheme, given, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		given = strings.TrimLeft(given, " ")
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(given), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
 			writeError(w, http.StatusUnauthorized, "give the token as 'Authorization: Bearer TOKEN' (cairn serve printed it at start, or it is in its --token-file)", "")
 			return

@@ -50,6 +50,9 @@ func start(t *testing.T, cfg serve.Config) *service {
 	if cfg.Store == "" {
 		cfg.Store = filepath.Join(t.TempDir(), "results.db")
 	}
+	if cfg.AllowEnv == nil {
+		cfg.AllowEnv = []string{"CAIRN_PASSWORD", "CAIRN_SERVE_TEST_PW"} // serverDB's
+	}
 	log := &bytes.Buffer{}
 	cfg.Log = &lockedWriter{w: log}
 	addr := make(chan string, 1)
@@ -339,13 +342,17 @@ func TestEveryRoute(t *testing.T) {
 			s := start(t, serve.Config{Version: "test"})
 			spec := oltpSpec(db, "")
 			s.ok(200, "GET", "/healthz", nil, nil)
-			var v struct{ Kind, Plan string }
-			s.ok(200, "POST", "/api/v1/validate", map[string]string{"kind": "run", "spec": spec}, &v)
-			if v.Kind != "run" || !strings.Contains(v.Plan, "workload: oltp") || !strings.Contains(v.Plan, "${CAIRN_PASSWORD}") && kind != "sqlite" {
-				t.Errorf("validate: %+v", v)
-			}
 			s.done("cleanup", spec)
 			s.done("prepare", spec+"prepare: {tables: 1, table-size: 500}\n")
+			var v struct {
+				Kind, Plan string
+				Target     []string
+			}
+			s.ok(200, "POST", "/api/v1/validate", map[string]string{"kind": "run", "spec": spec}, &v)
+			if v.Kind != "run" || !strings.Contains(v.Plan, "workload: oltp") || !strings.Contains(v.Plan, "${CAIRN_SERVE_TEST_PW}") && kind != "sqlite" ||
+				len(v.Target) != 1 || !strings.Contains(v.Target[0], "a complete sysbench-style OLTP schema (1 table; table_size 500, tables 1)") {
+				t.Errorf("validate: %+v", v)
+			}
 			a := s.done("run", spec)
 			b := s.done("run", spec)
 			if a.ResultID == "" || b.ResultID == "" || a.Workload != "oltp" || strings.Contains(a.Target, "@") {
@@ -560,6 +567,19 @@ func TestTokenBeyondLoopback(t *testing.T) {
 	s.token = tok
 	s.ok(200, "GET", "/api/v1/jobs", nil, nil)
 	s.token = ""
+	// The scheme is case-insensitive (RFC 7235): "bearer", "BEARER" are "Bearer".
+	for _, scheme := range []string{"bearer", "BEARER", "Bearer", "Basic"} {
+		req, _ := http.NewRequest("GET", s.base+"/api/v1/jobs", nil)
+		req.Header.Set("Authorization", scheme+" "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{true: 200, false: 401}[scheme != "Basic"]; resp.StatusCode != want {
+			t.Errorf("Authorization: %s TOKEN: %d, want %d", scheme, resp.StatusCode, want)
+		}
+	}
 	if strings.Contains(s.all.String(), tok) {
 		t.Error("a response holds the token")
 	}
@@ -740,7 +760,7 @@ type process struct {
 	stderr *bytes.Buffer
 }
 
-func startProcess(t *testing.T, bin, store, state string) *process {
+func startProcess(t *testing.T, bin, store, state string, args ...string) *process {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -748,7 +768,7 @@ func startProcess(t *testing.T, bin, store, state string) *process {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--results", store)
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", addr, "--results", store}, args...)...)
 	cmd.Env = append(os.Environ(), "CAIRN_STATE="+state)
 	p := &process{service: &service{t: t, base: "http://" + addr, store: store, log: &bytes.Buffer{}}, cmd: cmd, stderr: &bytes.Buffer{}}
 	cmd.Stderr = &lockedWriter{w: p.stderr}
@@ -820,10 +840,7 @@ func changed(t *testing.T, s *service, id, admin, before string) {
 func TestSIGTERMDuringAStudy(t *testing.T) {
 	db, pw := serverDB(t, "postgres")
 	admin := testutil.PG(t)
-	bin := filepath.Join(t.TempDir(), "cairn")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/cairn").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := cairnBinary(t)
 	text, err := os.ReadFile("../../studies/ci/postgres-synchronous-commit-live.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -834,7 +851,7 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 	before := asFound(t, admin)
 
 	var said strings.Builder // what every serve process answered and printed
-	p := startProcess(t, bin, store, state)
+	p := startProcess(t, bin, store, state, "--allow-env", "CAIRN_SERVE_TEST_PW")
 	var plan struct{ Plan string }
 	p.ok(200, "POST", "/api/v1/validate", map[string]string{"kind": "study", "spec": study}, &plan)
 	if !strings.Contains(plan.Plan, "nothing was changed") {
@@ -865,7 +882,7 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 
 	// The records survive: a new serve lists the job stopped, its study stored interrupted.
 	said.WriteString(p.all.String() + p.stderr.String())
-	p = startProcess(t, bin, store, state)
+	p = startProcess(t, bin, store, state, "--allow-env", "CAIRN_SERVE_TEST_PW")
 	var got job
 	p.ok(200, "GET", "/api/v1/jobs/"+j.ID, nil, &got)
 	lg, _ := os.ReadFile(filepath.Join(store+".jobs", j.ID+".log"))
@@ -897,10 +914,21 @@ func TestSIGTERMDuringAStudy(t *testing.T) {
 		t.Fatalf("synchronous_commit is as found right after the kill (%s): the test proves nothing", got)
 	}
 	said.WriteString(p.all.String() + p.stderr.String())
-	p = startProcess(t, bin, store, state)
-	p.ok(200, "GET", "/api/v1/jobs/"+k.ID, nil, &got)
-	if got.State != "interrupted" {
-		t.Errorf("the killed serve's job: %+v", got)
+	p = startProcess(t, bin, store, state, "--allow-env", "CAIRN_SERVE_TEST_PW")
+	var gk job
+	p.ok(200, "GET", "/api/v1/jobs/"+k.ID, nil, &gk)
+	if gk.State != "interrupted" {
+		t.Errorf("the killed serve's job: %+v", gk)
+	}
+	// Its study is stored (from its start): the job's record names it.
+	if gk.ResultID == "" || gk.ResultID == got.ResultID {
+		t.Errorf("the killed serve's study job has no result_id of its own: %+v", gk)
+	} else {
+		var doc struct{ Kind string }
+		p.ok(200, "GET", "/api/v1/results/"+gk.ResultID, nil, &doc)
+		if doc.Kind != "study" {
+			t.Errorf("the killed serve's job names result %s, a %q", gk.ResultID, doc.Kind)
+		}
 	}
 	if got := asFound(t, admin); got != before {
 		t.Errorf("synchronous_commit after the restart: %s, as found %s\n%s", got, before, p.stderr)
@@ -943,5 +971,52 @@ func TestBindingJobRunsAlone(t *testing.T) {
 	}
 	if set.Count() != runtime.NumCPU() {
 		t.Errorf("after the binding job cairn may run on %d CPUs of %d", set.Count(), runtime.NumCPU())
+	}
+}
+
+// A study's restart command is a shell command the service would run as its own user: a client
+// may not send one unless the operator started the service with --allow-restart (a study with
+// "restart: env" would otherwise print the service's environment into the job's log).
+func TestStudyRestartNeedsTheOperator(t *testing.T) {
+	db, _ := serverDB(t, "postgres")
+	text, err := os.ReadFile("../../studies/ci/postgres-synchronous-commit-live.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	study := string(text) + "db: " + db + "\nrestart: env\n"
+	for _, allow := range []bool{false, true} {
+		s := start(t, serve.Config{AllowRestart: allow})
+		for _, path := range []string{"/api/v1/validate", "/api/v1/jobs"} {
+			code, body, _ := s.do("POST", path, map[string]string{"kind": "study", "spec": study})
+			var e struct{ Error, Field, ID string }
+			json.Unmarshal(body, &e)
+			if path == "/api/v1/jobs" && code == http.StatusCreated {
+				s.do("POST", "/api/v1/jobs/"+e.ID+"/stop", nil)
+			}
+			switch {
+			case !allow && (code != http.StatusBadRequest || e.Field != "restart" || !strings.Contains(e.Error, "--allow-restart")):
+				t.Errorf("%s without --allow-restart: %d %s", path, code, body)
+			case allow && code >= 400:
+				t.Errorf("%s with --allow-restart: %d %s", path, code, body)
+			}
+		}
+		s.stop()
+	}
+}
+
+// A query parameter the service does not take is a 400 naming it and what it takes, as the
+// command line refuses the same flag value, never read as the default: an unknown workload (the
+// CLI: results list --workload nosuch, exit 2) and a series other than true or false.
+func TestBadQuerySaysWhatItTakes(t *testing.T) {
+	s := start(t, serve.Config{Version: "test"})
+	for _, c := range []struct{ path, field, want string }{
+		{"/api/v1/results?workload=nosuch", "workload", `workload "nosuch": use fanout, oltp, tpcb, tpcc, tpch`},
+		{"/api/v1/results/1/export?format=csv&series=maybe", "series", `series "maybe": use true or false`},
+	} {
+		var e struct{ Error, Field string }
+		s.ok(400, "GET", c.path, nil, &e)
+		if e.Field != c.field || e.Error != c.want {
+			t.Errorf("%s: %+v, want %q on %s", c.path, e, c.want, c.field)
+		}
 	}
 }

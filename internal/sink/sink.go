@@ -1,91 +1,34 @@
-// Package sink is where every run, profile and study ends, whoever started it: it stores the
-// document, writes the file asked for, records an interruption, and tells its subscribers what
-// happened (k6's output manager is the model). Front ends subscribe — the command line a terminal
-// printer, a web service an event stream — and word the typed outcomes it returns; none keeps a
-// copy of this lifecycle.
+// Package sink is where every run, profile and study ends, whoever started it: a subscriber of
+// the session's event bus (internal/event) that stores the document and its steps as they come,
+// writes the file asked for, and announces what it did (Opened, Stored, NotStored, Written) for
+// the subscribers after it. Its errors fail what runs: a step it could not store fails the
+// profile. It imports only the event, results and file-output layers (k6's outputs are the
+// model).
 package sink
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/outfile"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/runner"
-	"github.com/cairn-bench/cairn/internal/spec"
-	"github.com/cairn-bench/cairn/internal/study"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 )
 
-// Kind is what an event reports.
-type Kind int
-
-const (
-	Begun       Kind = iota // Line says what runs; Study (with Plan) for a study
-	Note                    // Line: a note before a run (the host's warnings)
-	StepBegun               // I of N begins: VU, Repeat of Repeats, Case for a study's step
-	StepDone                // Run is the step's document, stored
-	Applied                 // a study's setting: Name, Value, ReadBack ("" when restored), Live
-	Summary                 // Run, Profile or Study is the finished document (Spec: the run's)
-	Stored                  // What (results.KindRun …) was stored as ID in the store at Path
-	NotStored               // the study measured nothing and was removed from the store
-	Written                 // What's document was written to Path
-	Interrupted             // stopped before What started: nothing was measured
-)
-
-// Event is one thing that happened; which fields are set depends on Kind.
-type Event struct {
-	Kind                  Kind
-	What                  string // results.KindRun, KindProfile or KindStudy
-	Line                  string
-	I, N, VU              int
-	Repeat, Repeats       int
-	Case                  string
-	Name, Value, ReadBack string
-	Live                  bool
-	ID, Path              string
-	Run                   *results.Document
-	Profile               *results.Profile
-	Study                 *results.Study
-	Plan                  *study.Study
-	Spec                  *spec.Spec
-}
-
-// Subscriber receives every event of the sink it subscribed to, in order, on the goroutine that
-// caused it; it must not block for long.
-type Subscriber interface{ Event(Event) }
-
-// Func is a Subscriber made of a function.
-type Func func(Event)
-
-func (f Func) Event(e Event) { f(e) }
-
-// Sink ends runs, profiles and studies: it stores into Store (nil: nothing is stored) and writes
-// the document to JSON ("" for none).
+// Sink keeps runs, profiles and studies: it stores into Store (nil: nothing is stored) and writes
+// the finished document to JSON ("" for none). Subscribe it first: the document is stored before
+// the others hear its summary, so that the summary and the file carry its id.
 type Sink struct {
-	Store *results.Store
+	Store *resultstore.Store
 	JSON  string
-	subs  []Subscriber
 }
 
-// New makes a sink with its subscribers.
-func New(store *results.Store, jsonPath string, subs ...Subscriber) *Sink {
-	return &Sink{Store: store, JSON: jsonPath, subs: subs}
+// New makes a sink.
+func New(store *resultstore.Store, jsonPath string) *Sink {
+	return &Sink{Store: store, JSON: jsonPath}
 }
-
-// Subscribe adds a subscriber: it receives every event from now on.
-func (k *Sink) Subscribe(s Subscriber) { k.subs = append(k.subs, s) }
-
-func (k *Sink) publish(e Event) {
-	for _, s := range k.subs {
-		s.Event(e)
-	}
-}
-
-// ErrInterrupted is the outcome of a run, profile or study stopped by its context (Ctrl-C) after
-// the sink kept what it had measured.
-var ErrInterrupted = errors.New("interrupted")
 
 // NotStoredError is a result measured but not stored.
 type NotStoredError struct{ Err error }
@@ -105,200 +48,119 @@ type WriteError struct {
 func (e *WriteError) Error() string { return fmt.Sprintf("write %s: %v", e.Path, e.Err) }
 func (e *WriteError) Unwrap() error { return e.Err }
 
-// NoneCompletedError is a run whose window completed no transaction.
-type NoneCompletedError struct{ Errors int64 }
-
-func (e *NoneCompletedError) Error() string {
-	return fmt.Sprintf("no transaction completed in the measured window (%d errors)", e.Errors)
-}
-
-// RunHooks has the run's start line and notes published as events.
-func (k *Sink) RunHooks(h *runner.Hooks) {
-	h.Start = func(line string) { k.publish(Event{Kind: Begun, What: results.KindRun, Line: line}) }
-	h.Note = func(line string) { k.publish(Event{Kind: Note, Line: line}) }
-}
-
-// Run ends a run: d and err are what runner.Session.Run returned. The document is stored before
-// the summary is published, so that the summary and the file carry its id.
-func (k *Sink) Run(ctx context.Context, d *results.Document, s *spec.Spec, err error) error {
-	if d == nil {
-		return k.none(ctx, results.KindRun, err)
+// Handle stores what the event carries. Store operations outlive the run's context: what was
+// measured before a Ctrl-C is kept.
+func (k *Sink) Handle(ctx context.Context, e event.Event) error {
+	bg := context.WithoutCancel(ctx)
+	switch e := e.(type) {
+	case event.Begun:
+		// A profile or a study is stored before its first run: a kill at any point leaves what it
+		// measured up to there.
+		if k.Store == nil {
+			return nil
+		}
+		var err error
+		var id string
+		switch {
+		case e.Profile != nil:
+			err, id = k.Store.BeginProfile(bg, e.Profile), e.Profile.ID
+		case e.Study != nil:
+			err, id = k.Store.BeginStudy(bg, e.Study), e.Study.ID
+		default:
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		event.Emit(ctx, event.Opened{What: e.What, ID: id, Path: k.Store.Path})
+	case event.StepDone:
+		if k.Store == nil {
+			return nil
+		}
+		if err := k.Store.SaveRun(bg, e.Run, e.I); err != nil {
+			return err
+		}
+		if e.Profile != nil {
+			return k.Store.UpdateProfile(bg, e.Profile)
+		}
+	case event.Checkpoint:
+		if k.Store != nil {
+			return k.Store.UpdateStudy(bg, e.Study)
+		}
+	case event.Summary:
+		switch {
+		case e.Run != nil:
+			return k.run(ctx, e.Run)
+		case e.Profile != nil:
+			return k.profile(ctx, e.Profile)
+		case e.Study != nil:
+			return k.study(ctx, e.Study)
+		}
 	}
+	return nil
+}
+
+// run keeps a run: stored, then written; a document not written says so before one not stored.
+func (k *Sink) run(ctx context.Context, d *results.Document) error {
 	var storeErr error
 	if k.Store != nil {
 		storeErr = k.Store.SaveRun(context.WithoutCancel(ctx), d, 0)
-	}
-	k.publish(Event{Kind: Summary, What: results.KindRun, Run: d, Spec: s})
-	if k.Store != nil && storeErr == nil {
-		k.publish(Event{Kind: Stored, What: results.KindRun, ID: d.ID, Path: k.Store.Path})
+		if storeErr == nil {
+			event.Emit(ctx, event.Stored{What: results.KindRun, ID: d.ID, Path: k.Store.Path})
+		}
 	}
 	if k.JSON != "" {
 		if werr := d.WriteJSON(k.JSON); werr != nil {
 			return &WriteError{Path: k.JSON, Err: werr}
 		}
-		k.publish(Event{Kind: Written, What: results.KindRun, Path: k.JSON})
+		event.Emit(ctx, event.Written{What: results.KindRun, Path: k.JSON})
 	}
 	if storeErr != nil {
 		return &NotStoredError{storeErr}
 	}
-	// An interruption or an empty window says more than the error that ended the run.
-	if d.Interrupted || ctx.Err() != nil {
-		return ErrInterrupted
-	}
-	var done, errs int64
-	for _, tx := range d.Txns {
-		done += tx.Count
-		errs += tx.Errors
-	}
-	if done == 0 {
-		return &NoneCompletedError{Errors: errs}
-	}
-	return err
-}
-
-// none is the outcome of a run, profile or study that returned no document.
-func (k *Sink) none(ctx context.Context, what string, err error) error {
-	if err != nil && ctx.Err() != nil {
-		k.publish(Event{Kind: Interrupted, What: what})
-		return ErrInterrupted
-	}
-	return err
-}
-
-// ProfileHooks has a profile store itself and each step as it completes, so that a profile
-// stopped by Ctrl-C or a failure keeps every step it measured, and publishes the steps.
-func (k *Sink) ProfileHooks(ctx context.Context, h *runner.Hooks, repeats int) {
-	bg := context.WithoutCancel(ctx)
-	k.RunHooks(h)
-	h.Start = func(line string) { k.publish(Event{Kind: Begun, What: results.KindProfile, Line: line}) }
-	h.Begin = func(p *results.Profile) error {
-		if k.Store == nil {
-			return nil
-		}
-		return k.Store.BeginProfile(bg, p)
-	}
-	h.StepStart = func(i, n, vu, rep int) {
-		k.publish(Event{Kind: StepBegun, What: results.KindProfile, I: i, N: n, VU: vu, Repeat: rep, Repeats: repeats})
-	}
-	h.StepDone = func(p *results.Profile, d *results.Document, i int) error {
-		if k.Store != nil {
-			if err := k.Store.SaveRun(bg, d, i); err != nil {
-				return err
-			}
-			if err := k.Store.UpdateProfile(bg, p); err != nil {
-				return err
-			}
-		}
-		k.publish(Event{Kind: StepDone, What: results.KindProfile, I: i, Run: d})
-		return nil
-	}
-}
-
-// Profile ends a profile: p and err are what runner.Session.Profile returned.
-func (k *Sink) Profile(ctx context.Context, p *results.Profile, err error) error {
-	if p == nil {
-		return k.none(ctx, results.KindProfile, err)
-	}
-	if k.Store != nil && p.ID != "" {
-		if uerr := k.Store.UpdateProfile(context.WithoutCancel(ctx), p); uerr != nil && err == nil {
-			err = uerr
-		}
-	}
-	if len(p.Steps) > 0 {
-		k.publish(Event{Kind: Summary, What: results.KindProfile, Profile: p})
-	}
-	if k.Store != nil && p.ID != "" {
-		k.publish(Event{Kind: Stored, What: results.KindProfile, ID: p.ID, Path: k.Store.Path})
-	}
-	if k.JSON != "" && len(p.Steps) > 0 {
-		if werr := k.writeJSON(results.KindProfile, p); werr != nil {
-			return werr
-		}
-	}
-	if err != nil {
-		return err
-	}
-	if p.Interrupted {
-		return ErrInterrupted
-	}
 	return nil
 }
 
-// StudyHooks has a study store itself and its runs as they complete, and publishes its steps
-// and the settings it applies.
-func (k *Sink) StudyHooks(ctx context.Context, h *study.Hooks, st *study.Study) {
-	bg := context.WithoutCancel(ctx)
-	h.Note = func(line string) { k.publish(Event{Kind: Note, Line: line}) }
-	if k.Store != nil {
-		h.Store = k.Store.Path
+// profile completes a stored profile and writes it when it has steps.
+func (k *Sink) profile(ctx context.Context, p *results.Profile) error {
+	var err error
+	if k.Store != nil && p.ID != "" {
+		err = k.Store.UpdateProfile(context.WithoutCancel(ctx), p)
+		event.Emit(ctx, event.Stored{What: results.KindProfile, ID: p.ID, Path: k.Store.Path})
 	}
-	h.Begin = func(s *results.Study) error {
-		k.publish(Event{Kind: Begun, What: results.KindStudy, Study: s, Plan: st})
-		if k.Store == nil {
-			return nil
+	if k.JSON != "" && len(p.Steps) > 0 {
+		if werr := k.writeJSON(ctx, results.KindProfile, p); werr != nil {
+			return werr
 		}
-		return k.Store.BeginStudy(bg, s)
 	}
-	h.Step = func(i, n int, step study.Step) {
-		k.publish(Event{Kind: StepBegun, What: results.KindStudy, I: i, N: n, VU: step.VU, Repeat: step.Repeat,
-			Repeats: st.Spec.Repeat, Case: step.Case.Label()})
-	}
-	h.Applied = func(name, value, readBack string, live bool) {
-		k.publish(Event{Kind: Applied, Name: name, Value: value, ReadBack: readBack, Live: live})
-	}
-	h.Done = func(d *results.Document, i int) error {
-		if k.Store != nil {
-			if err := k.Store.SaveRun(bg, d, i); err != nil {
-				return err
-			}
-		}
-		k.publish(Event{Kind: StepDone, What: results.KindStudy, I: i, Run: d})
-		return nil
-	}
-	h.Update = func(s *results.Study) error {
-		if k.Store == nil {
-			return nil
-		}
-		return k.Store.UpdateStudy(bg, s)
-	}
+	return err
 }
 
-// Study ends a study: doc and err are what study.Run returned. A study that measured nothing
-// and left nothing to restore is removed from the store: it would look like a result.
-func (k *Sink) Study(ctx context.Context, doc *results.Study, err error) error {
-	if doc == nil {
-		return k.none(ctx, results.KindStudy, err)
-	}
-	k.publish(Event{Kind: Summary, What: results.KindStudy, Study: doc})
+// study ends a stored study. One that measured nothing and left nothing to restore is removed
+// from the store: it would look like a result.
+func (k *Sink) study(ctx context.Context, doc *results.Study) error {
+	var err error
 	if k.Store != nil && doc.ID != "" {
 		if !doc.Measured() && doc.Restored {
-			if rerr := k.Store.Remove(context.WithoutCancel(ctx), doc.ID); rerr != nil && err == nil {
-				err = rerr
-			}
-			k.publish(Event{Kind: NotStored, What: results.KindStudy, ID: doc.ID})
+			err = k.Store.Remove(context.WithoutCancel(ctx), doc.ID)
+			event.Emit(ctx, event.NotStored{What: results.KindStudy, ID: doc.ID})
 		} else {
-			k.publish(Event{Kind: Stored, What: results.KindStudy, ID: doc.ID, Path: k.Store.Path})
+			event.Emit(ctx, event.Stored{What: results.KindStudy, ID: doc.ID, Path: k.Store.Path})
 		}
 	}
 	if k.JSON != "" {
-		if werr := k.writeJSON(results.KindStudy, doc); werr != nil {
+		if werr := k.writeJSON(ctx, results.KindStudy, doc); werr != nil {
 			return werr
 		}
 	}
-	if err != nil {
-		return err
-	}
-	if doc.Interrupted {
-		return ErrInterrupted
-	}
-	return nil
+	return err
 }
 
-func (k *Sink) writeJSON(what string, v any) error {
+func (k *Sink) writeJSON(ctx context.Context, what string, v any) error {
 	if err := WriteJSON(k.JSON, v); err != nil {
 		return &WriteError{Path: k.JSON, Err: err}
 	}
-	k.publish(Event{Kind: Written, What: what, Path: k.JSON})
+	event.Emit(ctx, event.Written{What: what, Path: k.JSON})
 	return nil
 }
 

@@ -2,12 +2,17 @@ package sink_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/runner"
+	"github.com/cairn-bench/cairn/internal/resultstore"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/sink"
 	"github.com/cairn-bench/cairn/internal/spec"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
@@ -15,9 +20,9 @@ import (
 	_ "github.com/cairn-bench/cairn/internal/workload/all"
 )
 
-// A run ends in the sink: it is stored and written once, and every subscriber hears the same
-// lifecycle (begun, summary, stored as its id, written to the file) in order; a run stopped
-// before it started is an interruption, and nothing is stored.
+// A run ends in the sink, the bus's first subscriber: it is stored and written once, and every
+// subscriber after it hears the same lifecycle (begun, summary carrying the stored id, stored as
+// its id, written to the file) in order; a file that cannot be written is the run's failure.
 func TestSinkStoresAndTellsEverySubscriber(t *testing.T) {
 	ctx := context.Background()
 	s, err := spec.New("tpcb", false)
@@ -34,50 +39,62 @@ func TestSinkStoresAndTellsEverySubscriber(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	store, err := results.OpenStore(ctx, filepath.Join(dir, "results.db"))
+	store, err := resultstore.Open(ctx, filepath.Join(dir, "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
 	jsonPath := filepath.Join(dir, "run.json")
-	var first, second []sink.Event
-	k := sink.New(store, jsonPath, sink.Func(func(e sink.Event) { first = append(first, e) }))
-	k.Subscribe(sink.Func(func(e sink.Event) { second = append(second, e) }))
+	var first, second []event.Event
+	var idAtSummary string
+	rec := func(to *[]event.Event) event.Subscriber {
+		return event.Func(func(_ context.Context, e event.Event) error {
+			if sum, ok := e.(event.Summary); ok && sum.Run != nil {
+				idAtSummary = sum.Run.ID
+			}
+			*to = append(*to, e)
+			return nil
+		})
+	}
+	bus := event.New(sink.New(store, jsonPath), rec(&first))
+	bus.Subscribe(rec(&second))
 
-	se, err := runner.Open(ctx, s, "test", nil)
+	se, err := session.Open(ctx, s, "test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer se.Close()
-	var h runner.Hooks
-	k.RunHooks(&h)
-	d, err := se.Run(ctx, h)
-	if err := k.Run(ctx, d, s, err); err != nil {
+	d, err := se.Run(ctx, bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Publish(ctx, event.Summary{What: results.KindRun, Run: d, Spec: s}); err != nil {
 		t.Fatalf("the run's outcome: %v", err)
 	}
-	want := []sink.Kind{sink.Begun, sink.Summary, sink.Stored, sink.Written}
-	for name, got := range map[string][]sink.Event{"first": first, "second": second} {
-		var kinds []sink.Kind
+	want := []string{"event.Begun", "event.Summary", "event.Stored", "event.Written"}
+	for name, got := range map[string][]event.Event{"first": first, "second": second} {
+		var kinds []string
 		for _, e := range got {
-			if e.Kind != sink.Note { // the host's warnings depend on the machine
-				kinds = append(kinds, e.Kind)
+			switch e.(type) {
+			case event.Note, event.Tick, event.Window: // the host's warnings depend on the machine
+			default:
+				kinds = append(kinds, fmt.Sprintf("%T", e))
 			}
 		}
-		if len(kinds) != len(want) {
-			t.Fatalf("%s subscriber heard %v, want %v", name, kinds, want)
-		}
-		for i := range want {
-			if kinds[i] != want[i] {
-				t.Errorf("%s subscriber heard %v, want %v", name, kinds, want)
-			}
+		if !slices.Equal(kinds, want) {
+			t.Errorf("%s subscriber heard %v, want %v", name, kinds, want)
 		}
 	}
-	var stored, written sink.Event
+	if idAtSummary == "" {
+		t.Error("the summary was heard before the run was stored: it carries no id")
+	}
+	var stored event.Stored
+	var written event.Written
 	for _, e := range first {
-		switch e.Kind {
-		case sink.Stored:
+		switch e := e.(type) {
+		case event.Stored:
 			stored = e
-		case sink.Written:
+		case event.Written:
 			written = e
 		}
 	}
@@ -94,16 +111,13 @@ func TestSinkStoresAndTellsEverySubscriber(t *testing.T) {
 		t.Errorf("no --json file: %v", err)
 	}
 
-	stopped, cancel := context.WithCancel(ctx)
-	cancel()
-	first = nil
-	if err := k.Run(stopped, nil, s, stopped.Err()); err != sink.ErrInterrupted {
-		t.Errorf("a run stopped before it started ends in %v, want ErrInterrupted", err)
+	// A file that cannot be written fails the run, and says which.
+	bad := event.New(sink.New(nil, filepath.Join(dir, "no-such-dir", "run.json")))
+	var we *sink.WriteError
+	if err := bad.Publish(ctx, event.Summary{What: results.KindRun, Run: d, Spec: s}); !errors.As(err, &we) {
+		t.Errorf("a --json file that cannot be written ends in %v, want a WriteError", err)
 	}
-	if len(first) != 1 || first[0].Kind != sink.Interrupted || first[0].What != results.KindRun {
-		t.Errorf("a run stopped before it started told %+v", first)
-	}
-	if es, err := store.List(ctx, results.Filter{}); err != nil || len(es) != 1 {
+	if es, err := store.List(ctx, resultstore.Filter{}); err != nil || len(es) != 1 {
 		t.Errorf("the store holds %d results (%v), want the one run", len(es), err)
 	}
 }

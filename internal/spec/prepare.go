@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/cairn-bench/cairn/internal/options"
 )
@@ -33,4 +34,28 @@ func (s *Spec) CheckGiven(given func(name string) bool) error {
 		}
 	}
 	return s.Check()
+}
+
+// Clone copies the spec, its option structs included, so that a study's case can change its own
+// copy (Set) without touching the study's spec.
+func (s *Spec) Clone() *Spec {
+	c := *s
+	c.VU = append([]int(nil), s.VU...)
+	c.Options = cloneStruct(s.Options)
+	if s.Prepare != nil {
+		c.Prepare = &Prepare{Options: cloneStruct(s.Prepare.Options)}
+	}
+	return &c
+}
+
+// cloneStruct copies what a pointer to an options struct points to; options hold values (a list
+// option is replaced whole by Set, never changed in place).
+func cloneStruct(v any) any {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return v
+	}
+	c := reflect.New(rv.Elem().Type())
+	c.Elem().Set(rv.Elem())
+	return c.Interface()
 }

@@ -12,7 +12,7 @@ import (
 // read the specs (package options), so that it cannot drift from what cairn accepts. Every
 // registered workload adds the schema of its options and of its prepare's.
 func Schema() []byte {
-	engine := &workload.Engine{}
+	engine := &Engine{}
 	props := map[string]any{
 		"workload": map[string]any{"description": "the workload to run", "enum": names()},
 		"db": map[string]any{"description": "database URL: sqlite://FILE, postgres://user@host:port/db, mysql://user@host:port/db; ${VAR} reads the environment (the password: ${CAIRN_PASSWORD}); a list of URLs, or mysql://user@h1:3306,h2:3307/shard_{0..7}, is a shard set (docs/fanout.md)",

@@ -1,51 +1,80 @@
 package spec
 
 import (
+	"errors"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cairn-bench/cairn/internal/target"
 )
 
-// decodeDB reads db: one URL, or a list of them (a shard set), each with its ${VAR}s expanded. A
-// URL naming a variable that is not set is kept as written, as --set db= keeps it: opening it
-// says which variable is missing, and a study given --set db=… does not need the file's.
-func (d decoder) decodeDB(key string, v *yaml.Node) (string, error) {
+// decodeDB reads db: one URL, or a list of them (a shard set), each with its ${VAR}s expanded as
+// the decoder's env says, into s.DB; the text as written, references and all, is kept for the
+// spec to write back. The command line keeps a URL naming a variable that is not set as written,
+// as --set db= keeps it: opening it says which variable is missing, and a study given --set db=…
+// does not need the file's. A front end that expands only secrets refuses it at once.
+func (d decoder) decodeDB(s *Spec, key string, v *yaml.Node) error {
+	var written []string
 	switch v.Kind {
 	case yaml.ScalarNode:
-		if u, err := d.expandURL(key, v.Value); err == nil {
-			return u, nil
-		}
-		return v.Value, nil
+		written = []string{v.Value}
 	case yaml.SequenceNode:
 		if len(v.Content) == 0 {
-			return "", errf(key, "an empty list: give one URL or several")
+			return errf(key, "an empty list: give one URL or several")
 		}
-		urls := make([]string, len(v.Content))
 		for i, n := range v.Content {
 			if n.Kind != yaml.ScalarNode {
-				return "", errf(key, "item %d must be a URL", i+1)
+				return errf(key, "item %d must be a URL", i+1)
 			}
-			u, err := d.expandURL(key, n.Value)
-			if err != nil {
-				u = n.Value
-			}
-			urls[i] = u
+			written = append(written, n.Value)
 		}
-		return target.JoinSet(urls), nil
+	default:
+		return errf(key, "must be a URL or a list of URLs")
 	}
-	return "", errf(key, "must be a URL or a list of URLs")
+	urls := make([]string, len(written))
+	for i, w := range written {
+		urls[i] = w
+		if d.literal {
+			continue
+		}
+		u, err := d.env.ExpandURL(w)
+		if err != nil {
+			if d.env.SecretsOnly {
+				var ue *target.URLError
+				if errors.As(err, &ue) {
+					return errf(key, "%s", trimFlag(ue.Msg))
+				}
+				return err
+			}
+			continue
+		}
+		urls[i] = u
+	}
+	s.DB = target.JoinSet(urls)
+	s.written, s.expanded = target.JoinSet(written), s.DB
+	return nil
 }
 
-// dbNode writes db as it was given: one URL, or the list of a shard set; passwords as
-// ${CAIRN_PASSWORD}.
+// trimFlag words a --db message for a spec's db key.
+func trimFlag(msg string) string {
+	for _, p := range []string{"--db: ", "--db "} {
+		if len(msg) > len(p) && msg[:len(p)] == p {
+			return msg[len(p):]
+		}
+	}
+	return msg
+}
+
+// dbNode writes db as it was given: one URL, or the list of a shard set; every secret a ${VAR}
+// reference (WrittenDB).
 func dbNode(db string) *yaml.Node {
-	urls := target.SetURLs(db)
+	urls, _ := WrittenURLs(target.SetURLs(db))
 	if len(urls) == 1 {
-		return scalar(PasswordRef(db))
+		return scalar(urls[0])
 	}
 	seq := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, u := range urls {
-		seq.Content = append(seq.Content, scalar(PasswordRef(u)))
+		seq.Content = append(seq.Content, scalar(u))
 	}
 	return seq
 }

@@ -8,7 +8,9 @@ package spec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"sort"
@@ -16,22 +18,34 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // Spec is one run or profile.
 type Spec struct {
 	Workload string
-	DB       string
+	// DB is the database: a URL, or a shard set's URLs, its ${VAR}s expanded when read from a
+	// spec (a flag's stay as given, for target.ParseURL to expand).
+	DB string
 	// Profile says VU is a list of steps (a profile) rather than one count (a run).
 	Profile bool
-	workload.Engine
+	Engine
 	Options any      // the workload's run options (a pointer to its struct)
 	Prepare *Prepare // nil: the schema must be there already
-	w       workload.Workload
+	// written is db as the spec gave it, its references unexpanded, while DB still holds what it
+	// expanded to (expanded): what the spec writes back.
+	written, expanded string
+}
+
+// dbWritten is db as given: a spec's references kept; a DB set since (a flag) is its own.
+func (s *Spec) dbWritten() string {
+	if s.written != "" && s.DB == s.expanded {
+		return s.written
+	}
+	return s.DB
 }
 
 // Prepare asks a run to prepare the schema first when the database has none.
@@ -68,11 +82,18 @@ func New(name string, profile bool) (*Spec, error) {
 	if profile && !w.Info().Profile {
 		return nil, errf("vu", "%s runs no profiles: give one VU count", name)
 	}
-	return &Spec{Workload: name, Profile: profile, Engine: workload.EngineDefaults(w.Info(), profile), Options: w.RunOptions(), w: w}, nil
+	return &Spec{Workload: name, Profile: profile, Engine: EngineDefaults(w.Info(), profile), Options: w.RunOptions()}, nil
 }
 
-// Workload returns the spec's workload.
-func (s *Spec) WorkloadOf() workload.Workload { return s.w }
+// WorkloadOf returns the spec's workload, resolved from the registry by its name: the spec holds
+// no live workload, only the name New checked.
+func (s *Spec) WorkloadOf() workload.Workload {
+	w, err := workload.Get(s.Workload)
+	if err != nil {
+		panic("spec of an unregistered workload " + s.Workload + ": make specs with New")
+	}
+	return w
+}
 
 // AskPrepare turns on the prepare step, its options starting from the workload's defaults and
 // taking any run option of the same name (oltp's tables and table-size).
@@ -80,7 +101,7 @@ func (s *Spec) AskPrepare() {
 	if s.Prepare != nil {
 		return
 	}
-	p := &Prepare{Options: s.w.PrepareOptions()}
+	p := &Prepare{Options: s.WorkloadOf().PrepareOptions()}
 	shared(s.Options, p.Options)
 	s.Prepare = p
 }
@@ -97,7 +118,7 @@ func shared(from, to any) {
 // engineFields are the engine settings a spec of this workload has, in order.
 func (s *Spec) engineFields() []options.Field {
 	var out []options.Field
-	info := s.w.Info()
+	info := s.WorkloadOf().Info()
 	for _, f := range options.Fields(&s.Engine) {
 		if !info.Uses(f.Name) {
 			continue
@@ -118,7 +139,7 @@ func (s *Spec) Check() error {
 			return err
 		}
 	}
-	if s.w.Info().Uses("vu") {
+	if s.WorkloadOf().Info().Uses("vu") {
 		if len(s.VU) == 0 {
 			return errf("vu", "give a VU count")
 		}
@@ -148,12 +169,12 @@ func (s *Spec) Check() error {
 	if s.Connections > 0 && s.Terminals == 0 {
 		return errf("connections", "--connections sizes the pool that serves --terminals; give --terminals too (without it, --vu sets the connections)")
 	}
-	if s.w.Info().Uses("duration") && s.Duration <= 0 {
+	if s.WorkloadOf().Info().Uses("duration") && s.Duration <= 0 {
 		return &options.Error{Name: "duration", Msg: "must be positive, like 2m"}
 	}
 	for key, list := range map[string]string{"client-cpus": s.ClientCPUs, "server-cpus": s.ServerCPUs} {
 		if list != "" {
-			if _, err := observe.ParseCPUList(list); err != nil {
+			if _, err := textfmt.ParseCPUList(list); err != nil {
 				return &options.Error{Name: key, Value: list, Msg: strings.TrimPrefix(err.Error(), fmt.Sprintf("%q is ", list))}
 			}
 		}
@@ -162,7 +183,7 @@ func (s *Spec) Check() error {
 		r.Resolve() // defaults that depend on other options
 	}
 	if v, ok := s.Options.(interface{ Validate(*workload.Engine) error }); ok {
-		if err := v.Validate(&s.Engine); err != nil {
+		if err := v.Validate(&s.Engine.Engine); err != nil {
 			return err
 		}
 	}
@@ -233,7 +254,7 @@ func (s *Spec) Set(path, value string) error {
 		return nil
 	}
 	f, ok := options.Lookup(&s.Engine, path)
-	if !ok || !s.w.Info().Uses(path) {
+	if !ok || !s.WorkloadOf().Info().Uses(path) {
 		return errf(path, "unknown key (accepted: %s)", strings.Join(s.topKeys(), ", "))
 	}
 	if err := f.Set(&s.Engine, value); err != nil {
@@ -241,7 +262,7 @@ func (s *Spec) Set(path, value string) error {
 	}
 	if path == "vu" {
 		s.Profile = strings.Contains(value, ",")
-		if s.Profile && !s.w.Info().Profile {
+		if s.Profile && !s.WorkloadOf().Info().Profile {
 			return errf("vu", "%s runs no profiles: give one VU count", s.Workload)
 		}
 	}
@@ -265,46 +286,84 @@ func keyed(prefix string, err error) error {
 func (s *Spec) topKeys() []string {
 	keys := []string{"workload", "db"}
 	for _, f := range options.Fields(&s.Engine) {
-		if s.w.Info().Uses(f.Name) {
+		if s.WorkloadOf().Info().Uses(f.Name) {
 			keys = append(keys, f.Name)
 		}
 	}
 	return append(keys, "options", "prepare")
 }
 
-// Read parses a spec in YAML or JSON. ${VAR} in any value is replaced by the environment
-// variable VAR, which must be set; nothing else in the text is interpreted.
-func Read(text []byte) (*Spec, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		return nil, errf("", "not YAML or JSON: %s", yamlMsg(err))
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, errf("", "empty")
-	}
-	return FromNode(doc.Content[0], nil)
+// Read parses a spec in YAML or JSON as the command line does: ${VAR} in any value is replaced by
+// the environment variable VAR, which must be set; nothing else in the text is interpreted.
+func Read(text []byte) (*Spec, error) { return ReadEnv(text, target.UserEnv) }
+
+// ReadEnv parses a spec, its ${VAR}s expanded as env says (cairn serve's: only a password's).
+func ReadEnv(text []byte, env target.Env) (*Spec, error) {
+	return read(text, decoder{env: env}, nil)
 }
 
 // readLiteral parses a spec without expanding ${VAR}: a stored config keeps its references.
 func readLiteral(text []byte) (*Spec, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		return nil, errf("", "not YAML or JSON: %s", yamlMsg(err))
-	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, errf("", "empty")
-	}
-	d := decoder{literal: true}
-	return d.fromNode(doc.Content[0], nil)
+	return read(text, decoder{literal: true}, nil)
 }
 
-// ReadFile reads a spec file.
-func ReadFile(path string) (*Spec, error) {
+// ReadFile reads a spec file. change, when not nil, edits it (--set, --part) before the spec is
+// checked as a whole: the file need not be consistent by itself (a part-run without its part,
+// which each process gives), only with the changes.
+func ReadFile(path string, change func(*Spec) error) (*Spec, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, errf("", "cannot read %s: %v", path, unwrapPath(err))
 	}
-	return Read(b)
+	return read(b, decoder{env: target.UserEnv}, change)
+}
+
+func read(text []byte, dec decoder, change func(*Spec) error) (*Spec, error) {
+	doc, err := Document(text, "YAML or JSON")
+	if err != nil {
+		return nil, err
+	}
+	s, err := dec.fromNode(doc, nil)
+	if err != nil {
+		return nil, err
+	}
+	if change != nil {
+		if err := change(s); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Document parses text that must hold one YAML (or JSON) document and returns its top node. A
+// second document is refused rather than ignored: a file of several specs would otherwise run
+// its first silently. what names the format in the message.
+func Document(text []byte, what string) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+		return nil, errf("", "empty")
+	} else if err != nil {
+		return nil, errf("", "not %s: %s", what, yamlMsg(err))
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, errf("", "empty")
+	}
+	for {
+		var next yaml.Node
+		switch err := dec.Decode(&next); {
+		case errors.Is(err, io.EOF):
+			return doc.Content[0], nil
+		case err != nil:
+			return nil, errf("", "not %s: %s", what, yamlMsg(err))
+		}
+		if len(next.Content) > 0 && next.Content[0].Tag != "!!null" { // a trailing --- with nothing after it
+			return nil, errf("", "holds more than one YAML document (another begins at line %d): give one per file", next.Line)
+		}
+	}
 }
 
 func unwrapPath(err error) error {
@@ -318,55 +377,37 @@ func yamlMsg(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
-// decoder reads specs; literal leaves ${VAR} as it is.
-type decoder struct{ literal bool }
+// decoder reads specs: env says which ${VAR} it expands and where; literal leaves every one as
+// it is (a stored config keeps its references).
+type decoder struct {
+	literal bool
+	env     target.Env
+}
 
 // expand replaces ${VAR} in a scalar's text.
 func (d decoder) expand(key, text string) (string, error) {
 	if d.literal {
 		return text, nil
 	}
-	var missing string
-	out := varRef.ReplaceAllStringFunc(text, func(m string) string {
-		name := m[2 : len(m)-1]
-		v, ok := os.LookupEnv(name)
-		if !ok && missing == "" {
-			missing = name
-		}
-		return v
-	})
-	if missing != "" {
-		return "", errf(key, "${%s} is not set in the environment", missing)
+	out, err := d.env.Expand(text)
+	if err != nil {
+		return "", errf(key, "%s", err.Error())
 	}
 	return out, nil
 }
 
-// expandURL replaces ${VAR} in a database URL, percent-encoding a value that lands in the
-// userinfo (target.ExpandURL).
-func (d decoder) expandURL(key, text string) (string, error) {
-	if d.literal {
-		return text, nil
+// FromNode reads a spec from a YAML mapping, its ${VAR}s expanded as env says, and checks it;
+// extra, when not nil, is offered the keys a spec does not know (a study's own keys), and returns
+// false for those it does not know either.
+func FromNode(n *yaml.Node, env target.Env, extra func(key string, v *yaml.Node) (bool, error)) (*Spec, error) {
+	s, err := decoder{env: env}.fromNode(n, extra)
+	if err != nil {
+		return nil, err
 	}
-	var missing string
-	out, err := target.ExpandURL(text, func(name string) (string, bool) {
-		v, ok := os.LookupEnv(name)
-		if !ok && missing == "" {
-			missing = name
-		}
-		return v, ok
-	})
-	if missing != "" {
-		return "", errf(key, "${%s} is not set in the environment", missing)
+	if err := s.Check(); err != nil {
+		return nil, err
 	}
-	return out, err
-}
-
-// FromNode reads a spec from a YAML mapping; extra, when not nil, is offered the keys a spec does
-// not know (a study's own keys), and returns false for those it does not know either.
-func FromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (bool, error)) (*Spec, error) {
-	return decoder{}.fromNode(n, extra)
+	return s, nil
 }
 
 func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (bool, error)) (*Spec, error) {
@@ -390,6 +431,20 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 	if _, ok := fields["prepare"]; ok {
 		order = append(order, "prepare")
 	}
+	if dec.env.SecretsOnly {
+		// A front end that expands only secrets refuses a reference anywhere else, the study's
+		// own keys (which no one expands) too, before anything reads it.
+		for _, k := range order {
+			if _, err := dec.expand(k, k); err != nil {
+				return nil, err
+			}
+			if k != "db" {
+				if err := dec.refuseRefs(k, fields[k]); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	wn, ok := fields["workload"]
 	if !ok {
 		return nil, errf("workload", "missing: name the workload (%s)", strings.Join(names(), ", "))
@@ -411,7 +466,7 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 		switch k {
 		case "workload":
 		case "db":
-			if s.DB, err = dec.decodeDB(k, v); err != nil {
+			if err := dec.decodeDB(s, k, v); err != nil {
 				return nil, err
 			}
 		case "options":
@@ -424,7 +479,7 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 			}
 		default:
 			f, ok := options.Lookup(&s.Engine, k)
-			if ok && s.w.Info().Uses(k) && (s.Profile || (k != "repeat" && k != "pause")) {
+			if ok && s.WorkloadOf().Info().Uses(k) && (s.Profile || (k != "repeat" && k != "pause")) {
 				if err := dec.decodeField(k, v, f, &s.Engine); err != nil {
 					return nil, err
 				}
@@ -438,7 +493,7 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 					continue
 				}
 			}
-			if ok && !s.w.Info().Uses(k) {
+			if ok && !s.WorkloadOf().Info().Uses(k) {
 				return nil, errf(k, "%s does not use it", s.Workload)
 			}
 			if ok {
@@ -450,10 +505,35 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 	if s.DB == "" {
 		s.DB = target.DefaultDB()
 	}
-	if err := s.Check(); err != nil {
-		return nil, err
-	}
 	return s, nil
+}
+
+// refuseRefs reads every scalar of a value (its mapping keys too) as the env would expand it,
+// for the keys a spec does not expand itself (a study's): an env that expands only secrets
+// refuses a reference there, naming the key that holds it.
+func (dec decoder) refuseRefs(key string, v *yaml.Node) error {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		_, err := dec.expand(key, v.Value)
+		return err
+	case yaml.SequenceNode:
+		for i, it := range v.Content {
+			if err := dec.refuseRefs(fmt.Sprintf("%s[%d]", key, i), it); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k := key + "." + v.Content[i].Value
+			if _, err := dec.expand(key, v.Content[i].Value); err != nil {
+				return err
+			}
+			if err := dec.refuseRefs(k, v.Content[i+1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func names() []string {
@@ -566,14 +646,14 @@ func quoted(v *yaml.Node) bool {
 // Node returns the spec as a YAML mapping, in a fixed order: workload, db, the engine's settings,
 // the options, the prepare step. Every option is written, defaults too, so that a spec means the
 // same to a later cairn whose defaults differ; options whose zero value means "not given" are
-// left out when zero. The password of db is replaced by ${CAIRN_PASSWORD}.
+// left out when zero. Every secret of db is a ${VAR} reference (WrittenDB).
 func (s *Spec) Node() *yaml.Node {
 	m := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(k string, v *yaml.Node) {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
 	}
 	add("workload", scalar(s.Workload))
-	add("db", dbNode(s.DB))
+	add("db", dbNode(s.dbWritten()))
 	for _, f := range s.engineFields() {
 		if f.Name == "vu" && !s.Profile && len(s.VU) == 1 {
 			add("vu", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(s.VU[0])})
@@ -651,7 +731,7 @@ func (s *Spec) YAML() []byte {
 }
 
 // Config is the spec as the result document stores it: the same keys and values as its YAML,
-// its password a ${CAIRN_PASSWORD} reference.
+// every secret a ${VAR} reference.
 func (s *Spec) Config() map[string]any {
 	var out map[string]any
 	if err := s.Node().Decode(&out); err != nil {
@@ -702,12 +782,104 @@ func PlainNumbers(v any) any {
 	return v
 }
 
-// PasswordRef replaces the password of a database URL by ${CAIRN_PASSWORD}: a spec written out
-// never holds a password, and reads it from the environment when it runs.
-func PasswordRef(db string) string {
-	r := target.Redact(db)
-	if r == db {
-		return db
+// WrittenDB is a db value as a spec writes it, and the variables its secrets are then read from.
+// A secret given as a ${VAR} reference stays as given; one written literally becomes a reference:
+// ${CAIRN_PASSWORD} for the URL's password (the userinfo's or ?password=), ${CAIRN_<NAME>} for
+// another secret parameter (?sslpassword=: ${CAIRN_SSLPASSWORD}), numbered _2, _3, … when the
+// URLs of a shard set hold different ones, so that distinct secrets stay distinct and the spec
+// runs the same when the variables hold them.
+func WrittenDB(db string) (string, []string) {
+	urls, vars := WrittenURLs(target.SetURLs(db))
+	return target.JoinSet(urls), vars
+}
+
+// WrittenURLs is WrittenDB of a shard set's list of URLs.
+func WrittenURLs(urls []string) ([]string, []string) {
+	// References keep their names, which literals' names then avoid.
+	taken := map[string]bool{}
+	for _, u := range urls {
+		target.ReplaceSecrets(u, func(_, v string) string {
+			if n, ok := refName(v); ok {
+				taken[n] = true
+			}
+			return v
+		})
 	}
-	return strings.ReplaceAll(r, "xxxxx", "${CAIRN_PASSWORD}")
+	named := map[string]string{} // base name and literal → its variable
+	var vars []string
+	seen := map[string]bool{}
+	use := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			vars = append(vars, n)
+		}
+	}
+	out := make([]string, len(urls))
+	for i, u := range urls {
+		out[i] = target.ReplaceSecrets(u, func(param, v string) string {
+			if n, ok := refName(v); ok {
+				use(n)
+				return v
+			}
+			if v == "" {
+				return v
+			}
+			base := "CAIRN_PASSWORD"
+			if param != "" && !strings.EqualFold(param, "password") {
+				base = "CAIRN_" + strings.ToUpper(nonWord.ReplaceAllString(param, "_"))
+			}
+			n, ok := named[base+"\x00"+v]
+			for k := 1; !ok; k++ {
+				n = base
+				if k > 1 {
+					n = fmt.Sprintf("%s_%d", base, k)
+				}
+				if !taken[n] {
+					taken[n], ok = true, true
+					named[base+"\x00"+v] = n
+				}
+			}
+			use(n)
+			return "${" + n + "}"
+		})
+	}
+	sort.Strings(vars)
+	return out, vars
+}
+
+var (
+	nonWord = regexp.MustCompile(`[^A-Za-z0-9_]`)
+	oneRef  = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+)
+
+// refName is the variable a text that is one ${VAR} reference names.
+func refName(v string) (string, bool) {
+	m := oneRef.FindStringSubmatch(v)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// SecretsNote is the comment a written spec or study starts with when its db has secrets: which
+// variables they are read from by reads (the command that runs it and its verb: "cairn run --spec
+// reads"); "" when it has none.
+func SecretsNote(vars []string, reads string) string {
+	if len(vars) == 0 {
+		return ""
+	}
+	refs := make([]string, len(vars))
+	for i, v := range vars {
+		refs[i] = "$" + v
+	}
+	if len(vars) == 1 {
+		return fmt.Sprintf("# db's password is not written here: %s it from %s\n", reads, refs[0])
+	}
+	return fmt.Sprintf("# db's passwords are not written here: %s them from %s\n", reads, options.JoinAnd(refs))
+}
+
+// SecretVars are the variables the spec's db secrets are read from, as it is written.
+func (s *Spec) SecretVars() []string {
+	_, vars := WrittenDB(s.dbWritten())
+	return vars
 }

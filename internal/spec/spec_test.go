@@ -2,6 +2,8 @@ package spec_test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -125,4 +127,91 @@ func toString(v any) string {
 		return s
 	}
 	return ""
+}
+
+// A spec's secrets print back as the references they were given as, each its own, so that the
+// spec printed runs the same; a secret written literally (a --db flag's) becomes a reference of
+// its own kind, numbered when a shard set's members hold different ones.
+func TestSecretsWrittenBack(t *testing.T) {
+	t.Setenv("PG_LOGIN_PW", "login-s3cret")
+	t.Setenv("PG_KEY_PW", "key-s3cret")
+	db := "postgres://u:${PG_LOGIN_PW}@h/d?sslmode=require&sslpassword=${PG_KEY_PW}"
+	s, err := spec.Read([]byte("workload: tpcc\ndb: " + db + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.YAML()
+	if !strings.Contains(string(b), "db: "+db+"\n") || strings.Contains(string(b), "s3cret") {
+		t.Errorf("written:\n%s", b)
+	}
+	back, err := spec.Read(b)
+	if err != nil || back.DB != s.DB || !strings.Contains(s.DB, "login-s3cret") || !strings.Contains(s.DB, "key-s3cret") {
+		t.Errorf("read back: %v, %q, was %q", err, back.DB, s.DB)
+	}
+	if v := s.SecretVars(); strings.Join(v, " ") != "PG_KEY_PW PG_LOGIN_PW" {
+		t.Errorf("secret variables %v", v)
+	}
+	for given, want := range map[string]string{
+		"postgres://u:lit1@h/d?sslpassword=lit2":                      "postgres://u:${CAIRN_PASSWORD}@h/d?sslpassword=${CAIRN_SSLPASSWORD}",
+		"postgres://u@h/d?password=lit1&sslpassword=lit1":             "postgres://u@h/d?password=${CAIRN_PASSWORD}&sslpassword=${CAIRN_SSLPASSWORD}",
+		"mysql://u:lit1@h1/x mysql://u:lit2@h2/x mysql://u:lit1@h3/x": "[mysql://u:${CAIRN_PASSWORD}@h1/x mysql://u:${CAIRN_PASSWORD_2}@h2/x mysql://u:${CAIRN_PASSWORD}@h3/x]",
+		"mysql://u:${CAIRN_PASSWORD}@h1/x mysql://u:lit1@h2/x":        "[mysql://u:${CAIRN_PASSWORD}@h1/x mysql://u:${CAIRN_PASSWORD_2}@h2/x]",
+		"mysql://u:${A}@h1/x mysql://u:${B}@h2/x":                     "[mysql://u:${A}@h1/x mysql://u:${B}@h2/x]",
+	} {
+		s, err := spec.New("oltp", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.DB = given // as a --db flag gives it
+		var got any
+		if err := s.Node().Content[3].Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != want || strings.Contains(string(s.YAML()), "lit") {
+			t.Errorf("--db %s is written %v, want %s", given, got, want)
+		}
+	}
+}
+
+// A reader that expands only secrets (cairn serve's) refuses a ${VAR} in every other field,
+// naming it, and reads an allowed one in the password.
+func TestServeEnvFields(t *testing.T) {
+	t.Setenv("CAIRN_PASSWORD", "s3cret#%@/")
+	env := target.ServeEnv([]string{"CAIRN_PASSWORD"})
+	s, err := spec.ReadEnv([]byte("workload: tpcc\ndb: postgres://u:${CAIRN_PASSWORD}@h/d\nvu: [1, 2]\n"), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err := target.ParseURL(s.DB); err != nil || u.Password != "s3cret#%@/" {
+		t.Errorf("the password: %v", err)
+	}
+	s.AskPrepare()
+	text := string(s.YAML())
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok || v == "" || strings.HasPrefix(strings.TrimSpace(k), "db") {
+			continue
+		}
+		key := strings.TrimSpace(k)
+		if strings.HasPrefix(line, "  ") {
+			// options: and prepare: are the only mappings; which one is above this line
+			i := strings.Index(text, line)
+			if strings.LastIndex(text[:i], "\nprepare:") > strings.LastIndex(text[:i], "\noptions:") {
+				key = "prepare." + key
+			} else {
+				key = "options." + key
+			}
+		}
+		bad := strings.Replace(text, line, k+": ${CAIRN_PASSWORD}", 1)
+		_, err := spec.ReadEnv([]byte(bad), env)
+		var se *spec.Error
+		if !errors.As(err, &se) || se.Key != key || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: ${CAIRN_PASSWORD}: %v", key, err)
+		}
+		n++
+	}
+	if n < 20 {
+		t.Errorf("only %d fields tried:\n%s", n, text)
+	}
 }

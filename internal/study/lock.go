@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/undo"
 )
@@ -67,7 +67,7 @@ func MarkRestored(ctx context.Context, e *undo.Entry, db, by string) (string, er
 	if _, err := os.Stat(j.Results); err != nil {
 		return "", fmt.Errorf("study %s's results store %s: %w", j.Study, j.Results, err)
 	}
-	store, err := results.OpenStore(ctx, j.Results)
+	store, err := resultstore.Open(ctx, j.Results)
 	if err != nil {
 		return "", err
 	}

@@ -61,7 +61,7 @@ func TestStudyLockIsTheServers(t *testing.T) {
 			}
 			_, err = Preview(ctx, study("second", b))
 			refused("study plan", err, false)
-			_, err = Run(ctx, study("second", b), "test", Hooks{})
+			_, err = Begin(ctx, study("second", b), Config{Version: "test"})
 			refused("study run", err, false)
 
 			// A restore of the server's settings (after a crash, say) would change them under the

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Plan is a study checked against its server: every setting it touches, as the server has it.
@@ -28,6 +29,8 @@ type Plan struct {
 	SeedDrawn bool
 	// LockNote says how the study lock falls short of the server, when it does.
 	LockNote string
+	// Host says what the file asks of the host that this one gives or not (HostNotes).
+	Host []string
 }
 
 // Setting returns what the server said of a setting the study names.
@@ -66,7 +69,8 @@ func (e *PendingError) BadInput() {}
 // study left changed are all refused here.
 func Check(ctx context.Context, t target.Target, st *Study) (*Plan, error) {
 	version, _ := t.Version(ctx)
-	p := &Plan{Study: st, Target: fmt.Sprintf("%s %s (%s)", t.Name(), version, target.Where(t)), byName: map[string]*target.Setting{}}
+	p := &Plan{Study: st, Target: fmt.Sprintf("%s %s (%s)", t.Name(), version, target.Where(t)), byName: map[string]*target.Setting{},
+		Host: HostNotes(st)}
 	if !t.Dialect().Embedded {
 		for _, x := range target.ServersOf(t) {
 			p.Servers = append(p.Servers, x.Address)
@@ -85,6 +89,9 @@ func Check(ctx context.Context, t target.Target, st *Study) (*Plan, error) {
 		return nil, err
 	} else if len(pending) > 0 {
 		return nil, planErr("a study left the %s changed: run 'cairn restore' first", pending[0].What)
+	}
+	if err := checkNoSchema(ctx, t, st); err != nil {
+		return nil, err
 	}
 	names := st.SettingNames()
 	if len(names) == 0 {
@@ -214,15 +221,25 @@ func (p *Plan) Print(w io.Writer) {
 			fmt.Fprintf(w, "  changed and restored on each of %d servers: %s\n", len(p.Servers), strings.Join(p.Servers, ", "))
 		}
 	}
+	p.printOptions(w)
 	steps := st.Steps()
 	fmt.Fprintf(w, "%s × %s × %s = %s, order %s; each %s rampup + %s window, %s pause between\n",
-		plural(len(st.Cases()), "case"), plural(len(s.VU), "VU count"), plural(s.Repeat, "repeat"), plural(len(steps), "run"), st.Order,
+		textfmt.Plural(len(st.Cases()), "case"), textfmt.Plural(len(s.VU), "VU count"), textfmt.Plural(s.Repeat, "repeat"), textfmt.Plural(len(steps), "run"), st.Order,
 		options.FormatDuration(s.Rampup), options.FormatDuration(s.Duration), options.FormatDuration(s.Pause))
+	last := ""
 	for i, step := range steps {
-		fmt.Fprintf(w, "  %3d  %-40s %s, run %d\n", i+1, step.Case.Label(), plural(step.VU, "VU"), step.Repeat+1)
+		prep := ""
+		if sc := step.Case.Schema; sc != "" && sc != last {
+			prep = ", after a prepare"
+		}
+		last = step.Case.Schema
+		fmt.Fprintf(w, "  %3d  %-40s %s, run %d%s\n", i+1, step.Case.Label(), textfmt.Plural(step.VU, "VU"), step.Repeat+1, prep)
 	}
 	for _, l := range cpuLists(st) {
 		fmt.Fprintf(w, "%s %s\n", l[0], observe.DescribeCPUs(l[1]))
+	}
+	for _, n := range p.Host {
+		fmt.Fprintln(w, n)
 	}
 	switch {
 	case st.Order == "random" && p.SeedDrawn:
@@ -231,7 +248,10 @@ func (p *Plan) Print(w io.Writer) {
 		fmt.Fprintf(w, "the order is seed %d's: the run follows it\n", s.Seed)
 	}
 	var more []string
-	if s.Prepare != nil {
+	switch n := st.Prepares(); {
+	case n > 0:
+		more = append(more, textfmt.Plural(n, "prepare")+prepareSize(st))
+	case s.Prepare != nil:
 		more = append(more, "a prepare when the schema is missing")
 	}
 	if p.restarts {
@@ -258,13 +278,6 @@ func describeType(s target.Setting) string {
 	return s.Type
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // cpuLists are the study's CPU lists, each once, as option and list: what each covers on this
 // host (cores, SMT siblings, NUMA nodes) is printed beside the plan, since a list alone does not
 // say it.
@@ -285,9 +298,64 @@ func cpuLists(st *Study) [][2]string {
 
 // cpuTopology is what a case's CPU list covers on this host; nil where the list does not parse.
 func cpuTopology(list string) *results.CPUTopology {
-	cpus, err := observe.ParseCPUList(list)
+	cpus, err := textfmt.ParseCPUList(list)
 	if err != nil {
 		return nil
 	}
 	return observe.Topology(cpus)
+}
+
+// printOptions writes the workload option factors, and for a schema factor how many schemas the
+// study prepares and drops.
+func (p *Plan) printOptions(w io.Writer) {
+	st := p.Study
+	if len(st.Options) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "workload options (as studied):")
+	width := 0
+	for _, f := range st.Options {
+		width = max(width, len(f.Name))
+	}
+	for _, f := range st.Options {
+		kind := "the run's option"
+		if f.Schema {
+			kind = "the schema: each level prepared"
+		}
+		fmt.Fprintf(w, "  %-*s  → %s (%s)\n", width, f.Name, strings.Join(f.Values, ", "), kind)
+	}
+	if n := st.Prepares(); n > 0 {
+		blocks := len(schemaBlocks(st.Cases()))
+		how := "once per schema"
+		if n > blocks {
+			how = fmt.Sprintf("%s, so some more than once in this order", textfmt.Plural(blocks, "schema"))
+		}
+		fmt.Fprintf(w, "  %s (%s)%s; the study drops each schema it prepared when the next is due and at its end, also on an error or Ctrl-C\n",
+			textfmt.Plural(n, "prepare"), how, prepareSize(st))
+	}
+}
+
+// prepareSize says about how many rows each of the study's schemas loads: ", each about 5.0M
+// rows", "" where the workload does not say.
+func prepareSize(st *Study) string {
+	rows := st.PrepareRows()
+	if len(rows) == 0 {
+		return ""
+	}
+	lo, hi := slices.Min(rows), slices.Max(rows)
+	if lo == hi {
+		return ", each about " + rowCount(lo) + " rows"
+	}
+	return ", each about " + rowCount(lo) + " to " + rowCount(hi) + " rows"
+}
+
+// rowCount words a row count roughly: 2.5M, 800k, 950.
+func rowCount(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }

@@ -3,31 +3,38 @@ package study
 import (
 	"bytes"
 	"sort"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
-	"github.com/cairn-bench/cairn/internal/workload"
 )
 
 // FileText writes a stored study back as a study file, which 'cairn study plan' plans to the
 // steps the study ran: its name first, then the run spec's keys in a spec file's order, then the
 // study's own, from its config (Config). The settings are written from its factors, whose order
-// (which orders the cases) a stored config's mapping does not keep. The password of db is never
-// written: it stays (or becomes) a ${CAIRN_PASSWORD} reference, which a comment points to.
+// (which orders the cases) a stored config's mapping does not keep. A secret of db is never
+// written: it stays (or becomes) a ${VAR} reference (spec.WrittenDB), which a comment points to.
 func FileText(st *results.Study) ([]byte, error) {
 	m, ok := spec.PlainNumbers(st.Config).(map[string]any)
 	if !ok || len(m) == 0 {
 		return nil, errf("", "none stored")
 	}
-	if db, ok := m["db"].(string); ok {
-		m["db"] = spec.PasswordRef(db)
+	var vars []string
+	switch db := m["db"].(type) {
+	case string:
+		m["db"], vars = spec.WrittenDB(db)
+	case []any:
+		urls := make([]string, len(db))
+		for i, u := range db {
+			urls[i], _ = u.(string)
+		}
+		urls, vars = spec.WrittenURLs(urls)
+		m["db"] = urls
 	}
 	order := []string{"name", "workload", "db"}
-	for _, f := range options.Fields(&workload.Engine{}) {
+	for _, f := range options.Fields(&spec.Engine{}) {
 		order = append(order, f.Name)
 	}
 	order = append(append(order, "options", "prepare"), studyKeys...)
@@ -53,9 +60,7 @@ func FileText(st *results.Study) ([]byte, error) {
 		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &n)
 	}
 	var b bytes.Buffer
-	if db, _ := m["db"].(string); strings.Contains(db, "${CAIRN_PASSWORD}") {
-		b.WriteString("# db's password is not written here: cairn study plan and run read it from $CAIRN_PASSWORD\n")
-	}
+	b.WriteString(spec.SecretsNote(vars, "cairn study plan and run read"))
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(doc); err != nil {
@@ -69,8 +74,8 @@ func FileText(st *results.Study) ([]byte, error) {
 func settingsNode(factors []results.Factor) yaml.Node {
 	n := yaml.Node{Kind: yaml.MappingNode}
 	for _, f := range factors {
-		if f.Name == "client-cpus" || f.Name == "server-cpus" {
-			continue
+		if f.Name == "client-cpus" || f.Name == "server-cpus" || isOptionPath(f.Name) {
+			continue // written as client_cpus, server_cpus, and in options or prepare (config)
 		}
 		levels := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 		for _, l := range f.Levels {

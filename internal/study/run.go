@@ -11,84 +11,79 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/observe"
-	"github.com/cairn-bench/cairn/internal/profile"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/runner"
-	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/undo"
 )
 
-// Hooks are how a study reports while it runs; any may be nil.
-type Hooks struct {
-	runner.Hooks
-	// Begin receives the study before its first run (store it: runs refer to its id).
-	Begin func(s *results.Study) error
-	// Step is told before each run: its position, the total and what it runs.
-	Step func(i, n int, step Step)
-	// Done receives each run once it is measured, placed in the study: store it (setting d.ID).
-	Done func(d *results.Document, i int) error
-	// Update receives the study after each run, its steps naming their runs' ids, and at its end
-	// before the journal forgets its settings (store it): a kill at any point leaves a stored
-	// document that says what happened up to there.
-	Update func(s *results.Study) error
-	// Applied is told of every setting applied and read back, live changes included.
-	Applied func(name, value, readBack string, live bool)
-	// Bind binds cairn's own threads to a case's client CPUs, or to every CPU again (nil): the
-	// binding is the process's, so the front end that owns the process makes it. A study with
-	// client CPUs needs it.
-	Bind func(cpus []int) error
+// Server is a study's hold on its server while it runs: its admin connection, its lock, the
+// settings as they stand now and the undo journal's entries. The session runs the study's steps;
+// the study applies each case's settings before its step (Apply), makes the live changes inside
+// each window (Live), and puts every setting back at the end (End), telling the bus what it set.
+type Server struct {
+	plan       *Plan
+	st         *Study
+	t          target.Target
+	c          target.Conn
+	mu         sync.Mutex        // one change at a time on c: live changes run on timers
+	current    map[string]string // setting (lower case) → the value it holds now (as given)
+	entries    []*undo.Entry
+	doc        *results.Study
+	bus        *event.Bus
+	restartOut io.Writer
+	lock       *target.StudyLock // the server's study lock; nil when the study changes nothing there
+}
+
+// Config is what a study needs from the session that runs it.
+type Config struct {
+	Version string // cairn's
+	// Bus hears the study's Begun (the sink stores the study: runs refer to its id), its notes,
+	// the settings it applies (Applied) and its checkpoints.
+	Bus *event.Bus
 	// RestartOutput receives what the restart command writes; nil discards it.
 	RestartOutput io.Writer
-	// Store is the path of the results store Begin stores the study in, "" for none: the journal
+	// Store is the path of the results store the study is stored in, "" for none: the journal
 	// keeps it, so that a restore after a crash marks the stored study restored.
 	Store string
 }
 
-// runState is a study being run: its admin connection, the settings as they stand now.
-type runState struct {
-	plan    *Plan
-	t       target.Target
-	c       target.Conn
-	mu      sync.Mutex        // one change at a time on c: live changes run on timers
-	current map[string]string // setting (lower case) → the value it holds now (as given)
-	entries []*undo.Entry
-	doc     *results.Study
-	h       Hooks
-	lock    *target.StudyLock // the server's study lock; nil when the study changes nothing there
-}
-
-// Run runs the study: it checks it (Check), writes the settings as found to the undo journal
-// and the study's document before changing any, runs every step with its case's settings applied
-// and read back, makes the live changes inside each window, and at the end, on an error and on
-// Ctrl-C puts every setting back and reads it back. An interrupted study keeps what it measured.
-func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Study, error) {
+// Begin starts a study on its server: it takes the server's study lock, checks the study
+// (Check), tells the bus it begins with its document, and writes the settings as found to the
+// undo journal before changing any. On an error it has released what it took.
+func Begin(ctx context.Context, st *Study, cfg Config) (_ *Server, err error) {
 	s := st.Spec
 	st.DrawSeed()
 	t, err := target.Open(ctx, s.DB)
 	if err != nil {
 		return nil, err
 	}
-	defer t.Close()
+	r := &Server{st: st, t: t, current: map[string]string{}, bus: cfg.Bus, restartOut: cfg.RestartOutput}
+	defer func() {
+		if err != nil {
+			r.close()
+		}
+	}()
 	// Before the settings are read as found: another study's changes would be read as the
 	// server's own, and restored to at the end.
-	lock, err := Lock(ctx, t, st, h.Note)
+	r.lock, err = Lock(ctx, t, st, r.note(ctx))
 	if err != nil {
 		return nil, err
 	}
-	r := &runState{t: t, current: map[string]string{}, h: h, lock: lock}
-	defer func() { r.lock.Close() }()
 	plan, err := Check(ctx, t, st)
 	if err != nil {
 		return nil, err
 	}
 	r.plan = plan
-	r.doc = newDocument(ctx, st, t, plan, version)
-	if h.Begin != nil {
-		if err := h.Begin(r.doc); err != nil {
-			return nil, err
-		}
+	r.doc = newDocument(ctx, st, t, plan, cfg.Version)
+	r.doc.HostNotes = plan.Host
+	if err := r.bus.Publish(ctx, event.Begun{What: results.KindStudy, Line: begunLine(r.doc, st), Study: r.doc}); err != nil {
+		return nil, err
+	}
+	for _, n := range plan.Host {
+		r.bus.Publish(ctx, event.Note{Line: n})
 	}
 	var server []target.Setting
 	var names []string
@@ -108,18 +103,46 @@ func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Stud
 		if r.c, err = t.Conn(ctx); err != nil {
 			return nil, err
 		}
-		defer func() { r.c.Close() }()
 		if !t.Dialect().Embedded {
 			e, err := undo.Record(target.SettingsUndoKind, fmt.Sprintf("settings %s of %s", strings.Join(names, ", "), t.Address()),
-				target.Redact(s.DB), journalEntry{SettingsUndo: target.SettingsUndo{Where: t.Address(), Settings: server}, Study: r.doc.ID, Results: h.Store})
+				target.Redact(s.DB), journalEntry{SettingsUndo: target.SettingsUndo{Where: t.Address(), Settings: server}, Study: r.doc.ID, Results: cfg.Store})
 			if err != nil {
 				return nil, err
 			}
 			r.entries = append(r.entries, e)
 		}
 	}
-	runErr := r.steps(ctx, st)
-	restoreErr := r.restore(context.WithoutCancel(ctx), st)
+	return r, nil
+}
+
+// begunLine says what the study runs: "study name: tpcc on PostgreSQL 16.2 (host:5432/db), 12
+// runs, order random, seed 7".
+func begunLine(s *results.Study, st *Study) string {
+	return fmt.Sprintf("study %s: %s on %s %s (%s), %s, order %s, seed %d", s.Name, s.Workload, s.Target.Name, s.Target.Version,
+		target.Redact(st.Spec.DB), textfmt.Plural(len(st.Steps()), "run"), s.Order, st.Spec.Seed)
+}
+
+func (r *Server) note(ctx context.Context) func(string) {
+	return func(line string) { r.bus.Publish(ctx, event.Note{Line: line}) }
+}
+
+func (r *Server) close() {
+	r.lock.Close()
+	if r.c != nil {
+		r.c.Close()
+	}
+	r.t.Close()
+}
+
+// Doc is the study's document, as the steps fill it.
+func (r *Server) Doc() *results.Study { return r.doc }
+
+// End puts every setting back as found and reads it back, has the document say so (told to the
+// bus as a Checkpoint) before the journal forgets them, and releases the server. runErr is what
+// ended the steps; End returns it joined with its own errors.
+func (r *Server) End(ctx context.Context, runErr error) (*results.Study, error) {
+	defer r.close()
+	restoreErr := r.restore(context.WithoutCancel(ctx), r.st)
 	now := time.Now().UTC()
 	r.doc.EndedAt = &now
 	if restoreErr != nil {
@@ -128,10 +151,7 @@ func Run(ctx context.Context, st *Study, version string, h Hooks) (*results.Stud
 		r.doc.MarkRestored(now, "study")
 	}
 	r.doc.Summarize()
-	var updateErr error
-	if h.Update != nil {
-		updateErr = h.Update(r.doc)
-	}
+	updateErr := r.bus.Publish(ctx, event.Checkpoint{Study: r.doc})
 	if restoreErr == nil {
 		// Only now that the document says so: a kill before this leaves the journal to restore from.
 		for _, e := range r.entries {
@@ -158,6 +178,13 @@ func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, ve
 		Cairn: results.Cairn{Version: version, Go: runtime.Version()}, StartedAt: time.Now().UTC(), Order: st.Order,
 		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(), Database: t.Database()},
 		Host:   observe.ReadHost(false), VUs: s.VU, Repeat: s.Repeat, Config: st.Config()}
+	for _, f := range st.Cases()[0].Options { // in the cases' order: the schema's first
+		for _, g := range st.Options {
+			if g.Name == f.Name {
+				doc.Factors = append(doc.Factors, results.Factor{Name: g.Name, Levels: g.Values})
+			}
+		}
+	}
 	for _, f := range st.Settings {
 		doc.Factors = append(doc.Factors, results.Factor{Name: f.Name, Levels: f.Values})
 	}
@@ -181,9 +208,7 @@ func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, ve
 		sc := &results.StudyCase{Label: c.Label(), ClientCPUs: c.ClientCPUs, ServerCPUs: c.ServerCPUs,
 			Profile: &results.Profile{Format: results.FormatVersion, Kind: results.KindProfile, Workload: s.Workload,
 				Cairn: doc.Cairn, StartedAt: doc.StartedAt, Target: doc.Target, VUs: s.VU, Repeat: s.Repeat, PauseSec: s.Pause.Seconds()}}
-		for _, a := range c.Settings {
-			sc.Levels = append(sc.Levels, results.SettingValue{Name: a.Name, Value: a.Value})
-		}
+		sc.Levels = append(levels(c.Options), levels(c.Settings)...)
 		if c.ClientCPUs != "" {
 			sc.Levels = append(sc.Levels, results.SettingValue{Name: "client-cpus", Value: c.ClientCPUs})
 			sc.ClientTopology = cpuTopology(c.ClientCPUs)
@@ -197,167 +222,103 @@ func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, ve
 	return doc
 }
 
-// steps runs every step of the study in its order.
-func (r *runState) steps(ctx context.Context, st *Study) error {
-	s := st.Spec
-	steps := st.Steps()
-	var pinned bool
-	for i, step := range steps {
-		if i > 0 && s.Pause > 0 {
-			select {
-			case <-ctx.Done():
-			case <-time.After(s.Pause):
-			}
-		}
-		if ctx.Err() != nil {
-			r.doc.Interrupted = true
-			return nil
-		}
-		if err := r.apply(ctx, st, step.Case); err != nil {
-			return err
-		}
-		if r.h.Step != nil {
-			r.h.Step(i, len(steps), step)
-		}
-		one := *s
-		one.Profile, one.VU, one.Seed = false, []int{step.VU}, profile.StepSeed(s.Seed, i)
-		one.ClientCPUs, one.ServerCPUs = step.Case.ClientCPUs, step.Case.ServerCPUs
-		if i > 0 {
-			one.Prepare = nil
-		}
-		bound, err := runner.CPUs(&one)
-		if err != nil {
-			return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), plural(step.VU, "VU"), err)
-		}
-		if bound != nil || pinned {
-			// A case without a client binding after one with: cairn runs on every CPU again.
-			if r.h.Bind != nil {
-				err = r.h.Bind(bound)
-			} else if bound != nil {
-				err = &runner.UnboundError{CPUs: one.ClientCPUs}
-			}
-			if err != nil && bound != nil {
-				return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), plural(step.VU, "VU"), err)
-			}
-			pinned = bound != nil
-		}
-		d, err := r.run(ctx, st, &one, bound)
-		if d == nil {
-			if ctx.Err() != nil {
-				r.doc.Interrupted = true
-				return nil
-			}
-			return fmt.Errorf("study run %d (%s, %s): %w", i+1, step.Case.Label(), plural(step.VU, "VU"), err)
-		}
-		d.Study = &results.StudyRef{Case: step.Case.Index, Repeat: step.Repeat, Step: i}
-		d.ProfileID = r.doc.ID
-		r.doc.Place(d)
-		r.doc.Summarize()
-		if r.h.Done != nil {
-			if derr := r.h.Done(d, i); derr != nil {
-				return derr
-			}
-		}
-		r.doc.Steps = append(r.doc.Steps, results.StudyStepOrder{Case: step.Case.Index, VU: step.VU, Repeat: step.Repeat, Result: d.ID})
-		if r.h.Update != nil {
-			if uerr := r.h.Update(r.doc); uerr != nil {
-				return uerr
-			}
-		}
-		if err != nil && !d.Interrupted {
-			return err
-		}
-		if d.Interrupted || ctx.Err() != nil {
-			r.doc.Interrupted = true
-			return nil
-		}
-	}
-	return nil
+// Live is one step's live changes: a subscriber of the step's bus that, told the window
+// starts (event.Window), makes the schedule's changes on its timers, and stops them at its end.
+type Live struct {
+	r           *Server
+	ctx         context.Context
+	mu          sync.Mutex
+	changes     []results.SettingChange
+	timers      []*time.Timer
+	err         error
+	windowStart time.Time
+	// first are the live-changed settings' values as the window starts: the first segment's.
+	first []results.SettingValue
 }
 
-// run runs one step, making the schedule's live changes inside its window.
-func (r *runState) run(ctx context.Context, st *Study, one *spec.Spec, bound []int) (*results.Document, error) {
-	sp := st.Spec
-	se, err := runner.Open(ctx, one, "", bound)
-	if err != nil {
-		return nil, err
-	}
-	defer se.Close()
-	se.Version = r.doc.Cairn.Version
-	h := r.h.Hooks
-	var mu sync.Mutex
-	var changes []results.SettingChange
-	var timers []*time.Timer
-	var liveErr error
-	var windowStart time.Time
-	// The live-changed settings' values as the window starts: the first segment's.
-	var first []results.SettingValue
+// Live makes the live changes of the step about to run (subscribe it to the step's bus).
+func (r *Server) Live(ctx context.Context) *Live {
+	l := &Live{r: r, ctx: ctx}
 	r.mu.Lock()
-	for _, ch := range st.Schedule {
+	for _, ch := range r.st.Schedule {
 		for _, a := range ch.Set {
 			v, ok := r.current[strings.ToLower(a.Name)]
 			if !ok {
 				v = r.plan.Setting(a.Name).Value
 			}
-			first = append(first, results.SettingValue{Name: a.Name, Value: v})
+			l.first = append(l.first, results.SettingValue{Name: a.Name, Value: v})
 		}
 	}
 	r.mu.Unlock()
-	if len(st.Schedule) > 0 {
-		h.Window = func(start bool) {
-			mu.Lock()
-			defer mu.Unlock()
-			if !start {
-				for _, t := range timers {
-					t.Stop()
-				}
-				return
-			}
-			windowStart = time.Now()
-			for _, ch := range st.Schedule {
-				ch := ch
-				timers = append(timers, time.AfterFunc(ch.At, func() {
-					for _, a := range ch.Set {
-						rb, err := r.set(context.WithoutCancel(ctx), a.Name, a.Value)
-						mu.Lock()
-						if err != nil {
-							liveErr = errors.Join(liveErr, err)
-						} else {
-							changes = append(changes, results.SettingChange{AtSec: round3(time.Since(windowStart).Seconds()),
-								Planned: ch.At.Seconds(), T: round3(time.Since(windowStart).Seconds() + sp.Rampup.Seconds()),
-								Name: a.Name, Value: a.Value, ReadBack: rb})
-						}
-						mu.Unlock()
-						if r.h.Applied != nil {
-							r.h.Applied(a.Name, a.Value, rb, true)
-						}
-					}
-				}))
-			}
-		}
+	return l
+}
+
+// Handle starts the schedule's timers when the window starts, and stops them when it ends.
+func (l *Live) Handle(_ context.Context, e event.Event) error {
+	w, ok := e.(event.Window)
+	if !ok || len(l.r.st.Schedule) == 0 {
+		return nil
 	}
-	d, err := se.Run(ctx, h)
-	mu.Lock()
-	for _, t := range timers {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !w.Start {
+		for _, t := range l.timers {
+			t.Stop()
+		}
+		return nil
+	}
+	r, ctx, sp := l.r, l.ctx, l.r.st.Spec
+	// The schedule counts from the window's planned start, as its seconds do: the event comes
+	// after the start's readings, which took up to 250 ms on a loaded host.
+	l.windowStart = w.At
+	if l.windowStart.IsZero() {
+		l.windowStart = time.Now()
+	}
+	for _, ch := range r.st.Schedule {
+		ch := ch
+		l.timers = append(l.timers, time.AfterFunc(time.Until(l.windowStart.Add(ch.At)), func() {
+			for _, a := range ch.Set {
+				rb, err := r.set(context.WithoutCancel(ctx), a.Name, a.Value)
+				l.mu.Lock()
+				if err != nil {
+					l.err = errors.Join(l.err, err)
+				} else {
+					l.changes = append(l.changes, results.SettingChange{AtSec: round3(time.Since(l.windowStart).Seconds()),
+						Planned: ch.At.Seconds(), T: round3(time.Since(l.windowStart).Seconds() + sp.Rampup.Seconds()),
+						Name: a.Name, Value: a.Value, ReadBack: rb})
+				}
+				l.mu.Unlock()
+				r.bus.Publish(ctx, event.Applied{Name: a.Name, Value: a.Value, ReadBack: rb, Live: true, At: ch.At})
+			}
+		}))
+	}
+	return nil
+}
+
+// Finish stops the timers after the step's run and puts its changes and segments in d; it
+// returns err, or what a live change failed in.
+func (l *Live) Finish(d *results.Document, err error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, t := range l.timers {
 		t.Stop()
 	}
 	if d != nil {
-		d.Changes = changes
-		d.Segments = results.Segments(d, first, results.SettleSeconds)
+		d.Changes = l.changes
+		d.Segments = results.Segments(d, l.first, results.SettleSeconds)
 	}
-	lerr := liveErr
-	mu.Unlock()
-	if lerr != nil && err == nil {
-		err = fmt.Errorf("a live change failed: %w", lerr)
+	if l.err != nil && err == nil {
+		err = fmt.Errorf("a live change failed: %w", l.err)
 	}
-	return d, err
+	return err
 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
-// apply gives the settings the case's levels, and the settings the schedule changes their
+// Apply gives the settings the case's levels, and the settings the schedule changes their
 // values as found, before a run; a setting already at its value is left alone.
-func (r *runState) apply(ctx context.Context, st *Study, c *Case) error {
+func (r *Server) Apply(ctx context.Context, c *Case) error {
+	st := r.st
 	want := map[string]string{}
 	var order []string
 	for _, ch := range st.Schedule {
@@ -392,9 +353,7 @@ func (r *runState) apply(ctx context.Context, st *Study, c *Case) error {
 		}
 		restart = restart || r.plan.Setting(n).Restart
 		applied = append(applied, results.SettingValue{Name: n, Value: rb})
-		if r.h.Applied != nil {
-			r.h.Applied(n, v, rb, false)
-		}
+		r.bus.Publish(ctx, event.Applied{Name: n, Value: v, ReadBack: rb})
 	}
 	if restart {
 		if err := r.restart(ctx, st); err != nil {
@@ -409,7 +368,7 @@ func (r *runState) apply(ctx context.Context, st *Study, c *Case) error {
 }
 
 // set changes one setting and checks that the server took the value as given.
-func (r *runState) set(ctx context.Context, name, value string) (string, error) {
+func (r *Server) set(ctx context.Context, name, value string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.plan.Setting(name)
@@ -467,12 +426,16 @@ func splitNum(v string) (float64, string, bool) {
 }
 
 // restart runs the study's restart command and waits for the server to answer again.
-func (r *runState) restart(ctx context.Context, st *Study) error {
+func (r *Server) restart(ctx context.Context, st *Study) error {
 	cmd := exec.CommandContext(ctx, "sh", "-c", st.Restart)
-	if out := r.h.RestartOutput; out != nil {
+	if out := r.restartOut; out != nil {
 		cmd.Stdout, cmd.Stderr = out, out
 	}
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	if f, ok := r.restartOut.(interface{ Flush() }); ok {
+		f.Flush() // its last line, unended, is shown now, not with what comes next
+	}
+	if err != nil {
 		return fmt.Errorf("the restart command failed: %w", err)
 	}
 	deadline := time.Now().Add(st.Ready)
@@ -495,7 +458,7 @@ func (r *runState) restart(ctx context.Context, st *Study) error {
 }
 
 // relock takes the study lock again after a restart ended the session that held it.
-func (r *runState) relock(ctx context.Context, st *Study) error {
+func (r *Server) relock(ctx context.Context, st *Study) error {
 	if r.lock == nil {
 		return nil
 	}
@@ -507,7 +470,7 @@ func (r *runState) relock(ctx context.Context, st *Study) error {
 
 // restore puts every setting back as found and reads it back; Run then has the document say so
 // before the journal forgets them.
-func (r *runState) restore(ctx context.Context, st *Study) error {
+func (r *Server) restore(ctx context.Context, st *Study) error {
 	if len(r.plan.Settings) == 0 {
 		return nil
 	}
@@ -522,9 +485,7 @@ func (r *runState) restore(ctx context.Context, st *Study) error {
 			continue
 		}
 		restart = restart || x.Restart
-		if r.h.Applied != nil {
-			r.h.Applied(x.Name, x.Value, "", false)
-		}
+		r.bus.Publish(ctx, event.Applied{Name: x.Name, Value: x.Value})
 	}
 	if restart {
 		if err := r.restart(ctx, st); err != nil {
@@ -540,4 +501,12 @@ func (r *runState) restore(ctx context.Context, st *Study) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func levels(l []Assign) []results.SettingValue {
+	var out []results.SettingValue
+	for _, a := range l {
+		out = append(out, results.SettingValue{Name: a.Name, Value: a.Value})
+	}
+	return out
 }

@@ -23,6 +23,21 @@ func Schema() []byte {
 		}
 	}
 	s["allOf"] = cases
+	// A workload option given a list is a factor (options.go): each option that takes one
+	// value takes a list of them too.
+	for _, c := range cases {
+		then, _ := c.(map[string]any)["then"].(map[string]any)
+		props, _ := then["properties"].(map[string]any)
+		if props == nil {
+			continue
+		}
+		factors(props["options"])
+		if p, ok := props["prepare"].(map[string]any); ok {
+			for _, alt := range p["oneOf"].([]any) {
+				factors(alt)
+			}
+		}
+	}
 	value := map[string]any{"type": []string{"string", "number", "boolean"}}
 	values := map[string]any{"oneOf": []any{value, map[string]any{"type": "array", "items": value, "minItems": 1}}}
 	cpuLists := map[string]any{"description": "a factor: CPU lists (like 0-3,8), each a level",
@@ -40,6 +55,11 @@ func Schema() []byte {
 				"set": map[string]any{"type": "object", "minProperties": 1, "additionalProperties": value}}}}
 	props["restart"] = map[string]any{"type": "string", "description": "the shell command that restarts the server, for settings that need a restart"}
 	props["ready_timeout"] = map[string]any{"type": "string", "default": "60s", "description": "how long a restarted server has to answer"}
+	props["host"] = map[string]any{"type": "object", "minProperties": 1, "additionalProperties": false,
+		"description": "the original host's settings cairn does not set: plan and run say whether this host reproduces each",
+		"properties": map[string]any{
+			"smt":  map[string]any{"type": []string{"string", "integer"}, "enum": []any{"off", "on", 1, 2, 4, 8, "1", "2", "4", "8"}, "description": "threads per core: off, on, 1, 2, 4, 8"},
+			"dscr": map[string]any{"type": []string{"string", "integer"}, "description": "POWER's Data Stream Control Register (ppc64, ppc64le only)"}}}
 	props["client_cpus"] = cpuLists
 	props["server_cpus"] = cpuLists
 	s["$id"] = "https://github.com/cairn-bench/cairn/docs/study.schema.json"
@@ -51,4 +71,18 @@ func Schema() []byte {
 		panic(err)
 	}
 	return append(b, '\n')
+}
+
+// factors lets each option of an options object schema that takes one value take a list.
+func factors(obj any) {
+	o, _ := obj.(map[string]any)
+	props, _ := o["properties"].(map[string]any)
+	for name, p := range props {
+		field := p.(map[string]any)
+		if field["type"] == "array" {
+			continue // an option that takes a list (a list of lists is no factor)
+		}
+		props[name] = map[string]any{"description": field["description"],
+			"anyOf": []any{field, map[string]any{"type": "array", "items": field, "minItems": 1, "description": "a factor: each value a level (docs/studies.md)"}}}
+	}
 }

@@ -1,7 +1,9 @@
 // Package study is a tuning experiment in one file: a run spec, the factors it varies (server
 // settings, VU counts, client and server CPU bindings), how often and in what order its steps
 // run, and the setting changes made live inside each run's window. This file reads and checks
-// study files and lays out their steps; plan.go checks them against the server.
+// study files and lays out their steps; plan.go checks them against the server; run.go applies a
+// case's settings, makes the live changes and restores every setting, telling the session's
+// event bus what it set. The session (internal/session) runs the steps: a study drives no run.
 package study
 
 import (
@@ -9,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +20,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -28,19 +32,30 @@ type Study struct {
 	Spec     *spec.Spec
 	Order    string // sequential, interleaved or random
 	Settings []Factor
+	// Options are the workload's options given a list of values (options.NAME, prepare.NAME):
+	// factors whose levels are set as --set sets them; those of the prepare are schemas
+	// (options.go).
+	Options []Factor
 	// ClientCPUs and ServerCPUs are factors of CPU lists; one empty level when not varied.
 	ClientCPUs []string
 	ServerCPUs []string
 	Schedule   []Change
 	Restart    string
 	Ready      time.Duration // how long a restarted server has to answer
-	Text       []byte        // the file as given
+	// Host are the original host's settings cairn does not set (host:), which the plan says this
+	// host reproduces or not (HostNotes).
+	Host []Assign
+	Text []byte // the file as given
 }
 
-// Factor is a server setting and the values the study gives it.
+// Factor is a server setting, or a workload option (options.NAME, prepare.NAME), and the values
+// the study gives it.
 type Factor struct {
 	Name   string
 	Values []string
+	// Schema: a workload option whose levels are schemas of their own, prepared in turn.
+	Schema bool
+	typed  []any // a workload option's values as the file typed them (true, 8), for Config
 }
 
 // Change is a live change: settings set at a time within each run's window, given as a time
@@ -58,6 +73,8 @@ type Assign struct{ Name, Value string }
 // Case is one combination of the factors other than the VU count.
 type Case struct {
 	Index      int
+	Options    []Assign // workload option levels, by path: prepare.partition=true
+	Schema     string   // the levels of the schema factors, "" when there are none
 	Settings   []Assign
 	ClientCPUs string
 	ServerCPUs string
@@ -66,7 +83,7 @@ type Case struct {
 // Label names the case for people and charts: "innodb_adaptive_hash_index=ON client 0-1".
 func (c Case) Label() string {
 	var parts []string
-	for _, a := range c.Settings {
+	for _, a := range append(append([]Assign(nil), c.Options...), c.Settings...) {
 		parts = append(parts, a.Name+"="+a.Value)
 	}
 	if c.ClientCPUs != "" {
@@ -113,14 +130,19 @@ func ReadFile(path string) (*Study, error) {
 	return Read(b)
 }
 
-// Read parses a study: a run spec with the study's own keys beside its own.
-func Read(text []byte) (*Study, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(text, &doc); err != nil {
-		return nil, errf("", "not YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+// Read parses a study as the command line does: ${VAR} read from the user's environment.
+func Read(text []byte) (*Study, error) { return ReadEnv(text, target.UserEnv) }
+
+// ReadEnv parses a study: a run spec with the study's own keys beside its own, its ${VAR}s
+// expanded as env says (cairn serve's: only a password's).
+func ReadEnv(text []byte, env target.Env) (*Study, error) {
+	doc, err := spec.Document(text, "YAML")
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, errf("", "empty")
+	optFactors, err := takeOptionFactors(doc)
+	if err != nil {
+		return nil, err
 	}
 	st := &Study{Order: "sequential", Ready: 60 * time.Second, ClientCPUs: []string{""}, ServerCPUs: []string{""}, Text: text}
 	var schedule *yaml.Node
@@ -168,6 +190,12 @@ func Read(text []byte) (*Study, error) {
 				return true, err
 			}
 			pause = &d
+		case "host":
+			h, err := readHost(v)
+			if err != nil {
+				return true, err
+			}
+			st.Host = h
 		case "client_cpus", "server_cpus":
 			l, err := scalars(key, v)
 			if err != nil {
@@ -183,12 +211,12 @@ func Read(text []byte) (*Study, error) {
 		}
 		return true, nil
 	}
-	s, err := spec.FromNode(doc.Content[0], extra)
+	s, err := spec.FromNode(doc, env, extra)
 	if err != nil {
 		return nil, err
 	}
 	if w, err := workload.Get(s.Workload); err == nil {
-		if _, own := w.(workload.Runner); own {
+		if _, own := w.(workload.Tester); own {
 			return nil, errf("workload", "a study runs workloads measured over a window at a VU count; %s runs tests of its own shape", s.Workload)
 		}
 	}
@@ -222,6 +250,10 @@ func Read(text []byte) (*Study, error) {
 		}
 	}
 	s.ClientCPUs, s.ServerCPUs = "", ""
+	st.Options = optFactors
+	if err := st.checkOptionFactors(); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -400,24 +432,52 @@ func (st *Study) Set(path, value string) error {
 	case "name", "settings", "schedule", "restart", "client_cpus", "server_cpus":
 		return errf(path, "edit the study file to change it")
 	}
+	if i := st.optionFactor(path); i >= 0 {
+		// One value for a factor: the factor gives way to it, as a list of one would.
+		st.Options = slices.Delete(st.Options, i, i+1)
+	}
 	if err := s.Set(path, value); err != nil {
 		return err
 	}
 	if err := s.Check(); err != nil {
 		return err
 	}
+	if err := st.checkOptionFactors(); err != nil {
+		return err
+	}
 	return resolve(st.Schedule, s.Duration)
 }
 
-// Cases are every combination of the settings' values and the CPU lists, in the order the file
-// lists them (the last factor varies fastest).
+// Cases are every combination of the workload options' values, the settings' values and the
+// CPU lists, in the order the file lists them (the last factor varies fastest), the schema's
+// factors first: they vary slowest, so that each schema's cases come together.
 func (st *Study) Cases() []*Case {
 	cases := []*Case{{}}
+	var opts []Factor
+	for _, f := range st.Options {
+		if f.Schema {
+			opts = append(opts, f)
+		}
+	}
+	for _, f := range st.Options {
+		if !f.Schema {
+			opts = append(opts, f)
+		}
+	}
+	for _, f := range opts {
+		var next []*Case
+		for _, c := range cases {
+			for _, v := range f.Values {
+				next = append(next, &Case{Options: append(append([]Assign(nil), c.Options...), Assign{f.Name, v})})
+			}
+		}
+		cases = next
+	}
 	for _, f := range st.Settings {
 		var next []*Case
 		for _, c := range cases {
 			for _, v := range f.Values {
-				n := &Case{Settings: append(append([]Assign(nil), c.Settings...), Assign{f.Name, v})}
+				n := &Case{Options: c.Options, Settings: append(append([]Assign(nil), c.Settings...), Assign{f.Name, v})}
 				next = append(next, n)
 			}
 		}
@@ -427,7 +487,7 @@ func (st *Study) Cases() []*Case {
 	for _, c := range cases {
 		for _, cl := range st.ClientCPUs {
 			for _, sv := range st.ServerCPUs {
-				out = append(out, &Case{Index: len(out), Settings: c.Settings, ClientCPUs: cl, ServerCPUs: sv})
+				out = append(out, &Case{Index: len(out), Options: c.Options, Schema: schemaKey(c.Options, opts), Settings: c.Settings, ClientCPUs: cl, ServerCPUs: sv})
 			}
 		}
 	}
@@ -440,6 +500,9 @@ func (st *Study) Cases() []*Case {
 // sequential steps shuffled with the spec's seed.
 func (st *Study) Steps() []Step {
 	cases := st.Cases()
+	if blocks := schemaBlocks(cases); len(blocks) > 1 {
+		return st.blockSteps(blocks)
+	}
 	vus := st.Spec.VU
 	repeat := st.Spec.Repeat
 	var out []Step
@@ -513,7 +576,7 @@ func (st *Study) SettingNames() []string {
 }
 
 // studyKeys are the keys a study file has beyond its run spec's.
-var studyKeys = []string{"name", "order", "repeat", "pause", "settings", "schedule", "restart", "ready_timeout", "client_cpus", "server_cpus"}
+var studyKeys = []string{"name", "order", "repeat", "pause", "settings", "schedule", "restart", "ready_timeout", "client_cpus", "server_cpus", "host"}
 
 // Config is the study as its document stores it: the run spec's keys with every default (its
 // password a ${CAIRN_PASSWORD} reference), and the study's own keys as the file gives them.
@@ -529,5 +592,15 @@ func (st *Study) Config() map[string]any {
 	}
 	// As the study ran, --set included.
 	cfg["repeat"], cfg["pause"], cfg["order"] = st.Spec.Repeat, options.FormatDuration(st.Spec.Pause), st.Order
+	// A workload option factor is its list of levels, where the spec has one of them.
+	for _, f := range st.Options {
+		key, name, _ := strings.Cut(f.Name, ".")
+		if m, ok := cfg[key].(map[string]any); ok {
+			m[name] = f.typed
+		}
+		if m, ok := cfg["prepare"].(map[string]any); ok && f.Schema && key == "options" {
+			m[name] = f.typed // the prepare's, which the run's option sets
+		}
+	}
 	return cfg
 }

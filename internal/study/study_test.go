@@ -118,7 +118,7 @@ func TestSameValue(t *testing.T) {
 	}
 }
 
-// A workload that runs itself (a workload.Runner: tpch's power and throughput tests) has no window
+// A workload that runs itself (a workload.Tester: tpch's power and throughput tests) has no window
 // at a VU count to study, and a study of it is refused.
 func TestStudyRefusesAWorkloadThatRunsItself(t *testing.T) {
 	_, err := Read([]byte(`name: x

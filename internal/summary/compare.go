@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Group is one side of a comparison: a run, a group of repeated runs, or a profile.
@@ -50,10 +51,10 @@ func CompareRuns(w io.Writer, groups []Group) {
 		if none(f, docs) {
 			continue // a figure none of them has (recorded by later versions of cairn)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t", f.Name, figureText(f.Name, results.NewStat(a)))
+		fmt.Fprintf(tw, "%s\t%s\t", f.Name, approxMark(f.Name, docs[0])+figureText(f.Name, results.NewStat(a)))
 		for i := 1; i < len(groups); i++ {
 			d := results.Compare(a, f.Values(docs[i]))
-			fmt.Fprintf(tw, "%s\t%s\t", figureText(f.Name, d.Other), deltaText(d))
+			fmt.Fprintf(tw, "%s\t%s\t", approxMark(f.Name, docs[i])+figureText(f.Name, d.Other), deltaText(d))
 			if d.P >= 0 {
 				anyP = true
 				untestable = untestable || !d.Testable()
@@ -64,6 +65,26 @@ func CompareRuns(w io.Writer, groups []Group) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	// What 'results show' says beside the figures: an approximate TPM's bounds, and what was in
+	// flight at the window's end.
+	var beside []string
+	for i, g := range docs {
+		for _, d := range g {
+			who := string(rune('A' + i))
+			if len(g) > 1 {
+				who += " #" + d.ID
+			}
+			for _, line := range []string{TPMApprox(d), InFlight(d)} {
+				if line != "" {
+					beside = append(beside, "  "+who+": "+line)
+				}
+			}
+		}
+	}
+	if len(beside) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(beside, "\n"))
+	}
 	var waits, synch []string
 	for i, g := range docs {
 		if top := g[0].Waits.Top(4); top != "" {
@@ -104,8 +125,13 @@ func CompareProfiles(w io.Writer, groups []Group) {
 	if name == "" {
 		name = "headline"
 	}
+	anyMarked := false
 	for i, g := range groups {
-		fmt.Fprintf(w, "%c: profile %s\n", 'A'+i, g.Label)
+		mark := ""
+		if rs := g.Profile.Reasons(); len(rs) > 0 {
+			mark, anyMarked = " · "+results.MarkText(rs), true
+		}
+		fmt.Fprintf(w, "%c: profile %s%s\n", 'A'+i, g.Label, mark)
 	}
 	for i := 1; i < len(groups); i++ {
 		other := groups[i].Profile
@@ -140,6 +166,9 @@ func CompareProfiles(w io.Writer, groups []Group) {
 	}
 	fmt.Fprintln(w)
 	spreadNote(w, base.Repeat, "profile with --repeat 3 or more")
+	if anyMarked {
+		cutNote(w)
+	}
 }
 
 // spreadNote says how the step differences above were tested, or why they were not: runs
@@ -161,22 +190,41 @@ func untestableNote(w io.Writer, per string) {
 		per, results.Alpha, results.MinRuns(), per)
 }
 
-// cutMark marks a group holding runs whose window was cut short of its plan.
-func cutMark(runs []*results.Document) string {
-	var cut []string
-	for _, d := range runs {
-		if d != nil && d.Cut() {
-			cut = append(cut, d.CutText())
-		}
-	}
-	if len(cut) == 0 {
+// approxMark is "~" for the TPM of a side with an approximate TPM (its bounds are said below
+// the table), "" otherwise.
+func approxMark(figure string, runs []*results.Document) string {
+	if figure != "TPM" {
 		return ""
 	}
-	return " · CUT SHORT: window " + strings.Join(cut, ", ")
+	for _, d := range runs {
+		if d != nil && d.Result.TPMApprox != nil {
+			return "~"
+		}
+	}
+	return ""
+}
+
+// cutMark marks a group holding runs that did not measure what was planned, with their reasons.
+func cutMark(runs []*results.Document) string {
+	var marks []string
+	for _, d := range runs {
+		if d == nil || !d.Marked() {
+			continue
+		}
+		t := results.MarkText(d.NotAsPlanned)
+		if len(runs) > 1 {
+			t = "#" + d.ID + " " + t
+		}
+		marks = append(marks, t)
+	}
+	if len(marks) == 0 {
+		return ""
+	}
+	return " · " + strings.Join(marks, " · ")
 }
 
 func cutNote(w io.Writer) {
-	fmt.Fprintln(w, "cut short: a run measured only part of its planned window (Ctrl-C, an error); its figures are not comparable with full runs as they are")
+	fmt.Fprintln(w, "not as planned: a run did not measure what was planned (its window cut short or over plan, an outage in it, a part of a run alone); its figures are not comparable with full runs as they are")
 }
 
 func figureText(name string, s results.Stat) string {
@@ -184,7 +232,7 @@ func figureText(name string, s results.Stat) string {
 		return "-"
 	}
 	if strings.HasSuffix(name, " ms") {
-		t := Ms(s.Mean)
+		t := textfmt.Ms(s.Mean)
 		if s.N > 1 && s.Mean != 0 {
 			t += fmt.Sprintf(" ±%.1f%%", 100*s.SD/s.Mean)
 		}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
@@ -17,8 +17,8 @@ const shiftsShown = 5
 // ones that gained most, then the ones that lost most. Nothing when neither side recorded an
 // on-CPU profile, one line when one side did not.
 func FunctionShifts(w io.Writer, what, baseCol, otherCol string, base, other []*results.Document) {
-	a, okA := observe.SelfShares(base)
-	b, okB := observe.SelfShares(other)
+	a, okA := diagnosis.SelfShares(base)
+	b, okB := diagnosis.SelfShares(other)
 	switch {
 	case !okA && !okB:
 		return
@@ -30,7 +30,7 @@ func FunctionShifts(w io.Writer, what, baseCol, otherCol string, base, other []*
 		fmt.Fprintf(w, "server functions, %s: an on-CPU profile was recorded for %s only (--observe stacks on both sides compares them)\n", what, has)
 		return
 	}
-	gained, lost := observe.FunctionShifts(a, b, shiftsShown)
+	gained, lost := diagnosis.FunctionShifts(a, b, shiftsShown)
 	if len(gained)+len(lost) == 0 {
 		fmt.Fprintf(w, "server functions, %s: no self share changed by 0.1 points or more\n", what)
 		return

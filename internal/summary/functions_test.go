@@ -5,20 +5,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 )
 
 // profiled is a run whose on-CPU profile has the given folded stacks (root first) and ranks
 // the functions given.
-func profiled(folded map[string]int64, ranked ...observe.StackFunction) *results.Document {
-	st := &observe.Stacks{Event: "cpu-clock", Hz: 99, Functions: ranked}
+func profiled(folded map[string]int64, ranked ...results.StackFunction) *results.Document {
+	st := &results.Stacks{Event: "cpu-clock", Hz: 99, Functions: ranked}
 	for s, n := range folded {
 		st.Samples += n
-		st.Folded = append(st.Folded, observe.FoldedStack{Stack: s, Count: n})
+		st.Folded = append(st.Folded, results.FoldedStack{Stack: s, Count: n})
 	}
 	d := &results.Document{}
-	observe.SetSection(d, "stacks", st)
+	results.SetSection(d, "stacks", st)
 	return d
 }
 
@@ -28,9 +27,9 @@ func profiled(folded map[string]int64, ranked ...observe.StackFunction) *results
 // profiles, one line with a profile on one side only.
 func TestFunctionShifts(t *testing.T) {
 	a := profiled(map[string]int64{"main;do_command;row_search_mvcc": 50, "main;do_command;ut_delay": 10, "main;do_command;memcpy": 40},
-		observe.StackFunction{Name: "row_search_mvcc", Self: 50, Total: 50}, observe.StackFunction{Name: "memcpy", Self: 40, Total: 40})
+		results.StackFunction{Name: "row_search_mvcc", Self: 50, Total: 50}, results.StackFunction{Name: "memcpy", Self: 40, Total: 40})
 	b := profiled(map[string]int64{"main;do_command;row_search_mvcc": 30, "main;do_command;ut_delay": 60, "main;do_command;memcpy": 10},
-		observe.StackFunction{Name: "ut_delay", Self: 60, Total: 60}, observe.StackFunction{Name: "row_search_mvcc", Self: 30, Total: 30})
+		results.StackFunction{Name: "ut_delay", Self: 60, Total: 60}, results.StackFunction{Name: "row_search_mvcc", Self: 30, Total: 30})
 	var w bytes.Buffer
 	FunctionShifts(&w, "B against A", "A", "B", []*results.Document{a}, []*results.Document{b})
 	out := w.String()
@@ -59,7 +58,7 @@ func TestFunctionShifts(t *testing.T) {
 		t.Errorf("without profiles: %q, want nothing", w.String())
 	}
 	failed := &results.Document{}
-	observe.SetSection(failed, "stacks", &observe.Stacks{Note: "perf record failed: x"})
+	results.SetSection(failed, "stacks", &results.Stacks{Note: "perf record failed: x"})
 	for _, c := range []struct {
 		base, other *results.Document
 		has         string

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/resultstore"
 )
 
 // GateInputError is a regression gate asked of what it cannot judge (exit 2).
@@ -36,7 +37,7 @@ func GateAt(ctx context.Context, path string, args []string, pct float64, w io.W
 	if !(pct > 0 && pct < 100) {
 		return &GateInputError{fmt.Sprintf("--fail-on-regression %g: give the largest tolerated loss in percent, above 0 and below 100", pct)}
 	}
-	groups, err := results.ReadGroups(ctx, path, [][]string{strings.Split(args[0], ","), strings.Split(args[1], ",")}, true)
+	groups, err := resultstore.ReadGroups(ctx, path, [][]string{strings.Split(args[0], ","), strings.Split(args[1], ",")}, true)
 	if err != nil {
 		return err
 	}
@@ -54,6 +55,22 @@ func Gate(w io.Writer, groups [][]results.Loaded, pct float64) error {
 	base, other := groups[0], groups[len(groups)-1]
 	if base[0].Study != nil || other[0].Study != nil {
 		return &GateInputError{"--fail-on-regression gates runs and profiles; compare a study's cases without it"}
+	}
+	// A result that did not measure what was planned is no evidence either way.
+	for _, g := range [][]results.Loaded{base, other} {
+		for _, l := range g {
+			var rs []results.Reason
+			switch {
+			case l.Run != nil:
+				rs = l.Run.NotAsPlanned
+			case l.Profile != nil:
+				rs = l.Profile.Reasons()
+			}
+			if len(rs) > 0 {
+				return &GateInputError{fmt.Sprintf("--fail-on-regression: result %s did not measure what was planned (%s): the gate judges only results measured as planned; run it again",
+					l.ID, results.MarkText(rs))}
+			}
+		}
 	}
 	fmt.Fprintf(w, "\nregression gate: a figure fails when B is worse than A by more than %g%% and p < %.2f\n", pct, results.Alpha)
 	failed, gated := 0, 0

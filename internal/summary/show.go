@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Show prints a stored result: a run's summary, a profile's step table, a study's cases, each
@@ -19,8 +20,8 @@ func Show(w io.Writer, l results.Loaded) {
 		fmt.Fprintf(w, "study %s, started %s\n", l.ID, l.Study.StartedAt.Format(when))
 		Study(w, l.Study)
 		for _, d := range l.Study.Runs() {
-			fmt.Fprintf(w, "  run %d: %s, %s: result %s\n", d.Study.Step+1, l.Study.Cases[d.Study.Case].Label, plural(d.VU, "VU"), d.ID)
-			fmt.Fprintln(w, "    "+observe.Diagnosis(d, nil))
+			fmt.Fprintf(w, "  run %d: %s, %s: result %s\n", d.Study.Step+1, l.Study.Cases[d.Study.Case].Label, textfmt.Plural(d.VU, "VU"), d.ID)
+			fmt.Fprintln(w, "    "+diagnosis.Diagnosis(d, nil))
 		}
 	case l.Run != nil:
 		fmt.Fprintf(w, "result %s, started %s\n", l.ID, l.Run.StartedAt.Format(when))
@@ -30,7 +31,7 @@ func Show(w io.Writer, l results.Loaded) {
 		Profile(w, l.Profile)
 		for _, st := range l.Profile.Steps {
 			for _, d := range st.Runs {
-				fmt.Fprintf(w, "  step %s: result %s\n", plural(st.VU, "VU"), d.ID)
+				fmt.Fprintf(w, "  step %s: result %s\n", textfmt.Plural(st.VU, "VU"), d.ID)
 			}
 		}
 	}
@@ -44,7 +45,7 @@ func Show(w io.Writer, l results.Loaded) {
 	}
 }
 
-// Compare prints groups of stored results side by side (results.Store.LoadGroups loads them):
+// Compare prints groups of stored results side by side (store.Store.LoadGroups loads them):
 // a study alone compares its cases, studies of one design each other; otherwise runs or profiles,
 // the first group the baseline.
 func Compare(w io.Writer, groups [][]results.Loaded) {
@@ -57,13 +58,11 @@ func Compare(w io.Writer, groups [][]results.Loaded) {
 		return
 	}
 	if first := groups[0][0]; first.Study != nil {
+		// Study prints each case's and segment's evidence, with what shifted against the first.
 		Study(w, first.Study)
 		fmt.Fprintln(w)
-		for i, c := range first.Study.Cases[1:] {
-			profileShifts(w, first.Study.Cases[0].Profile, c.Profile, fmt.Sprintf("case %c against A", 'B'+i), "A", string(rune('B'+i)))
-		}
 		for _, d := range first.Study.Runs() {
-			fmt.Fprintf(w, "%s, %s\n", first.Study.Cases[d.Study.Case].Label, observe.Diagnosis(d, nil))
+			fmt.Fprintf(w, "%s, %s\n", first.Study.Cases[d.Study.Case].Label, diagnosis.Diagnosis(d, nil))
 		}
 		return
 	}
@@ -96,7 +95,7 @@ func Compare(w io.Writer, groups [][]results.Loaded) {
 			continue
 		}
 		for _, d := range g.Runs {
-			fmt.Fprintln(w, "  "+observe.Diagnosis(d, nil))
+			fmt.Fprintln(w, "  "+diagnosis.Diagnosis(d, nil))
 		}
 	}
 }
@@ -122,7 +121,7 @@ func groupLabel(g []results.Loaded) string {
 func profileShifts(w io.Writer, base, other *results.Profile, what, baseCol, otherCol string) {
 	for _, st := range other.Steps {
 		if b := base.StepAt(st.VU); b != nil {
-			FunctionShifts(w, fmt.Sprintf("%s at %s", what, plural(st.VU, "VU")), baseCol, otherCol, b.Runs, st.Runs)
+			FunctionShifts(w, fmt.Sprintf("%s at %s", what, textfmt.Plural(st.VU, "VU")), baseCol, otherCol, b.Runs, st.Runs)
 		}
 	}
 }

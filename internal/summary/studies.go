@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Studies prints studies of one design side by side (results.SameDesign): each case at each VU
@@ -21,7 +22,7 @@ func Studies(w io.Writer, ls []results.Loaded) {
 	fmt.Fprintf(w, "studies of one design: %s\n", ss[0].Design())
 	for i, s := range ss {
 		fmt.Fprintf(w, "%c: study %s %s on %s %s, %s, started %s", 'A'+i, ls[i].ID, s.Name, s.Target.Name, s.Target.Version,
-			plural(s.Repeat, "run")+" per step", s.StartedAt.Format("2006-01-02 15:04 MST"))
+			textfmt.Plural(s.Repeat, "run")+" per step", s.StartedAt.Format("2006-01-02 15:04 MST"))
 		if !s.Ended() || s.Interrupted {
 			fmt.Fprintf(w, " · %s", s.State())
 		}
@@ -39,6 +40,7 @@ func Studies(w io.Writer, ls []results.Loaded) {
 	fmt.Fprintln(w)
 	rows := results.CompareStudies(ss, false)
 	studyTable(w, ss, cols, rows, name, false)
+	fanoutStudies(w, cols, ss, rows)
 	if segs := results.CompareStudies(ss, true); len(segs) > 0 {
 		fmt.Fprintf(w, "\nper live segment (%gs after each change left out to settle; p95 approximate, from the per-second series):\n", results.SettleSeconds)
 		studyTable(w, ss, cols, segs, "TPS", true)
@@ -51,7 +53,7 @@ func Studies(w io.Writer, ls []results.Loaded) {
 	fmt.Fprintln(w)
 	for _, r := range rows {
 		for i := 1; i < len(ss); i++ {
-			what := fmt.Sprintf("%s against %s, %s at %s", cols[i], cols[0], ss[0].Cases[r.Case].Label, plural(r.VU, "VU"))
+			what := fmt.Sprintf("%s against %s, %s at %s", cols[i], cols[0], ss[0].Cases[r.Case].Label, textfmt.Plural(r.VU, "VU"))
 			FunctionShifts(w, what, cols[0], cols[i], r.Runs[0], r.Runs[i])
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Study prints a study per case and VU count: the headline and the main transaction's p95 with
@@ -16,7 +17,7 @@ import (
 func Study(w io.Writer, s *results.Study) {
 	name := s.Headline // set once a run measured it: the workload's own
 	fmt.Fprintf(w, "\nstudy %s: %s on %s %s, %s, order %s", s.Name, Title(s.Workload), s.Target.Name, s.Target.Version,
-		plural(s.Repeat, "run")+" per step", s.Order)
+		textfmt.Plural(s.Repeat, "run")+" per step", s.Order)
 	switch {
 	case !s.Ended():
 		fmt.Fprint(w, " · NOT ENDED: running, or killed before its end; the runs below are all that were stored")
@@ -70,6 +71,7 @@ func Study(w io.Writer, s *results.Study) {
 	if anyCut {
 		cutNote(w)
 	}
+	fanoutStudy(w, s)
 	liveSegments(w, s)
 	for _, d := range s.Runs() {
 		if len(d.Changes) == 0 {
@@ -81,6 +83,7 @@ func Study(w io.Writer, s *results.Study) {
 		}
 		fmt.Fprintf(w, "live changes in result %s: %s\n", d.ID, strings.Join(ch, ", "))
 	}
+	studyEvidence(w, s)
 }
 
 // cutRuns counts a step's runs whose window was cut short of its plan.
@@ -92,13 +95,6 @@ func cutRuns(st *results.Step) int {
 		}
 	}
 	return n
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // liveSegments prints each case's VU counts × the live values: one row per segment, its figures

@@ -13,26 +13,12 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/diagnosis"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/spec"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
-
-// Ms writes milliseconds with about four significant digits; "-" for none.
-func Ms(v float64) string {
-	switch {
-	case v == 0:
-		return "-"
-	case v < 10:
-		return fmt.Sprintf("%.3f", v)
-	case v < 100:
-		return fmt.Sprintf("%.2f", v)
-	case v < 1000:
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.0f", v)
-}
 
 // printLimits prints the late and skipped counts of a run with --latency-limit.
 func limits(w io.Writer, d *results.Document) {
@@ -62,7 +48,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	var e *workload.Engine
 	var opts any
 	if s != nil {
-		e, opts = &s.Engine, s.Options
+		e, opts = &s.Engine.Engine, s.Options
 	}
 	if sum != nil && sum.Replaces() {
 		sum.Summary(w, d, e, opts)
@@ -78,8 +64,8 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if d.Window.Seconds > 0 {
 		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
 	}
-	if d.Cut() && d.Window.PlannedSeconds > 0 {
-		fmt.Fprintf(w, "CUT SHORT: the window measured %s planned; not comparable with full runs as it is\n", d.CutText())
+	for _, r := range d.NotAsPlanned {
+		fmt.Fprintf(w, "%s; not comparable with full runs as it is\n", r)
 	}
 	for _, n := range d.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -91,11 +77,13 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		t := d.Txns[n]
 		l := t.LatencyMs
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, t.Count, t.PerMinute, t.Percentage, t.Rollbacks, t.Errors, t.Retries,
-			Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+			textfmt.Ms(l.Mean), textfmt.Ms(l.P50), textfmt.Ms(l.P90), textfmt.Ms(l.P95), textfmt.Ms(l.P99), textfmt.Ms(l.P999), textfmt.Ms(l.Max))
 	}
 	tw.Flush()
 	limits(w, d)
-	inFlight(w, d)
+	if f := InFlight(d); f != "" {
+		fmt.Fprintln(w, f)
+	}
 	if len(d.StmtOrder) > 0 {
 		fmt.Fprintln(w, "\nstatements in the window:")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -107,7 +95,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 			}
 			l := st.LatencyMs
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, st.Class, st.Count, st.PerSecond,
-				Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+				textfmt.Ms(l.Mean), textfmt.Ms(l.P50), textfmt.Ms(l.P90), textfmt.Ms(l.P95), textfmt.Ms(l.P99), textfmt.Ms(l.P999), textfmt.Ms(l.Max))
 		}
 		tw.Flush()
 	}
@@ -121,7 +109,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		fmt.Fprintln(tw, "transaction\tmean\tp50\tp90\tp95\tp99\tp99.9\tmax ms\t")
 		for _, n := range d.TxnOrder {
 			l := d.Txns[n].ServiceMs
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, Ms(l.Mean), Ms(l.P50), Ms(l.P90), Ms(l.P95), Ms(l.P99), Ms(l.P999), Ms(l.Max))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", n, textfmt.Ms(l.Mean), textfmt.Ms(l.P50), textfmt.Ms(l.P90), textfmt.Ms(l.P95), textfmt.Ms(l.P99), textfmt.Ms(l.P999), textfmt.Ms(l.Max))
 		}
 		tw.Flush()
 	}
@@ -138,10 +126,13 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	ClientMemory(w, d)
 	Observations(w, d)
 	if d.Window.Seconds > 0 {
-		fmt.Fprintln(w, observe.Diagnosis(d, nil))
+		fmt.Fprintln(w, diagnosis.Diagnosis(d, nil))
 	}
 	if c.Reconnects > 0 {
 		fmt.Fprintf(w, "reconnects: %d\n", c.Reconnects)
+	}
+	if o := d.Outage; o != nil && !d.MarkedWith(results.Outage) {
+		fmt.Fprintf(w, "outage: %s\n", o.Text())
 	}
 	if len(d.Errors) > 0 {
 		keys := make([]string, 0, len(d.Errors))
@@ -161,8 +152,8 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if d.Result.TPMSource != "" {
 		fmt.Fprintf(w, "TPM source: %s\n", d.Result.TPMSource)
 	}
-	if a := d.Result.TPMApprox; a != nil {
-		fmt.Fprintf(w, "TPM is approximate, between %d and %d: %s\n", a.Min, a.Max, a.Why)
+	if a := TPMApprox(d); a != "" {
+		fmt.Fprintln(w, a)
 	}
 	if q := d.Queries; q != nil {
 		fmt.Fprintf(w, "queries: %d (reads %d, writes %d, other %d), %.1f per second\n", q.Total, q.Reads, q.Writes, q.Other, q.PerSec)
@@ -176,14 +167,38 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}
 }
 
-// inFlight prints what was still running when the window ended, and the latency of those that
-// completed after it, which no figure of the window includes.
-func inFlight(w io.Writer, d *results.Document) {
+// TPMText is a run's TPM as the result lines show it: "~1,318" when it is approximate, "" when
+// the run has none.
+func TPMText(d *results.Document) string {
+	if d.Result.TPM == nil {
+		return ""
+	}
+	t := Thousands(float64(*d.Result.TPM))
+	if d.Result.TPMApprox != nil {
+		t = "~" + t
+	}
+	return t
+}
+
+// TPMApprox says how approximate a run's TPM is and why, "" when it is exact: every place that
+// shows the figure shows this line with it.
+func TPMApprox(d *results.Document) string {
+	a := d.Result.TPMApprox
+	if a == nil {
+		return ""
+	}
+	return fmt.Sprintf("TPM is approximate, between %d and %d: %s", a.Min, a.Max, a.Why)
+}
+
+// InFlight says what was still running when the window ended, and the latency of those that
+// completed after it, which no figure of the window includes; "" when nothing was.
+func InFlight(d *results.Document) string {
 	f := d.Window.InFlight
 	if f == nil || f.AtEnd == 0 {
-		return
+		return ""
 	}
-	fmt.Fprintf(w, "in flight at the window's end: %s, the oldest running for %s", workload.Plural(f.AtEnd, "transaction"), dur(f.OldestMs))
+	var w strings.Builder
+	fmt.Fprintf(&w, "in flight at the window's end: %s, the oldest running for %s", workload.Plural(f.AtEnd, "transaction"), dur(f.OldestMs))
 	var after []string
 	for _, n := range d.TxnOrder {
 		if a := d.Txns[n].AfterWindow; a != nil {
@@ -198,12 +213,12 @@ func inFlight(w io.Writer, d *results.Document) {
 		}
 	}
 	if len(after) > 0 {
-		fmt.Fprintf(w, "; completed after it, in no figure above: %s", strings.Join(after, ", "))
+		fmt.Fprintf(&w, "; completed after it, in no figure above: %s", strings.Join(after, ", "))
 	}
 	if f.Unfinished > 0 {
-		fmt.Fprintf(w, "; %d still running when cairn stopped waiting, the oldest for %s", f.Unfinished, dur(f.UnfinishedOldestMs))
+		fmt.Fprintf(&w, "; %d still running when cairn stopped waiting, the oldest for %s", f.Unfinished, dur(f.UnfinishedOldestMs))
 	}
-	fmt.Fprintln(w)
+	return w.String()
 }
 
 // dur writes milliseconds as seconds from one second up.
@@ -211,7 +226,7 @@ func dur(ms float64) string {
 	if ms >= 1000 {
 		return fmt.Sprintf("%.2f s", ms/1000)
 	}
-	return Ms(ms) + " ms"
+	return textfmt.Ms(ms) + " ms"
 }
 
 // StepLine is the line a profile prints as each run ends.
@@ -224,17 +239,20 @@ func StepLine(d *results.Document) string {
 		b.WriteString(" nothing measured")
 	}
 	if d.Result.TPM != nil {
-		fmt.Fprintf(&b, ", TPM %s", Thousands(float64(*d.Result.TPM)))
+		fmt.Fprintf(&b, ", TPM %s", TPMText(d))
 	}
 	if m := d.Main(); m != nil && m.Count > 0 {
-		fmt.Fprintf(&b, ", %s p95 %s ms", d.MainTxn, Ms(m.LatencyMs.P95))
+		fmt.Fprintf(&b, ", %s p95 %s ms", d.MainTxn, textfmt.Ms(m.LatencyMs.P95))
 	}
 	fmt.Fprintf(&b, ", %d errors", d.TotalErrors())
 	if d.ID != "" {
 		fmt.Fprintf(&b, " (result %s)", d.ID)
 	}
+	if d.Marked() {
+		b.WriteString(" · " + results.MarkText(d.NotAsPlanned))
+	}
 	if d.Window.Seconds > 0 {
-		b.WriteString("\n    " + observe.Diagnosis(d, nil))
+		b.WriteString("\n    " + diagnosis.Diagnosis(d, nil))
 	}
 	return b.String()
 }
@@ -273,11 +291,15 @@ func Profile(w io.Writer, p *results.Profile) {
 		if st.VU == p.Marks.Bottleneck {
 			marks = append(marks, "bottleneck")
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", st.VU, statText(s.Headline), statText(s.TPM),
+		marks = append(marks, StepMarks(st)...)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.0f\t%s\t\n", st.VU, statText(s.Headline), approxMark("TPM", st.Runs)+statText(s.TPM),
 			statMs(s.P50ms), statMs(s.P95ms), statMs(s.P99ms), s.Errors, s.CPUusPerTxn.Mean, strings.Join(marks, ","))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	for _, r := range p.Reasons() {
+		fmt.Fprintf(w, "%s; not comparable with a profile measured as planned as it is\n", r)
+	}
 	m := p.Marks
 	if peak := p.StepAt(m.Peak); peak != nil {
 		fmt.Fprintf(w, "peak: %s, %s %s\n", workload.Plural(m.Peak, "VU"), Thousands(peak.Summary.Headline.Mean), name)
@@ -299,13 +321,39 @@ func Profile(w io.Writer, p *results.Profile) {
 	StepDiagnoses(w, p, "")
 }
 
+// StepMarks are a step's runs' marks for a table's marks column: "cut short", "2 outage".
+func StepMarks(st *results.Step) []string {
+	n := map[string]int{}
+	var order []string
+	for _, d := range st.Runs {
+		for _, r := range d.NotAsPlanned {
+			if r.Code == results.PartMissing {
+				continue
+			}
+			if n[r.Code] == 0 {
+				order = append(order, r.Code)
+			}
+			n[r.Code]++
+		}
+	}
+	var out []string
+	for _, c := range order {
+		label := strings.ToLower(results.Reason{Code: c}.Label())
+		if len(st.Runs) > 1 {
+			label = fmt.Sprintf("%d %s", n[c], label)
+		}
+		out = append(out, label)
+	}
+	return out
+}
+
 // StepDiagnoses prints the diagnosis of each step of a profile, from its first measured run,
 // placed against the profile's marks.
 func StepDiagnoses(w io.Writer, p *results.Profile, indent string) {
 	for _, st := range p.Steps {
 		for _, d := range st.Runs {
 			if d != nil && d.Window.Seconds > 0 {
-				fmt.Fprintln(w, indent+observe.Diagnosis(d, &p.Marks))
+				fmt.Fprintln(w, indent+diagnosis.Diagnosis(d, &p.Marks))
 				break
 			}
 		}
@@ -327,7 +375,7 @@ func statMs(s results.Stat) string {
 	if s.N == 0 {
 		return "-"
 	}
-	return Ms(s.Mean)
+	return textfmt.Ms(s.Mean)
 }
 
 func pct(a, b float64) float64 {
@@ -451,10 +499,10 @@ func Observations(w io.Writer, d *results.Document) {
 		}
 		fmt.Fprintln(w)
 	}
-	if f := observe.FrequencyOf(d); f != nil {
+	if f := results.FrequencyOf(d); f != nil {
 		fmt.Fprintf(w, "CPU frequency: %s\n", frequencyText(f))
 	}
-	if r := observe.RunningOf(d); r != nil {
+	if r := results.RunningOf(d); r != nil {
 		fmt.Fprintf(w, "running threads: %s\n", runningText(r))
 	}
 	if wt := d.Waits; wt != nil {
@@ -496,7 +544,7 @@ func Observations(w io.Writer, d *results.Document) {
 
 // runningText is the window's running threads: the server's and the host's run queue, each its
 // max, p99 and mean over the samples.
-func runningText(r *observe.Running) string {
+func runningText(r *results.Running) string {
 	server := "server not measured"
 	if r.P99 != nil {
 		server = fmt.Sprintf("server max %.0f, p99 %.0f, mean %.1f", *r.Max, *r.P99, *r.Mean)
@@ -517,7 +565,7 @@ func topologyText(t *results.CPUTopology) string {
 }
 
 // frequencyText is the cores' frequency over the window, and where it came from.
-func frequencyText(f *observe.Frequency) string {
+func frequencyText(f *results.Frequency) string {
 	switch {
 	case len(f.Cores) == 0:
 		return "not readable on this host"

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Terminals prints a run of terminals over pooled connections: the wait for a connection per
@@ -29,7 +30,7 @@ func Terminals(w io.Writer, d *results.Document) {
 		if x == nil {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", n, Ms(x.WaitMs.Mean), Ms(x.WaitMs.P95), opt(x.MenuMs), opt(x.KeyingS), opt(x.ThinkS))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", n, textfmt.Ms(x.WaitMs.Mean), textfmt.Ms(x.WaitMs.P95), opt(x.MenuMs), opt(x.KeyingS), opt(x.ThinkS))
 	}
 	tw.Flush()
 }

@@ -86,6 +86,58 @@ func TestConformance(t *testing.T) {
 				}
 			})
 
+			// cairn's own statements (observers' samples) go through OwnConn, and the counter
+			// TPM reads must not count them: 200 of them, autocommitted, prepared or not, move
+			// it by nothing (a few at most from the server's own background work).
+			t.Run("own statements", func(t *testing.T) {
+				if db.TxnCounterSQL() == "" {
+					t.Skip("no server counter: TPM is the client's count")
+				}
+				// The counter is read in the database (its expression is of the session's), after a
+				// pause in which the session publishes what it held back; each reading is one more.
+				time.Sleep(1500 * time.Millisecond)
+				read := func() int64 {
+					t.Helper()
+					if _, ok := db.(target.Snapshotter); ok { // a counter read its own way (MySQL 8: SHOW GLOBAL STATUS)
+						r, err := target.Snapshot(ctx, db, c, "")
+						if err != nil || r.NoCounter {
+							t.Fatalf("reading the counter: %v (no counter: %v)", err, r.NoCounter)
+						}
+						return r.Counter
+					}
+					var n int64
+					if err := c.QueryRow(ctx, "SELECT "+db.TxnCounterSQL()).Scan(&n); err != nil {
+						t.Fatal(err)
+					}
+					return n
+				}
+				own, err := target.OwnConn(ctx, db)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := read()
+				if err := own.Prepare(ctx, "conf_own", "SELECT "+p(1)+" + 0"); err != nil {
+					t.Fatal(err)
+				}
+				for i := range 100 {
+					var v int64
+					if err := own.QueryRow(ctx, "conf_own", int64(i)).Scan(&v); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := own.Exec(ctx, "SELECT 1"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := own.Begin(ctx, false); err == nil && !target.CountsOwn(db) {
+					t.Error("Begin on a connection for cairn's own statements: want it refused (its COMMIT would count)")
+				}
+				own.Close() // a session that ends publishes what it held back
+				time.Sleep(1500 * time.Millisecond)
+				if moved := read() - before; moved > 5 {
+					t.Errorf("200 statements on a connection for cairn's own statements moved the transaction counter by %d: %s", moved, db.TxnCounterName())
+				}
+			})
+
 			t.Run("prepared", func(t *testing.T) {
 				ins := fmt.Sprintf("INSERT INTO cairn_conformance (id, v, s) VALUES (%s, %s, %s)", p(1), p(2), p(3))
 				if err := c.Prepare(ctx, "conf_ins", ins); err != nil {
@@ -140,15 +192,17 @@ func TestConformance(t *testing.T) {
 				if n := count(""); n != before {
 					t.Errorf("after a rollback: %d rows, want %d", n, before)
 				}
-				counter := func() float64 { return 0 }
-				if q := db.TxnCounterSQL(); q != "" {
-					counter = func() float64 {
-						var f float64
-						if err := c.QueryRow(ctx, "SELECT "+q).Scan(&f); err != nil {
-							t.Fatalf("transaction counter: %v", err)
-						}
-						return f
+				// The counter as the engine reads it (target.Snapshot): on MySQL 8 only SHOW
+				// GLOBAL STATUS has Com_commit, so it is not always one expression.
+				counter := func() int64 {
+					r, err := target.Snapshot(ctx, db, c, "")
+					if err != nil {
+						t.Fatalf("transaction counter: %v", err)
 					}
+					if r.NoCounter && db.TxnCounterSQL() != "" {
+						t.Fatalf("%s: the server answered without it", db.TxnCounterName())
+					}
+					return r.Counter
 				}
 				start := counter()
 				if err := c.Begin(ctx, false); err != nil {
@@ -361,4 +415,34 @@ func classOf(db target.Target, err error) string {
 		return "none"
 	}
 	return db.Classify(err).String()
+}
+
+// TestStudyLockFreeAtClose: a study's lock is free as soon as Close returns, so that the next
+// study, started the moment one ends, takes it. Closing the session alone left it to the server
+// to let go once it noticed the session had ended, and a study right after another was refused
+// as "another study is running" now and then.
+func TestStudyLockFreeAtClose(t *testing.T) {
+	for _, scheme := range []string{"postgres", "mysql"} {
+		t.Run(scheme, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := target.Open(ctx, testutil.URL(t, scheme))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			l, ok := db.(target.StudyLocker)
+			if !ok {
+				t.Skip("no study lock")
+			}
+			for i := range 30 {
+				lock, heldBy, err := l.LockStudies(ctx, "cairn study lock test")
+				if err != nil || lock == nil {
+					t.Fatalf("take %d: held by %q, %v", i+1, heldBy, err)
+				}
+				if err := lock.Close(); err != nil {
+					t.Fatalf("close %d: %v", i+1, err)
+				}
+			}
+		})
+	}
 }

@@ -107,7 +107,10 @@ func identify(ctx context.Context, addr string) (tag, what string, answered bool
 			return "", "", true
 		}
 		b = read()
-		if len(b) == 1 && (b[0] == 'N' || b[0] == 'S') {
+		// PostgreSQL answers the SSLRequest with one byte, then reads the HTTP ending as a
+		// startup packet's length and refuses it with an error message ('E'), which can come in
+		// the same read.
+		if len(b) >= 1 && (b[0] == 'N' || b[0] == 'S') && (len(b) == 1 || b[1] == 'E') {
 			return "postgres", "PostgreSQL", true
 		}
 	}

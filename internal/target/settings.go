@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/undo"
 )
@@ -65,11 +66,22 @@ type StudyLock struct {
 	// Note, when not "", says how the lock falls short of its server (on PostgreSQL, held in the
 	// study's own database only); the study shows it before it starts.
 	Note  string
-	conns []Conn
+	conns []heldLock
 }
 
-// HeldBy is a lock held by the session c.
-func HeldBy(c Conn, note string) *StudyLock { return &StudyLock{Note: note, conns: []Conn{c}} }
+// heldLock is one session holding the lock and the statement that lets it go.
+type heldLock struct {
+	c       Conn
+	release string
+	args    []any
+}
+
+// HeldBy is a lock held by the session c, let go by release (with args) before the session ends:
+// a server frees a session's lock only once it has seen the session end, a moment after the
+// client closed it, and the next study, started at once, would find it still held.
+func HeldBy(c Conn, note, release string, args ...any) *StudyLock {
+	return &StudyLock{Note: note, conns: []heldLock{{c, release, args}}}
+}
 
 // Join adds the sessions and notes of another lock (a shard set's next server's).
 func (l *StudyLock) Join(o *StudyLock, where string) {
@@ -85,8 +97,12 @@ func (l *StudyLock) Close() error {
 		return nil
 	}
 	var errs []error
-	for _, c := range l.conns {
-		errs = append(errs, c.Close())
+	for _, h := range l.conns {
+		// A lock that cannot be let go this way (the server gone) goes with its session.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = h.c.Exec(ctx, h.release, h.args...)
+		cancel()
+		errs = append(errs, h.c.Close())
 	}
 	l.conns = nil
 	return errors.Join(errs...)
@@ -112,11 +128,22 @@ func (e *LockedError) BadInput() {}
 // UnknownSettingError is a setting the server does not have.
 type UnknownSettingError struct {
 	Name, Server string
+	Version      string   // the server's version, "" where not known
 	Near         []string // names the server has that look like it
 }
 
+// Error names the server and its version, and for a setting of the catalog the servers and
+// versions that have it: `MariaDB 10.11 has no setting "innodb_spin_wait_pause_multiplier": MySQL
+// 8.0.16 or later has it`.
 func (e *UnknownSettingError) Error() string {
-	msg := fmt.Sprintf("%s has no setting %q", e.Server, e.Name)
+	who := e.Server
+	if v := MajorMinor(e.Server, e.Version); v != "" {
+		who += " " + v
+	}
+	msg := fmt.Sprintf("%s has no setting %q", who, e.Name)
+	if w := whoHas(e.Name); w != "" {
+		return msg + ": " + w
+	}
 	if len(e.Near) > 0 {
 		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(e.Near, ", "))
 	}

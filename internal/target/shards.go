@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,6 +22,9 @@ const MaxShards = 4096
 var (
 	schemePrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 	dbRange      = regexp.MustCompile(`\{([0-9]+)\.\.([0-9]+)\}`)
+	// braceRange is anything written as a range, {…..…}: one dbRange does not take is refused,
+	// not kept as a literal database name.
+	braceRange = regexp.MustCompile(`\{[^{}]*\.\.[^{}]*\}`)
 )
 
 // setFields splits a --db value into its URLs. A value is a list only when every field starts
@@ -83,7 +85,7 @@ func ExpandSet(raw string) ([]string, error) {
 		if ok && strings.Contains(f[len(head):], "${") {
 			// A ${VAR} may name the servers or the database pattern: expanded here, before they
 			// are split (the userinfo's, percent-encoded, are expanded per member by ParseURL).
-			rest, err := ExpandURL(f[len(head):], os.LookupEnv)
+			rest, err := UserEnv.ExpandURL(f[len(head):])
 			if err != nil {
 				return nil, err
 			}
@@ -92,6 +94,11 @@ func ExpandSet(raw string) ([]string, error) {
 		path, query := tail, ""
 		if q := strings.IndexAny(tail, "?#"); q >= 0 {
 			path, query = tail[:q], tail[q:]
+		}
+		for _, r := range braceRange.FindAllString(path, -1) {
+			if !dbRange.MatchString(r) {
+				return nil, urlErrorf("--db %q: the database pattern %s is not a range: give {FIRST..LAST} of whole numbers from 0, like {0..7} or {08..15}", Redact(f), r)
+			}
 		}
 		if !ok || (len(hosts) == 1 && !dbRange.MatchString(path)) || fileScheme(f) {
 			out = append(out, f)
@@ -107,8 +114,15 @@ func ExpandSet(raw string) ([]string, error) {
 			if err1 != nil || err2 != nil || lo > hi || hi-lo >= MaxShards {
 				return nil, urlErrorf("--db %q: the database pattern {%s..%s} needs FIRST <= LAST, at most %d apart", Redact(f), path[m[0][2]:m[0][3]], path[m[0][4]:m[0][5]], MaxShards)
 			}
+			// As the shell's {08..10}: a bound written with a leading zero pads every name to
+			// the wider bound's width (08, 09, 10).
+			first, last := path[m[0][2]:m[0][3]], path[m[0][4]:m[0][5]]
+			width := 0
+			if (len(first) > 1 && first[0] == '0') || (len(last) > 1 && last[0] == '0') {
+				width = max(len(first), len(last))
+			}
 			for n := lo; n <= hi; n++ {
-				dbs = append(dbs, path[:m[0][0]]+strconv.Itoa(n)+path[m[0][1]:])
+				dbs = append(dbs, fmt.Sprintf("%s%0*d%s", path[:m[0][0]], width, n, path[m[0][1]:]))
 			}
 		default:
 			return nil, urlErrorf("--db %q: give one {FIRST..LAST} in the database name", Redact(f))
@@ -429,6 +443,10 @@ func (s *Shards) Snapshot(ctx context.Context, _ Conn, headlineSQL string) (Read
 			r, err := Snapshot(ctx, m, s.snap[i], headlineSQL)
 			if err != nil {
 				errs[i] = fmt.Errorf("shard %d (%s): %w", i, Where(m), err)
+				// The next reading opens a connection again: a shard that was down and came
+				// back is read again (the engine retries a window's edge).
+				s.snap[i].Close()
+				s.snap[i] = nil
 			}
 			rs[i] = r
 		}()
@@ -442,6 +460,7 @@ func (s *Shards) Snapshot(ctx context.Context, _ Conn, headlineSQL string) (Read
 		sum.Headline += r.Headline
 		sum.Counter += r.Counter
 		sum.Start += r.Start
+		sum.NoCounter = sum.NoCounter || r.NoCounter
 	}
 	return sum, nil
 }

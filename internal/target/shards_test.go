@@ -32,6 +32,14 @@ func TestShardSetMembers(t *testing.T) {
 		{in: "mysql://u@h1,h2/s_{3..1}", err: "FIRST <= LAST"},
 		{in: "mysql://u@h1,,h2/s", err: "an empty server"},
 		{in: "mysql://u@h/s_{0..1}_{0..1}", err: "one {FIRST..LAST}"},
+		// As the shell's: a bound with a leading zero pads every name to the wider bound.
+		{in: "mysql://u@h/s_{08..10}", want: []string{"mysql://u@h/s_08", "mysql://u@h/s_09", "mysql://u@h/s_10"}},
+		{in: "mysql://u@h/s_{8..010}", want: []string{"mysql://u@h/s_008", "mysql://u@h/s_009", "mysql://u@h/s_010"}},
+		{in: "mysql://u@h/s_{0..2}", want: []string{"mysql://u@h/s_0", "mysql://u@h/s_1", "mysql://u@h/s_2"}},
+		// What is written as a range but is none is refused, not taken for a database's name.
+		{in: "mysql://u@h/s_{-1..1}", err: "the database pattern {-1..1} is not a range: give {FIRST..LAST} of whole numbers from 0"},
+		{in: "mysql://u@h1,h2/s_{a..c}", err: "the database pattern {a..c} is not a range"},
+		{in: "mysql://u@h/s_{0..}", err: "the database pattern {0..} is not a range"},
 		// ${VAR} may name the servers and the database pattern; the userinfo's stay for ParseURL,
 		// which percent-encodes them.
 		{in: "mysql://u:${PW}@${CAIRN_T_HOSTS}/${CAIRN_T_DB}_{0..1}", want: []string{

@@ -50,7 +50,8 @@ type Target interface {
 	Version(ctx context.Context) (string, error)
 	Conn(ctx context.Context) (Conn, error)
 	// TxnCounterSQL is a scalar SQL expression for the server's own count of commits and rollbacks in
-	// this database, or "" when the target has none (SQLite: the client counts).
+	// this database, or "" when the target has none (SQLite: the client counts). A Snapshotter
+	// that reads its counter otherwise (MySQL 8: SHOW GLOBAL STATUS) returns the statement it runs.
 	TxnCounterSQL() string
 	// TxnCounterName says in words what TxnCounterSQL counts, for the result's tpm_source.
 	TxnCounterName() string

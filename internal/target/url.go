@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,7 +133,9 @@ func ParseURL(raw string) (URL, error) {
 		}
 		return us[0], nil
 	}
-	raw, err := ExpandURL(raw, os.LookupEnv)
+	// A --db value the command line was given is the user's, read from their own environment; a
+	// front end with another policy (cairn serve) expands a spec's db before it comes here.
+	raw, err := UserEnv.ExpandURL(raw)
 	if err != nil {
 		return URL{}, err
 	}
@@ -160,6 +160,11 @@ func ParseURL(raw string) (URL, error) {
 		}
 		u.Path = filepath.Clean(p)
 	} else {
+		if strings.Contains(raw, "#") {
+			// url.Parse would cut the URL there, and what follows (a password's tail, most
+			// often) would be taken for a fragment and shown or sent as something else.
+			return URL{}, urlErrorf("--db %q holds a '#', which would end the URL: percent-encode it as %%23 (in a password too), or give the password as ${VAR}", shown)
+		}
 		p, err := url.Parse(raw)
 		if err != nil {
 			return URL{}, urlErrorf("--db %q is malformed: %s", shown, parseProblem(err))
@@ -193,55 +198,6 @@ func ParseURL(raw string) (URL, error) {
 	return u, nil
 }
 
-var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-
-// ExpandURL replaces each ${VAR} in a database URL by the value lookup gives it. A value that
-// lands in the userinfo (${CAIRN_PASSWORD} in the password's place, most often) is percent-encoded
-// there, so that a password holding / # ? % @ : or a space stays one password. Elsewhere the value
-// goes in as it is. An unset variable is a URLError naming it.
-func ExpandURL(raw string, lookup func(string) (string, bool)) (string, error) {
-	if !strings.Contains(raw, "${") {
-		return raw, nil
-	}
-	// The userinfo ends at the authority's last '@'; a reference holds none of '@', '/', '?', '#',
-	// so the positions in the unexpanded text say where each value lands.
-	userEnd, passStart := -1, -1
-	if i := strings.Index(raw, "://"); i >= 0 {
-		auth := raw[i+3:]
-		if j := strings.IndexAny(auth, "/?#"); j >= 0 {
-			auth = auth[:j]
-		}
-		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-			userEnd = i + 3 + at
-			passStart = userEnd
-			if c := strings.IndexByte(auth[:at], ':'); c >= 0 {
-				passStart = i + 3 + c
-			}
-		}
-	}
-	var b strings.Builder
-	last := 0
-	for _, m := range varRef.FindAllStringSubmatchIndex(raw, -1) {
-		name := raw[m[2]:m[3]]
-		v, ok := lookup(name)
-		if !ok {
-			return "", urlErrorf("--db: ${%s} is not set in the environment: set it, or write the value in the URL", name)
-		}
-		switch {
-		case m[0] >= userEnd:
-		case m[0] > passStart:
-			v = strings.TrimPrefix(url.UserPassword("", v).String(), ":")
-		default:
-			v = url.User(v).String()
-		}
-		b.WriteString(raw[last:m[0]])
-		b.WriteString(v)
-		last = m[1]
-	}
-	b.WriteString(raw[last:])
-	return b.String(), nil
-}
-
 // checkParams decodes a query string and checks each parameter against the scheme's list.
 func checkParams(s *Scheme, name, query string) (map[string]string, error) {
 	out := map[string]string{}
@@ -250,7 +206,8 @@ func checkParams(s *Scheme, name, query string) (map[string]string, error) {
 	}
 	vals, err := url.ParseQuery(query)
 	if err != nil {
-		return nil, urlErrorf("--db: the URL's parameters are malformed: %s", scrub(err.Error(), query))
+		// Not the parser's words: they quote the bad piece, which may be a piece of a password.
+		return nil, urlErrorf("--db: the URL's parameters are malformed: a %%-escape is not two hex digits, or a ';' stands between them: write a %% as %%25, and separate parameters with &")
 	}
 	keys := make([]string, 0, len(vals))
 	for k := range vals {
@@ -331,49 +288,76 @@ func secretKey(k string) bool {
 // parameters. It works on the text, not on a parse, so a URL too broken to parse is masked as well;
 // where the text is ambiguous it masks too much rather than too little.
 func Redact(raw string) string {
-	r, _ := redact(raw)
+	return ReplaceSecrets(raw, func(string, string) string { return mask })
+}
+
+// ReplaceSecrets replaces each secret of a --db value by what repl returns for it, as Redact
+// finds them (Redact is ReplaceSecrets with a mask): param is the secret's URL parameter, "" for
+// the userinfo's password; secret is its text as written.
+func ReplaceSecrets(raw string, repl func(param, secret string) string) string {
+	r, _ := redact(raw, repl)
 	return r
 }
 
-// redact returns the masked text and the secrets it masked, as they stood in raw.
-func redact(raw string) (string, []string) {
+// redact returns the replaced text and the secrets it replaced, as they stood in raw.
+func redact(raw string, repl func(param, secret string) string) (string, []string) {
 	if f := setFields(raw); len(f) > 1 {
 		var all []string
 		for i, x := range f {
-			r, s := redact(x)
+			r, s := redact(x, repl)
 			f[i], all = r, append(all, s...)
 		}
 		return JoinSet(f), all
 	}
 	var secrets []string
-	rest, prefix := raw, ""
+	prefix, rest := "", raw
 	if i := strings.Index(raw, "://"); i >= 0 {
 		prefix, rest = raw[:i+3], raw[i+3:]
+	}
+	// Secret parameters first: a value holding an '@' would otherwise pass for the end of the
+	// userinfo, and all after it for a host. A value runs to the next '&': a '#' or a '?' in it
+	// is the password's, not a fragment's or another query's.
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(rest); i++ {
+		if rest[i] != '?' && rest[i] != '&' {
+			continue
+		}
+		eq := strings.IndexByte(rest[i+1:], '=')
+		if eq < 0 {
+			break
+		}
+		k := rest[i+1 : i+1+eq]
+		if strings.ContainsAny(k, "?&") {
+			continue // no '=' before the next parameter: not a key
+		}
+		if dk, err := url.QueryUnescape(k); err == nil {
+			k = dk
+		}
+		if !secretKey(k) {
+			continue
+		}
+		start, end := i+1+eq+1, len(rest)
+		if amp := strings.IndexByte(rest[start:], '&'); amp >= 0 {
+			end = start + amp
+		}
+		secrets = append(secrets, rest[start:end])
+		b.WriteString(rest[last:start])
+		b.WriteString(repl(k, rest[start:end]))
+		last, i = end, end-1
+	}
+	b.WriteString(rest[last:])
+	rest = b.String()
+	if prefix != "" {
 		// The userinfo ends at the last '@': a password may hold an unescaped '@', '/' or '?'.
 		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
 			if c := strings.IndexByte(rest[:at], ':'); c >= 0 {
 				secrets = append(secrets, rest[c+1:at])
-				prefix += rest[:c+1] + mask + "@"
-				rest = rest[at+1:]
+				rest = rest[:c+1] + repl("", rest[c+1:at]) + rest[at:]
 			}
 		}
 	}
-	q := strings.IndexByte(rest, '?')
-	if q < 0 {
-		return prefix + rest, secrets
-	}
-	parts := strings.Split(rest[q+1:], "&")
-	for i, p := range parts {
-		k, v, ok := strings.Cut(p, "=")
-		if dk, err := url.QueryUnescape(k); err == nil {
-			k = dk
-		}
-		if ok && secretKey(k) {
-			secrets = append(secrets, v)
-			parts[i] = p[:len(p)-len(v)] + mask
-		}
-	}
-	return prefix + rest[:q+1] + strings.Join(parts, "&"), secrets
+	return prefix + rest, secrets
 }
 
 // Scrub removes from msg every password that the --db value raw carries, as written and decoded:
@@ -381,14 +365,21 @@ func redact(raw string) (string, []string) {
 func Scrub(msg, raw string) string { return scrub(msg, raw) }
 
 func scrub(msg, raw string) string {
-	_, secrets := redact(raw)
+	_, secrets := redact(raw, func(string, string) string { return mask })
 	for _, s := range secrets {
 		if s == "" {
 			continue
 		}
 		msg = strings.ReplaceAll(msg, s, mask)
-		if d, err := url.QueryUnescape(s); err == nil && d != "" {
-			msg = strings.ReplaceAll(msg, d, mask)
+		// Decoded, and encoded again the ways a driver re-encodes a URL.
+		for _, unescape := range []func(string) (string, error){url.QueryUnescape, url.PathUnescape} {
+			d, err := unescape(s)
+			if err != nil || d == "" {
+				continue
+			}
+			for _, f := range []string{d, url.QueryEscape(d), url.PathEscape(d), strings.TrimPrefix(url.UserPassword("", d).String(), ":")} {
+				msg = strings.ReplaceAll(msg, f, mask)
+			}
 		}
 	}
 	return msg

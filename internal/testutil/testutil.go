@@ -247,3 +247,29 @@ func PeakSessions(t testing.TB, url string, interval time.Duration) (named strin
 		return most.Load()
 	}
 }
+
+// ComCount reads Com_commit + Com_rollback as MySQL's and MariaDB's SHOW GLOBAL STATUS shows them,
+// on a connection of the test's own: the count a test compares cairn's TPM with.
+func ComCount(t testing.TB, c target.Conn) int64 {
+	t.Helper()
+	rows, err := c.Query(context.Background(), "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var sum int64
+	var seen int
+	for rows.Next() {
+		var n string
+		var v int64
+		if err := rows.Scan(&n, &v); err != nil {
+			t.Fatal(err)
+		}
+		sum += v
+		seen++
+	}
+	if seen != 2 {
+		t.Fatalf("SHOW GLOBAL STATUS shows %d of Com_commit and Com_rollback", seen)
+	}
+	return sum
+}

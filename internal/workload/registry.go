@@ -9,7 +9,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -19,7 +18,7 @@ import (
 // built from it, so adding one is a folder and a line in workload/all. Optional capabilities are
 // found by type assertion, as CockroachDB's pkg/workload does: Checker (a consistency check),
 // Runner (a run shape of its own, TPC-H's power and throughput tests), Summarizer (a section of
-// its own in the printed summary), Progresser (its own live progress line), Tooler (commands of
+// its own in the printed summary), session.Progresser (its own live progress line), Tooler (commands of
 // its own, tpch gen).
 type Workload interface {
 	Info() Info
@@ -123,10 +122,39 @@ type CheckFailed struct{ Msg string }
 
 func (e *CheckFailed) Error() string { return e.Msg }
 
-// Runner is a workload whose run is not the engine's VUs over a window (TPC-H's power and
-// throughput tests): it runs itself and returns the document.
-type Runner interface {
-	RunSelf(ctx context.Context, t target.Target, opts any, seed uint64, w io.Writer) (*results.Document, error)
+// Tester is a workload whose run is timed tests of its own rather than the engine's VUs over a
+// window (TPC-H's power and throughput tests). Tests checks the options against the database
+// and plans the tests; the session then runs them inside the same observers, ticks, events and
+// document builder as an engine run, and the workload adds only its own figures (Tested.Finish).
+type Tester interface {
+	// Tests plans the tests; nil and no error when there is nothing to measure (TPC-H's
+	// --validate, which Tests runs, its report written to w).
+	Tests(ctx context.Context, t target.Target, opts any, seed uint64, w io.Writer) (*Tests, error)
+}
+
+// Tests are a workload's tests, checked and ready to run.
+type Tests struct {
+	Line string // what runs, the run's first line
+	Mode string // the document's mode
+	VUs  int    // connections running tests at once
+	// Order names the timings in the order the document lists them; Main is its main one.
+	Order []string
+	Main  string
+	// Run runs the tests: done hears each timing as it ends, from the goroutine that timed it,
+	// with who naming its stream as the progress line words it. It returns what was measured
+	// (nil: nothing) and the error that ended or failed the tests.
+	Run func(ctx context.Context, done func(who string, tm results.Timing)) (*Tested, error)
+}
+
+// Tested is what a workload's tests measured.
+type Tested struct {
+	Timings []results.Timing
+	// Seconds is the tests' own measured time (the sum of the tests' spans).
+	Seconds     float64
+	Interrupted bool
+	// Finish adds the workload's own figures to the document the session built: its headline,
+	// own figures, section and notes.
+	Finish func(d *results.Document)
 }
 
 // Summarizer prints a workload's own section of the summary, from the document and the spec that
@@ -136,33 +164,6 @@ type Runner interface {
 type Summarizer interface {
 	Summary(w io.Writer, d *results.Document, e *Engine, opts any)
 	Replaces() bool
-}
-
-// Progress is one live progress sample: the engine publishes one every progress interval to its
-// subscribers (run.Engine.SubscribeProgress), and a Progresser words it.
-type Progress struct {
-	Elapsed    time.Duration
-	Phase      string // "rampup", "window", "done"
-	InWindow   time.Duration
-	HeadlinePM float64
-	TxnPM      float64
-	Source     string
-	P95        []float64
-	Errors     int64
-	Retries    int64
-	Count      int64         // transactions in the interval
-	Interval   time.Duration // since the previous line
-	MeanMs     float64       // mean latency of the main type in the interval
-	StdDevMs   float64
-	LagMs      float64 // with a rate: mean schedule lag of the interval
-	Late       int64
-	Skipped    int64
-	Waits      string // the interval's top wait events, when observed
-}
-
-// Progresser prints a workload's own live progress line.
-type Progresser interface {
-	ProgressLine(p Progress, opts any, rate, limit bool) string
 }
 
 // Tool is a command of a workload's own that is not a prepare, run, check or cleanup.
@@ -189,7 +190,7 @@ func Register(w Workload) {
 		panic("workload registered twice: " + name)
 	}
 	workloads[name] = w
-	RegisterFootprint(w.Info().Footprint)
+	registerFootprint(w.Info().Footprint)
 }
 
 // Get returns a registered workload.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/textfmt"
 )
 
 // Every workload keeps a meta table, cairn_<workload>_meta, of key/value rows:
@@ -82,11 +83,16 @@ var (
 	footprints []Footprint
 )
 
-// RegisterFootprint makes a workload's objects known to every other workload's status and cleanup;
-// workload packages call it from init.
-func RegisterFootprint(f Footprint) {
+// registerFootprint makes a workload's objects known to every other workload's status and
+// cleanup; Register calls it, once per workload, so that Inspect reads each meta table once.
+func registerFootprint(f Footprint) {
 	fpMu.Lock()
 	defer fpMu.Unlock()
+	for _, g := range footprints {
+		if g.Name == f.Name {
+			panic("footprint registered twice: " + f.Name)
+		}
+	}
 	footprints = append(footprints, f)
 }
 
@@ -273,6 +279,7 @@ func Inspect(ctx context.Context, c target.Conn, t target.Target, f Footprint) (
 	// the record, which own what their names match and no record claims.
 	owner := map[Object]*Footprint{}
 	var legacy []*Footprint
+	records := map[*Footprint]map[string]string{} // each meta table is read once
 	fps := allFootprints()
 	for i := range fps {
 		fp := &fps[i]
@@ -283,6 +290,7 @@ func Inspect(ctx context.Context, c target.Conn, t target.Target, f Footprint) (
 		if err != nil {
 			return nil, err
 		}
+		records[fp] = recs
 		owner[Table(fp.MetaTable())] = fp
 		objs := recorded(recs)
 		if fp.Name == f.Name {
@@ -305,12 +313,8 @@ func Inspect(ctx context.Context, c target.Conn, t target.Target, f Footprint) (
 	for _, fp := range legacy {
 		mine := fp.claims
 		if fp.Legacy != nil {
-			recs, err := readRecords(ctx, c, d, fp.MetaTable())
-			if err != nil {
-				return nil, err
-			}
 			listed := map[Object]bool{}
-			for _, o := range fp.Legacy(recs["meta"]) {
+			for _, o := range fp.Legacy(records[fp]["meta"]) {
 				listed[o] = true
 			}
 			mine = func(o Object) bool { return listed[o] }
@@ -461,20 +465,11 @@ func Words(objs []Object) string {
 	return strings.Join(w, " and ")
 }
 
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+func pluralWord(n int, one, many string) string { return textfmt.PluralWord(n, one, many) }
 
-// Plural counts a word for messages: "1 warehouse", "4 warehouses".
-func Plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+// Plural counts a word for messages: "1 warehouse", "4 warehouses" (textfmt.Plural, named here
+// for the workloads' own messages).
+func Plural(n int, word string) string { return textfmt.Plural(n, word) }
 
 // PartialError is a schema whose own meta says its prepare did not finish, or whose tables were
 // dropped by hand.
@@ -718,6 +713,21 @@ func Load(ctx context.Context, c target.Conn, t target.Target, f Footprint, m an
 	return s, nil
 }
 
+// ReadMeta reads the description of f's complete schema in t's database, on a connection of its
+// own, for a run; the error says why the schema cannot be used.
+func ReadMeta[M any](ctx context.Context, t target.Target, f Footprint) (*M, error) {
+	c, err := t.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	m := new(M)
+	if _, err := Load(ctx, c, t, f, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // MismatchError is a prepare asked for another size than the complete schema has: asked-for
 // sizes are never ignored.
 type MismatchError struct {
@@ -760,19 +770,7 @@ func (s *Schema) CleanupReport(f Footprint) []string {
 	if s.State == StateNone {
 		out = append(out, fmt.Sprintf("%s holds no %s schema: nothing to drop", s.Where, f.Title))
 	} else {
-		var tables, routines int
-		for _, o := range s.Objects {
-			if o.Kind == KindRoutine {
-				routines++
-			} else {
-				tables++
-			}
-		}
-		what := Plural(tables, "table")
-		if routines > 0 {
-			what += " and " + Plural(routines, "routine")
-		}
-		out = append(out, fmt.Sprintf("dropped the %s schema at %s: %s and its meta table %s", f.Title, s.Where, what, f.MetaTable()))
+		out = append(out, fmt.Sprintf("dropped the %s schema at %s: %s and its meta table %s", f.Title, s.Where, s.Contents(), f.MetaTable()))
 	}
 	for _, g := range s.Others {
 		if g.Owner != nil {

@@ -115,6 +115,18 @@ type page struct {
 	foreign  []string
 }
 
+// report fails the test for each problem the page had and each request it made elsewhere.
+func (p *page) report() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, m := range p.problems {
+		p.t.Error(m)
+	}
+	for _, u := range p.foreign {
+		p.t.Errorf("the page asked for %s, not of the server", u)
+	}
+}
+
 func (p *page) note(list *[]string, s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -201,31 +213,8 @@ func shot(t *testing.T, ctx context.Context, name string) {
 // filters and compares as cairn results compare does. Nothing on the page fails, and it asks
 // nothing of the network but the server. Set CAIRN_UI_SHOT to a directory to keep screenshots.
 func TestUIInBrowser(t *testing.T) {
-	testutil.Chromium(t)
-	s := startServe(t)
-	p := &page{t: t}
-	ctx := testutil.Browser(t, 5*time.Minute, 1400, 900, p.listen(s.base))
-	defer func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, m := range p.problems {
-			t.Error(m)
-		}
-		for _, u := range p.foreign {
-			t.Errorf("the page asked for %s, not of the server", u)
-		}
-	}()
-	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/new")); err != nil {
-		t.Fatalf("open the UI: %v", err)
-	}
-	until[bool](t, ctx, "the spec form", 15*time.Second, `!!document.querySelector("#spec")`)
-	setSpec := func(text string) {
-		t.Helper()
-		b, _ := json.Marshal(text)
-		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(function(){var e=document.querySelector("#spec"); e.value=`+string(b)+`; e.dispatchEvent(new Event("input"));})()`)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, _, ctx := openForm(t)
+	setSpec := func(text string) { t.Helper(); fillSpec(t, ctx, text) }
 	click := func(sel string) {
 		t.Helper()
 		if err := chromedp.Do(ctx, chromedp.Click(sel)); err != nil {
@@ -450,14 +439,7 @@ func TestUIAsksForTheToken(t *testing.T) {
 	if strings.Contains(shown, token) {
 		t.Error("the page shows the token")
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, m := range p.problems {
-		t.Error(m)
-	}
-	for _, u := range p.foreign {
-		t.Errorf("the page asked for %s, not of the server", u)
-	}
+	p.report()
 }
 
 // TestUIStudyInBrowser follows a PostgreSQL study with a live change from the form to its end:
@@ -546,12 +528,36 @@ func TestUIStudyInBrowser(t *testing.T) {
 	if v.Points < 5 {
 		t.Errorf("the throughput chart has %d points of a 7 s run", v.Points)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, m := range p.problems {
-		t.Error(m)
+	p.report()
+}
+
+// openForm starts a service and a browser on its new-job form; at the test's end the page must
+// have reported no problem and asked nothing of any host but the service.
+func openForm(t *testing.T) (*serve, *page, context.Context) {
+	t.Helper()
+	return openFormWith(t)
+}
+
+// openFormWith is openForm with cairn serve started with args.
+func openFormWith(t *testing.T, args ...string) (*serve, *page, context.Context) {
+	t.Helper()
+	testutil.Chromium(t)
+	s := startServe(t, args...)
+	p := &page{t: t}
+	ctx := testutil.Browser(t, 5*time.Minute, 1400, 900, p.listen(s.base))
+	t.Cleanup(p.report)
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/new")); err != nil {
+		t.Fatalf("open the UI: %v", err)
 	}
-	for _, u := range p.foreign {
-		t.Errorf("the page asked for %s, not of the server", u)
+	until[bool](t, ctx, "the spec form", 15*time.Second, `!!document.querySelector("#spec")`)
+	return s, p, ctx
+}
+
+// fillSpec puts text in the form's spec, as typing it would.
+func fillSpec(t *testing.T, ctx context.Context, text string) {
+	t.Helper()
+	b, _ := json.Marshal(text)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(function(){var e=document.querySelector("#spec"); e.value=`+string(b)+`; e.dispatchEvent(new Event("input"));})()`)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -74,6 +74,8 @@ var (
 	open   atomic.Int32 // blocking connections currently open
 	busy   atomic.Int32 // of them, those dialed for a known concurrency (the run's VUs'; see dial)
 	slots  atomic.Int32 // blocking connections the Ps reserved so far allow (see Reserve)
+	polls  atomic.Int32 // Pollers holding a slot of their own (Poller.Reserved)
+	pslots atomic.Int32 // Pollers the Ps reserved so far allow (see ReservePollers)
 	procMu sync.Mutex
 )
 
@@ -149,8 +151,8 @@ func (tr *Transport) Dial(ctx context.Context, network, addr string) (net.Conn, 
 // DialPolled opens a connection whose answers are read only once the Poller says they are there
 // (target.WithPolled): a blocking socket kept off Go's network poller, so that an answer wakes
 // only the thread polling for it and not also a thread of the runtime's netpoller, which would
-// find nobody waiting. Its reader waits in the Poller, not in read, so the socket needs no P of
-// its own and takes no slot (Reserve).
+// find nobody waiting. Its reader waits in the Poller, not in read, so the socket takes no slot
+// (Reserve): the Poller takes one for all its sockets (Poller.Reserved).
 func (tr *Transport) DialPolled(ctx context.Context, network, addr string) (net.Conn, error) {
 	return dial(ctx, network, addr, tr.force != "poller", true, false)
 }
@@ -250,7 +252,27 @@ func Reserve(n int) {
 		return
 	}
 	slots.Store(int32(n))
-	if want := baseProcs() + n + 1; runtime.GOMAXPROCS(0) < want {
+	grow()
+}
+
+// ReservePollers makes room for n Pollers waiting at once (at most MaxBlocking), a P kept free for
+// each as Reserve does for blocking connections: a Poller waits in a raw system call, which keeps
+// its P (Poller.Reserved). Called before the clock starts (a VU's Bind), with the run's VUs.
+func ReservePollers(n int) {
+	n = min(n, MaxBlocking)
+	procMu.Lock()
+	defer procMu.Unlock()
+	if int(pslots.Load()) >= n {
+		return
+	}
+	pslots.Store(int32(n))
+	grow()
+}
+
+// grow raises GOMAXPROCS to a P per CPU, per slot and per Poller slot, and one more; the caller
+// holds procMu.
+func grow() {
+	if want := baseProcs() + int(slots.Load()) + int(pslots.Load()) + 1; runtime.GOMAXPROCS(0) < want {
 		runtime.GOMAXPROCS(want)
 	}
 }
@@ -419,6 +441,29 @@ type Poller struct {
 	ev      []unix.EpollEvent
 	ready   []bool
 	yielded int64 // as Conn's
+	// slot: 1 the poller holds a slot (Reserve), and waits as a raw system call, keeping its P;
+	// -1 none was free, and it waits as an ordinary one, which gives the P up (see Reserved);
+	// 0 not decided yet.
+	slot int8
+}
+
+// Reserved says whether the poller holds one of the slots ReservePollers made, taking one the first
+// time it is asked (a poller is one waiter, whatever its sockets). With a slot its waits, and the
+// reads its caller makes without waiting (a lone statement on a blocking socket), are raw system
+// calls, each keeping a P reserved for it. Without one its waits give their P up, and its caller
+// must wait before it reads: a raw call keeps the P whoever needs it, and when more goroutines
+// wait in raw calls than Ps were reserved, every other goroutine that gives its P up in a system
+// call (the run's clock reading /proc, a VU writing) queues for one. At 40 fan-out VUs with 21
+// Ps, the clock's ticks came seconds late so.
+func (p *Poller) Reserved() bool {
+	if p.slot == 0 {
+		p.slot = 1
+		if polls.Add(1) > pslots.Load() {
+			polls.Add(-1)
+			p.slot = -1
+		}
+	}
+	return p.slot == 1
 }
 
 // Wait blocks until at least one of fds is readable (or hung up or failed, which its next read
@@ -453,10 +498,18 @@ func (p *Poller) Wait(fds []int) error {
 		p.yielded = now
 		goyield()
 	}
+	raw := p.Reserved()
 	for {
-		// Raw, as Conn.Read's read(2): a signal interrupts epoll_pwait with EINTR.
-		r, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.ep), uintptr(unsafe.Pointer(&p.ev[0])),
-			uintptr(len(p.ev)), uintptr(waitSlice/time.Millisecond), 0, 0)
+		// Raw, as Conn.Read's read(2), with a slot: a signal interrupts epoll_pwait with EINTR.
+		var r uintptr
+		var e syscall.Errno
+		if raw {
+			r, _, e = syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.ep), uintptr(unsafe.Pointer(&p.ev[0])),
+				uintptr(len(p.ev)), uintptr(waitSlice/time.Millisecond), 0, 0)
+		} else {
+			r, _, e = syscall.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(p.ep), uintptr(unsafe.Pointer(&p.ev[0])),
+				uintptr(len(p.ev)), uintptr(waitSlice/time.Millisecond), 0, 0)
+		}
 		if e != 0 && e != syscall.EINTR {
 			return os.NewSyscallError("epoll_pwait", e)
 		}
@@ -485,10 +538,14 @@ func (p *Poller) Wait(fds []int) error {
 // Ready reports whether the i-th socket of the last Wait is readable.
 func (p *Poller) Ready(i int) bool { return p.ready[i] }
 
-// Close releases the epoll instance and forgets every socket.
+// Close releases the epoll instance and its slot, and forgets every socket.
 func (p *Poller) Close() {
 	if p.made {
 		unix.Close(p.ep)
 		p.made, p.on = false, nil
 	}
+	if p.slot == 1 {
+		polls.Add(-1)
+	}
+	p.slot = 0
 }

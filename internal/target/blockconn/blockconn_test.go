@@ -258,6 +258,54 @@ func TestHintedDialsKeepTheirSlots(t *testing.T) {
 	}
 }
 
+// Pollers take the slots ReservePollers made, one each, and wait as raw system calls only with
+// one: beyond them a Poller's waits give their P up, so that more raw waiters than Ps never hold
+// every P (the run's clock then queued for one at each system call). A closed Poller frees its slot.
+func TestPollersHoldTheirSlots(t *testing.T) {
+	const more = 3
+	ReservePollers(int(pslots.Load()) + more)
+	if want := baseProcs() + int(slots.Load()) + int(pslots.Load()) + 1; runtime.GOMAXPROCS(0) < want {
+		t.Errorf("GOMAXPROCS %d, want at least %d", runtime.GOMAXPROCS(0), want)
+	}
+	var ps []*Poller
+	defer func() {
+		for _, p := range ps {
+			p.Close()
+		}
+	}()
+	for polls.Load() < pslots.Load() {
+		p := &Poller{}
+		ps = append(ps, p)
+		if !p.Reserved() {
+			t.Fatalf("a poller got no slot with %d of %d in use", polls.Load(), pslots.Load())
+		}
+	}
+	extra := &Poller{}
+	ps = append(ps, extra)
+	if extra.Reserved() || extra.Reserved() {
+		t.Fatalf("a poller got a slot beyond the %d reserved", pslots.Load())
+	}
+	// It still waits, releasing its P: a socket with data is found ready.
+	c, err := net.Dial("tcp", echoServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.Write([]byte("x"))
+	rc, _ := c.(*net.TCPConn).SyscallConn()
+	fd := -1
+	rc.Control(func(s uintptr) { fd = int(s) })
+	if err := extra.Wait([]int{fd}); err != nil || !extra.Ready(0) {
+		t.Fatalf("wait without a slot: %v, ready %v", err, extra.Ready(0))
+	}
+	ps[0].Close()
+	again := &Poller{}
+	ps = append(ps, again)
+	if !again.Reserved() {
+		t.Errorf("a closed poller's slot was not freed")
+	}
+}
+
 // A poll or a read that waits longer than waitSlice yields and waits on: the caller sees the data
 // when it comes, never the timeout.
 func TestLongReadWaitsOn(t *testing.T) {

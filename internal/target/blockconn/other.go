@@ -37,5 +37,11 @@ func (*Poller) Wait(fds []int) error { return errors.New("blockconn: no poll off
 // Ready is false: see Poller.
 func (*Poller) Ready(i int) bool { return false }
 
+// ReservePollers does nothing: see Poller.
+func ReservePollers(int) {}
+
+// Reserved is false: see Poller.
+func (*Poller) Reserved() bool { return false }
+
 // Close does nothing: see Poller.
 func (*Poller) Close() {}

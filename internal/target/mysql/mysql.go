@@ -13,6 +13,7 @@ import (
 	"log"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,9 @@ type mysqlTarget struct {
 	kind    string
 	version string
 	timeout time.Duration // the connect timeout, for messages
+	// infile is whether the server takes LOAD DATA LOCAL: 0 not known yet, 1 yes, 2 no.
+	infileMu sync.Mutex
+	infile   int
 }
 
 // Open connects once to verify the address, login and database, and learns MySQL from MariaDB.
@@ -212,22 +216,80 @@ func (t *mysqlTarget) statusTable() string {
 
 // TxnCounterSQL counts COMMIT and ROLLBACK statements server-wide (MySQL has no per-database
 // counter); the stored procedures commit explicitly, so each transaction is counted once.
+// MariaDB's information_schema.GLOBAL_STATUS has the Com_* counters and is read in one statement
+// with the headline; MySQL 8's performance_schema.global_status leaves them out (only SHOW GLOBAL
+// STATUS has them), so on MySQL this is the statement Snapshot runs for them.
 func (t *mysqlTarget) TxnCounterSQL() string {
+	if t.kind != "mariadb" {
+		return comStatus
+	}
 	return fmt.Sprintf("(SELECT CAST(SUM(VARIABLE_VALUE) AS SIGNED) FROM %s WHERE VARIABLE_NAME IN ('COM_COMMIT','COM_ROLLBACK','Com_commit','Com_rollback'))", t.statusTable())
+}
+
+// comStatus reads MySQL's transaction counter and start.
+const comStatus = "SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_commit', 'Com_rollback', 'Uptime')"
+
+// Snapshot implements target.Snapshotter. On MySQL it takes two statements: the headline and the
+// server's clock in one, then SHOW GLOBAL STATUS for Com_commit, Com_rollback and Uptime (an
+// autocommitted SELECT and a SHOW count in neither). The two are a round trip apart, at both edges
+// alike. On MariaDB one statement reads all (target.SnapshotSQL).
+func (t *mysqlTarget) Snapshot(ctx context.Context, c target.Conn, headlineSQL string) (target.Reading, error) {
+	if t.kind == "mariadb" {
+		return target.SnapshotSQL(ctx, t, c, headlineSQL)
+	}
+	var r target.Reading
+	var now int64
+	q := "SELECT 0, UNIX_TIMESTAMP()"
+	if headlineSQL != "" {
+		q = "SELECT COALESCE(" + headlineSQL + ", 0), UNIX_TIMESTAMP()"
+	}
+	if err := c.QueryRow(ctx, q, target.SimpleArgs(c)...).Scan(&r.Headline, &now); err != nil {
+		return r, err
+	}
+	rows, err := c.Query(ctx, comStatus, target.SimpleArgs(c)...)
+	if err != nil {
+		return r, err
+	}
+	defer rows.Close()
+	var seen int
+	for rows.Next() {
+		var name string
+		var v int64
+		if err := rows.Scan(&name, &v); err != nil {
+			return r, err
+		}
+		switch strings.ToLower(name) {
+		case "com_commit", "com_rollback":
+			r.Counter += v
+			seen++
+		case "uptime":
+			r.Start = now - v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return r, err
+	}
+	r.NoCounter = seen < 2
+	return r, nil
 }
 
 func (t *mysqlTarget) TxnCounterName() string {
 	return "Com_commit + Com_rollback (server-wide: MySQL has no per-database counter)"
 }
 
+var _ target.Snapshotter = (*mysqlTarget)(nil)
+
 func (t *mysqlTarget) UptimeSQL() string {
 	return fmt.Sprintf("(SELECT CAST(UNIX_TIMESTAMP() - VARIABLE_VALUE AS SIGNED) FROM %s WHERE VARIABLE_NAME IN ('UPTIME','Uptime'))", t.statusTable())
 }
 
+// Settings records the variables that matter for reading a result; those a server lacks (MySQL
+// 8's innodb_spin_wait_pause_multiplier and innodb_log_writer_threads on MariaDB) are left out.
 func (t *mysqlTarget) Settings(ctx context.Context, c target.Conn) (map[string]string, error) {
 	rows, err := c.Query(ctx, `SHOW GLOBAL VARIABLES WHERE Variable_name IN ('innodb_buffer_pool_size',
 		'innodb_flush_log_at_trx_commit','innodb_log_file_size','transaction_isolation','tx_isolation',
-		'max_connections','sync_binlog','log_bin','innodb_spin_wait_delay','innodb_doublewrite','innodb_io_capacity')`)
+		'max_connections','sync_binlog','log_bin','innodb_spin_wait_delay','innodb_doublewrite','innodb_io_capacity',
+		'innodb_spin_wait_pause_multiplier','innodb_log_writer_threads','innodb_redo_log_capacity','local_infile','performance_schema')`)
 	if err != nil {
 		return nil, err
 	}
@@ -302,12 +364,15 @@ func (t *mysqlTarget) Conn(ctx context.Context) (target.Conn, error) {
 	}
 	c.BeginSQL = "START TRANSACTION"
 	c.BeginRO = "START TRANSACTION"
-	c.BulkLoader = loadData
-	return &conn{c}, nil
+	c.BulkLoader = t.bulkLoad
+	return &conn{c, t}, nil
 }
 
 // conn adds LOAD DATA of delimited text to the shared database/sql connection.
-type conn struct{ *sqlconn.Conn }
+type conn struct {
+	*sqlconn.Conn
+	t *mysqlTarget
+}
 
 // IntCell implements target.Cells: the wire reads *p when it encodes the argument, so that
 // setting it allocates nothing (an int64 boxed into an argument list allocates); a statement the
@@ -333,15 +398,19 @@ func (c intCell) Value() (driver.Value, error) { return *c.p, nil }
 // SetImplicitTx implements target.ImplicitTx (autocommit off instead of START TRANSACTION).
 func (c *conn) SetImplicitTx(on bool) { c.Conn.ImplicitTx = on }
 
-// LoadDelimited streams r through LOAD DATA LOCAL INFILE with FIELDS TERMINATED BY delim.
+// LoadDelimited streams r through LOAD DATA LOCAL INFILE with FIELDS TERMINATED BY delim, or
+// as INSERTs where the server refuses LOAD DATA LOCAL.
 func (c *conn) LoadDelimited(ctx context.Context, table string, columns []string, delim byte, r io.Reader) (int64, error) {
+	if !c.t.localInfile(ctx, c.Conn) {
+		return insertDelimited(ctx, c.Conn, table, columns, delim, r)
+	}
 	name := fmt.Sprintf("cairn-%d", readerSeq.Add(1))
 	lines := &lineCounter{r: r}
 	my.RegisterReaderHandler(name, func() io.Reader { return lines })
 	defer my.DeregisterReaderHandler(name)
 	q := fmt.Sprintf("LOAD DATA LOCAL INFILE 'Reader::%s' INTO TABLE %s CHARACTER SET binary FIELDS TERMINATED BY '%c' ESCAPED BY '' LINES TERMINATED BY '\\n' (%s)",
 		name, table, delim, strings.Join(columns, ", "))
-	return allOrNothing(ctx, c.Conn, table, func() (int64, int64, error) {
+	return allOrNothing(ctx, c.Conn, "LOAD DATA", table, func() (int64, int64, error) {
 		res, err := c.C.ExecContext(ctx, q)
 		if err != nil {
 			return 0, lines.n, err
@@ -368,8 +437,9 @@ func (l *lineCounter) Read(p []byte) (int, error) {
 // it skips the rows it refuses (a duplicate key, a value it cannot store) with a warning instead
 // of failing; target.Conn promises a bulk load that is whole or absent. The load therefore runs in
 // a transaction of its own (a savepoint inside the caller's) that is undone when fewer rows went in
-// than were sent.
-func allOrNothing(ctx context.Context, c *sqlconn.Conn, table string, load func() (loaded, sent int64, err error)) (int64, error) {
+// than were sent. The INSERT loads (insert.go) run in it too, as several statements that stand or
+// fall together; how names the statement in errors.
+func allOrNothing(ctx context.Context, c *sqlconn.Conn, how, table string, load func() (loaded, sent int64, err error)) (int64, error) {
 	begin, commit, undo := "BEGIN", "COMMIT", "ROLLBACK"
 	if c.InTx() {
 		begin, commit, undo = "SAVEPOINT cairn_load", "RELEASE SAVEPOINT cairn_load", "ROLLBACK TO SAVEPOINT cairn_load"
@@ -383,10 +453,10 @@ func allOrNothing(ctx context.Context, c *sqlconn.Conn, table string, load func(
 	}
 	if err != nil {
 		_, _ = c.C.ExecContext(context.WithoutCancel(ctx), undo)
-		return 0, fmt.Errorf("LOAD DATA %s: %w", table, err)
+		return 0, fmt.Errorf("%s %s: %w", how, table, err)
 	}
 	if _, err := c.C.ExecContext(ctx, commit); err != nil {
-		return 0, fmt.Errorf("LOAD DATA %s: %w", table, err)
+		return 0, fmt.Errorf("%s %s: %w", how, table, err)
 	}
 	return n, nil
 }
@@ -405,7 +475,7 @@ func loadData(ctx context.Context, c *sqlconn.Conn, table string, columns []stri
 	defer my.DeregisterReaderHandler(name)
 	w := target.NewTextRowWriter(pw)
 	var fillErr error
-	n, err := allOrNothing(ctx, c, table, func() (int64, int64, error) {
+	n, err := allOrNothing(ctx, c, "LOAD DATA", table, func() (int64, int64, error) {
 		done := make(chan error, 1)
 		var n int64
 		go func() {
@@ -438,13 +508,13 @@ func loadData(ctx context.Context, c *sqlconn.Conn, table string, columns []stri
 // runs while it reads it. MariaDB builds its whole status table for one variable (about 110 µs
 // of server CPU a read, against 15 µs for SELECT 1), 50 times a second; with performance_schema
 // on, its threads table counts the same client threads for the cost of a scan of the threads.
-func (t *mysqlTarget) RunningSQL() (string, bool) {
+func (t *mysqlTarget) RunningSQL() (string, []any, bool) {
 	status := "SELECT CAST(VARIABLE_VALUE AS SIGNED) - 1 FROM " + t.statusTable() + " WHERE VARIABLE_NAME = 'THREADS_RUNNING'"
 	if t.kind != "mariadb" {
-		return status, false
+		return status, nil, false
 	}
 	return `SELECT IF(@@performance_schema, (SELECT COUNT(*) FROM performance_schema.threads
-  WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_COMMAND <> 'Sleep' AND PROCESSLIST_ID <> CONNECTION_ID()), (` + status + `))`, false
+  WHERE TYPE = 'FOREGROUND' AND PROCESSLIST_COMMAND <> 'Sleep' AND PROCESSLIST_ID <> CONNECTION_ID()), (` + status + `))`, nil, false
 }
 
 // Split implements target.Splitter: on the wire (no TLS).

@@ -54,7 +54,7 @@ func (t *mysqlTarget) DescribeSetting(ctx context.Context, c target.Conn, name s
 		}
 	}
 	if errors.Is(err, sql.ErrNoRows) || err != nil && strings.Contains(err.Error(), "no rows") {
-		return s, &target.UnknownSettingError{Name: name, Server: t.Name(), Near: t.near(ctx, c, s.Name)}
+		return s, &target.UnknownSettingError{Name: name, Server: t.Name(), Version: t.version, Near: t.near(ctx, c, s.Name)}
 	}
 	if err != nil {
 		return s, err
@@ -178,7 +178,7 @@ func (t *mysqlTarget) LockStudies(ctx context.Context, _ string) (*target.StudyL
 		return nil, "", fmt.Errorf("taking the study lock: %w", err)
 	}
 	if got.Valid && got.Int64 == 1 {
-		return target.HeldBy(c, ""), "", nil
+		return target.HeldBy(c, "", "DO RELEASE_LOCK(?)", StudyLockName), "", nil
 	}
 	defer c.Close()
 	var id int64

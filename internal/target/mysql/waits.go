@@ -4,14 +4,35 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/undo"
 )
 
-// innodbInstruments are InnoDB's mutex and rw-lock instruments, off by default.
-const innodbInstruments = `(NAME LIKE 'wait/synch/mutex/innodb/%' OR NAME LIKE 'wait/synch/rwlock/innodb/%' OR NAME LIKE 'wait/synch/sxlock/innodb/%')`
+// innodbInstruments are InnoDB's mutex and rw-lock instruments, off by default; runInstruments
+// are the instruments --waits instrument turns on: those, and the metadata-lock instrument, off by
+// default on MariaDB (on in MySQL 8), without which a session stalled by LOCK TABLES on an InnoDB
+// table, DDL or FLUSH TABLES WITH READ LOCK waits in no timed event at all.
+const (
+	innodbInstruments = `(NAME LIKE 'wait/synch/mutex/innodb/%' OR NAME LIKE 'wait/synch/rwlock/innodb/%' OR NAME LIKE 'wait/synch/sxlock/innodb/%')`
+	mdlEvent          = "wait/lock/metadata/sql/mdl"
+	runInstruments    = `(` + innodbInstruments + ` OR NAME = '` + mdlEvent + `')`
+	tableLockEvent    = "wait/lock/table/sql/handler"
+)
+
+// lockStates maps the thread states of a session waiting for a lock that performance_schema
+// times as a wait/lock event to that event: the metadata locks' (MDL: Waiting for table metadata
+// lock, … backup, global read, commit lock, User lock) and the table-level locks' (thr_lock: LOCK
+// TABLES on MyISAM and Aria tables). performance_schema counts such a wait only when it ends;
+// the sessions in these states say how long the waits still going on have lasted.
+const (
+	lockStateEvent = `CASE WHEN STATE = 'Waiting for table level lock' THEN '` + tableLockEvent + `' ELSE '` + mdlEvent + `' END`
+	lockStates     = `FROM information_schema.PROCESSLIST
+	WHERE STATE = 'Waiting for table level lock' OR STATE LIKE 'Waiting for %metadata lock'
+	OR STATE IN ('Waiting for global read lock', 'Waiting for backup lock', 'Waiting for commit lock', 'User lock')`
+)
 
 // innodbCounters are the INNODB_METRICS counters of spins and lock waits that cairn reads where
 // the server has them: MySQL 5.7 and 8.0 keep the rw-lock ones (some 8.0 releases keep them at
@@ -40,6 +61,8 @@ type myWaits struct {
 	rowLocks string // the query of the row-lock waits, "" where the server lacks its counters
 	counters []any  // the innodbCounters this server has, as query arguments
 	mutexes  bool   // MariaDB's INNODB_MUTEXES
+	locks    string // the query of the lock waits going on (lockStates), "" where none is timed
+	lockOn   map[string]bool
 	notes    []string
 	restore  []instrument
 	done     func() error
@@ -66,6 +89,13 @@ func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, instrument b
 			w.notes = append(w.notes, "--waits instrument did nothing: performance_schema is off")
 		}
 	} else {
+		// A run killed with --waits instrument could not restore what it turned on: its journal
+		// entry says what, and the next run says so before it reads (or turns on) anything.
+		if n, pid, err := leftOn(ctx, c, target.Where(t)); err != nil {
+			return nil, err
+		} else if n > 0 {
+			w.notes = append(w.notes, fmt.Sprintf("%d performance_schema instruments a cairn that did not finish (pid %d, --waits instrument) turned on are still on: 'cairn restore --db URL' turns them off", n, pid))
+		}
 		if instrument {
 			if err := w.instrument(ctx, t, save); err != nil {
 				return nil, err
@@ -87,6 +117,9 @@ func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, instrument b
 		var consumer string
 		if err := c.QueryRow(ctx, "SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'global_instrumentation'").Scan(&consumer); err == nil && consumer != "YES" {
 			w.notes = append(w.notes, "performance_schema's global_instrumentation consumer is off: its summaries do not count")
+		}
+		if err := w.openLocks(ctx, t, instrument); err != nil {
+			return nil, err
 		}
 	}
 	args := make([]any, len(innodbCounters))
@@ -133,9 +166,53 @@ func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, instrument b
 	return w, nil
 }
 
-// instrument turns on InnoDB's mutex and rw-lock instruments, recording first which were off.
+// openLocks learns which lock-wait events are timed, so that Read adds the waits for them still
+// going on, and says where the metadata locks' are not.
+func (w *myWaits) openLocks(ctx context.Context, t *mysqlTarget, instrument bool) error {
+	rows, err := w.c.Query(ctx, "SELECT NAME, ENABLED = 'YES' AND TIMED = 'YES' FROM performance_schema.setup_instruments WHERE NAME IN (?, ?)", mdlEvent, tableLockEvent)
+	if err != nil {
+		return err
+	}
+	w.lockOn = map[string]bool{}
+	have := false
+	for rows.Next() {
+		var name string
+		var on bool
+		if err := rows.Scan(&name, &on); err != nil {
+			rows.Close()
+			return err
+		}
+		have = have || name == mdlEvent
+		if on {
+			w.lockOn[name] = true
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	switch {
+	case !have:
+		w.notes = append(w.notes, "this server has no "+mdlEvent+" instrument: waits for metadata locks (LOCK TABLES on InnoDB tables, DDL, FLUSH TABLES WITH READ LOCK) are not measured")
+	case !w.lockOn[mdlEvent] && instrument:
+		w.notes = append(w.notes, mdlEvent+" is still off: waits for metadata locks are not measured")
+	case !w.lockOn[mdlEvent]:
+		w.notes = append(w.notes, mdlEvent+" is off: waits for metadata locks (LOCK TABLES on InnoDB tables, DDL, FLUSH TABLES WITH READ LOCK) are not measured (--waits instrument turns it on for the run)")
+	}
+	if len(w.lockOn) > 0 {
+		// MariaDB times a state to the microsecond; MySQL's PROCESSLIST only to the second.
+		ms := "SUM(TIME) * 1000"
+		if t.kind == "mariadb" {
+			ms = "SUM(TIME_MS)"
+		}
+		w.locks = "SELECT " + lockStateEvent + ", " + ms + " " + lockStates + " GROUP BY 1"
+	}
+	return nil
+}
+
+// instrument turns on the runInstruments that are off, recording first which were.
 func (w *myWaits) instrument(ctx context.Context, t *mysqlTarget, save target.Saver) error {
-	rows, err := w.c.Query(ctx, "SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments WHERE "+innodbInstruments+" AND (ENABLED <> 'YES' OR TIMED <> 'YES')")
+	rows, err := w.c.Query(ctx, "SELECT NAME, ENABLED, TIMED FROM performance_schema.setup_instruments WHERE "+runInstruments+" AND (ENABLED <> 'YES' OR TIMED <> 'YES')")
 	if err != nil {
 		return err
 	}
@@ -149,7 +226,7 @@ func (w *myWaits) instrument(ctx context.Context, t *mysqlTarget, save target.Sa
 	}
 	rows.Close()
 	if len(w.restore) == 0 {
-		w.notes = append(w.notes, "--waits instrument: InnoDB's mutex and rw-lock instruments were on already")
+		w.notes = append(w.notes, "--waits instrument: InnoDB's mutex and rw-lock instruments and the metadata-lock instrument were on already")
 		return nil
 	}
 	done, err := save("mysql-instruments", instrumentsUndo{Where: target.Where(t), Rows: w.restore})
@@ -157,12 +234,38 @@ func (w *myWaits) instrument(ctx context.Context, t *mysqlTarget, save target.Sa
 		return err
 	}
 	w.done = done
-	if _, err := w.c.Exec(ctx, "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES' WHERE "+innodbInstruments); err != nil {
+	if _, err := w.c.Exec(ctx, "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES' WHERE "+runInstruments); err != nil {
 		_ = w.Close(ctx)
-		return fmt.Errorf("turn on InnoDB's wait instruments: %w", err)
+		return fmt.Errorf("turn on the wait instruments: %w", err)
 	}
-	w.notes = append(w.notes, fmt.Sprintf("--waits instrument turned on %d InnoDB mutex and rw-lock instruments for the run (restored after it)", len(w.restore)))
+	w.notes = append(w.notes, fmt.Sprintf("--waits instrument turned on %d instruments for the run, InnoDB's mutexes and rw-locks and the metadata locks' (restored after it)", len(w.restore)))
 	return nil
+}
+
+// leftOn counts the instruments the journal says a cairn that is no longer running turned on at
+// where and did not restore, that are still not as it found them, and names the last such cairn.
+func leftOn(ctx context.Context, c target.Conn, where string) (n, pid int, err error) {
+	pending, err := undo.Pending()
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range pending {
+		var d instrumentsUndo
+		if e.Kind != "mysql-instruments" || e.Alive() || json.Unmarshal(e.Data, &d) != nil || d.Where != where {
+			continue
+		}
+		for _, in := range d.Rows {
+			var on int
+			if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_instruments WHERE NAME = ? AND (ENABLED <> ? OR TIMED <> ?)", in.Name, in.Enabled, in.Timed).Scan(&on); err != nil {
+				return 0, 0, err
+			}
+			if on > 0 {
+				n++
+				pid = e.PID
+			}
+		}
+	}
+	return n, pid, nil
 }
 
 // instrumentsUndo is the journal's record of instruments cairn turned on.
@@ -213,6 +316,9 @@ func (w *myWaits) Describe() string {
 	if w.rowLocks != "" {
 		src += ", InnoDB's row-lock waits (Innodb_row_lock_time, INNODB_TRX)"
 	}
+	if w.locks != "" {
+		src += ", the lock waits going on (information_schema.PROCESSLIST)"
+	}
 	return src + ", server-wide, differences over the window"
 }
 
@@ -249,6 +355,9 @@ func (w *myWaits) Read(ctx context.Context) ([]target.Wait, error) {
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
+		if out, err = w.addLocksGoingOn(ctx, out); err != nil {
+			return nil, err
+		}
 	}
 	if len(w.counters) > 0 {
 		rows, err := w.c.Query(ctx, "SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE NAME IN (?"+strings.Repeat(", ?", len(w.counters)-1)+")", w.counters...)
@@ -280,6 +389,37 @@ func (w *myWaits) Read(ctx context.Context) ([]target.Wait, error) {
 		}
 	}
 	return out, nil
+}
+
+// addLocksGoingOn adds to each timed lock-wait event how long the sessions waiting for it now have
+// waited, so that, as with the row locks, a wait still going on at an edge of the window counts
+// its part of the window: performance_schema counts it only when it ends.
+func (w *myWaits) addLocksGoingOn(ctx context.Context, out []target.Wait) ([]target.Wait, error) {
+	if w.locks == "" {
+		return out, nil
+	}
+	rows, err := w.c.Query(ctx, w.locks)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var ms float64
+		if err := rows.Scan(&name, &ms); err != nil {
+			return nil, err
+		}
+		if !w.lockOn[name] {
+			continue
+		}
+		i := slices.IndexFunc(out, func(e target.Wait) bool { return e.Name == name })
+		if i < 0 {
+			out = append(out, target.Wait{Name: name, Class: waitClass(name)})
+			i = len(out) - 1
+		}
+		out[i].TimeMs += ms
+	}
+	return out, rows.Err()
 }
 
 // waitClass is an event's kind from its name: wait/synch/mutex/innodb/… is "mutex",

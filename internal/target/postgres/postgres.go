@@ -247,6 +247,37 @@ func (t *pg) Conn(ctx context.Context) (target.Conn, error) {
 	return &conn{c: c, stmts: map[string]bool{}}, nil
 }
 
+// asideDatabases are where cairn's own sessions go, the first that takes them: databases every
+// cluster is made with.
+var asideDatabases = []string{"postgres", "template1"}
+
+// AsideConn implements target.Aside: a session on the server in another database, whose
+// transactions pg_stat_database counts under that database, not t's. Views such as
+// pg_stat_activity cover the whole cluster, so the samplers read t's sessions from there.
+func (t *pg) AsideConn(ctx context.Context) (target.Conn, error) {
+	var why []string
+	var last error
+	for _, db := range asideDatabases {
+		if db == t.db {
+			continue
+		}
+		cfg := t.cfg.Copy()
+		cfg.Database = db
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err == nil {
+			return &conn{c: c, stmts: map[string]bool{}}, nil
+		}
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			return nil, t.connErr(ctx, err) // the server, not the database, is the trouble
+		}
+		why, last = append(why, db+": "+pe.Message), err
+	}
+	return nil, &target.ConnectError{Kind: "PostgreSQL", Addr: t.addr, Err: last,
+		Msg: fmt.Sprintf("cairn's samplers run outside database %s, so that TPM does not count them, and could not (%s): let %s connect to %s, or turn the samplers off (--observe off --running-sample 0)",
+			t.db, strings.Join(why, "; "), t.cfg.User, strings.Join(asideDatabases, " or "))}
+}
+
 type conn struct {
 	c     *pgx.Conn
 	stmts map[string]bool
@@ -511,8 +542,9 @@ func (c *conn) BulkLoad(ctx context.Context, table string, columns []string, fil
 }
 
 // RunningSQL implements target.RunningThreads: the database's client backends running a
-// statement, the sampling session left out.
-func (t *pg) RunningSQL() (string, bool) {
-	return `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'
-  AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, true
+// statement, the sampling session left out (it runs outside the database, target.Aside, or on
+// a run's pooled connection).
+func (t *pg) RunningSQL() (string, []any, bool) {
+	return `SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active'
+  AND backend_type = 'client backend' AND pid <> pg_backend_pid()`, []any{t.db}, true
 }

@@ -27,7 +27,9 @@ func (t *pg) DescribeSetting(ctx context.Context, c target.Conn, name string) (t
 		FROM pg_settings WHERE name = lower($1)`, name).Scan(&s.Name, &s.Value, &s.Type, &context_, &min, &max, &unit, &enum)
 	if err != nil {
 		if strings.Contains(err.Error(), "no rows") {
-			return s, &target.UnknownSettingError{Name: name, Server: "PostgreSQL", Near: t.near(ctx, c, name)}
+			var v string
+			_ = c.QueryRow(ctx, "SHOW server_version").Scan(&v)
+			return s, &target.UnknownSettingError{Name: name, Server: "PostgreSQL", Version: v, Near: t.near(ctx, c, name)}
 		}
 		return s, err
 	}
@@ -211,7 +213,7 @@ func (t *pg) LockStudies(ctx context.Context, who string) (*target.StudyLock, st
 		c.Close()
 		return nil, heldBy, err
 	}
-	return target.HeldBy(c, note), "", nil
+	return target.HeldBy(c, note, "SELECT pg_advisory_unlock($1)", StudyLockKey), "", nil
 }
 
 func lockStudies(ctx context.Context, c target.Conn, who string) (string, error) {

@@ -7,10 +7,11 @@ import (
 )
 
 // waitsSQL is what the database's client sessions are doing now: each active one is a sample of
-// its wait event, or of "CPU" when it waits on nothing. The sampling session leaves itself out.
+// its wait event, or of "CPU" when it waits on nothing. The sampling session runs outside the
+// database (target.Aside) or on a run's pooled connection, and leaves itself out.
 const waitsSQL = `SELECT COALESCE(wait_event_type, 'CPU'), COALESCE(wait_event, ''), count(*)
 FROM pg_stat_activity
-WHERE datname = current_database() AND state = 'active' AND backend_type = 'client backend'
+WHERE datname = $1 AND state = 'active' AND backend_type = 'client backend'
   AND pid <> pg_backend_pid()
 GROUP BY 1, 2`
 
@@ -43,7 +44,7 @@ func (w *pgWaits) Describe() string {
 }
 
 func (w *pgWaits) Read(ctx context.Context) ([]target.Wait, error) {
-	rows, err := w.c.Query(ctx, "cairn_waits")
+	rows, err := w.c.Query(ctx, "cairn_waits", w.db)
 	if err != nil {
 		return nil, err
 	}

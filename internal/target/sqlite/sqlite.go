@@ -37,6 +37,9 @@ type lite struct {
 
 // Open opens (and creates, if missing) the database file.
 func Open(ctx context.Context, u target.URL) (target.Target, error) {
+	if err := target.CheckReserved(ctx, u.Raw()); err != nil {
+		return nil, err
+	}
 	dir := filepath.Dir(u.Path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, &target.ConnectError{Kind: "SQLite", Addr: u.Path, Msg: fmt.Sprintf("directory %s does not exist", dir)}

@@ -3,7 +3,7 @@ package fanout_test
 import (
 	"bytes"
 	"context"
-	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/report"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/runner"
+	"github.com/cairn-bench/cairn/internal/session"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/target"
 	_ "github.com/cairn-bench/cairn/internal/target/all"
@@ -77,12 +76,12 @@ func run(t *testing.T, db string, set map[string]string) (*results.Document, *fa
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
 	}
-	se, err := runner.Open(context.Background(), s, "test", nil)
+	se, err := session.Open(context.Background(), s, "test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer se.Close()
-	d, err := se.Run(context.Background(), runner.Hooks{})
+	d, err := se.Run(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +91,7 @@ func run(t *testing.T, db string, set map[string]string) (*results.Document, *fa
 	}
 	w, _ := workload.Get("fanout")
 	var sum bytes.Buffer
-	w.(workload.Summarizer).Summary(&sum, d, &s.Engine, s.Options)
+	w.(workload.Summarizer).Summary(&sum, d, &s.Engine.Engine, s.Options)
 	return d, x, sum.String()
 }
 
@@ -175,7 +174,7 @@ func TestFanout32Shards(t *testing.T) {
 	if x.Parallelism != 8 || len(x.PerServer) != 4 || x.PerServer[0].Shards != 8 {
 		t.Errorf("servers %+v", x.PerServer)
 	}
-	if r := observe.RunningOf(d); r == nil || len(r.PerServer) != 4 {
+	if r := results.RunningOf(d); r == nil || len(r.PerServer) != 4 {
 		t.Errorf("running threads per server: %+v", r)
 	}
 	// Wait events of every server, each apart: differences of each one's own counters.
@@ -188,7 +187,7 @@ func TestFanout32Shards(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"logical:", "physical:", "scheduling delay", "short board", "per server", "slowest most often", "slowest requests", "cairn-req=", "running threads per server"} {
+	for _, want := range []string{"logical:", "physical:", "scheduling delay", "short board", "per server", "most time added first", "slowest requests", "cairn-req=", "running threads per server"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}
@@ -207,7 +206,7 @@ func TestFanout32Shards(t *testing.T) {
 	stop := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- holdLocks(urls[slow], 40*time.Millisecond, stop)
+		done <- testutil.HoldLocks(urls[slow], fanout.Table, 40*time.Millisecond, stop)
 	}()
 	_, x, sum = run(t, db, map[string]string{"vu": "3", "rampup": "500ms", "duration": "3s", "options.parallelism": "8"})
 	close(stop)
@@ -219,13 +218,42 @@ func TestFanout32Shards(t *testing.T) {
 	}
 	byLast := append([]fanout.Group(nil), x.PerShard...)
 	sort.SliceStable(byLast, func(i, j int) bool { return byLast[i].Slowest > byLast[j].Slowest })
-	// Twice, not more: on this shared 2-CPU host a neighbour's burst lengthens every statement's
-	// p99 too.
-	if byLast[0].Name != x.PerShard[slow].Name || x.LogicalMs.P99 < 2*x.PhysicalMs.P99 {
+	// Half the requests meet the lock, held 40 ms at a time: the logical p99 is most of a hold
+	// and above the physical one (of which a thirty-second is the slowed shard's). Not twice the
+	// physical p99: a host with a load of 20 made that 39 ms against 77.
+	if byLast[0].Name != x.PerShard[slow].Name || x.LogicalMs.P99 < 30 || x.LogicalMs.P99 <= x.PhysicalMs.P99 {
 		t.Errorf("slowest most often %s (%d), want %s; logical p99 %.3f ms, physical p99 %.3f ms\n%s", byLast[0].Name, byLast[0].Slowest,
 			x.PerShard[slow].Name, x.LogicalMs.P99, x.PhysicalMs.P99, sum)
 	}
 	t.Logf("slowed shard %d: slowest in %.1f%% of requests; logical p99 %.3f ms, physical p99 %.3f ms", slow, x.PerShard[slow].SlowestPct, x.LogicalMs.P99, x.PhysicalMs.P99)
+	// Ranked by the time each added to the logical response time, the slowed shard and its server
+	// come first, whatever their counts of ending last (the requests that wait for the lock are
+	// few, the others end last by a hair); the summary's tables are in that order.
+	byAdded, srvRank := results.RankByAdded(x.PerShard), results.RankByAdded(x.PerServer)
+	if byAdded[0].Name != x.PerShard[slow].Name || srvRank[0].Name != x.PerServer[slow/8].Name {
+		t.Errorf("ranked by time added: shard %s, server %s; want %s on %s\n%s", byAdded[0].Name, srvRank[0].Name, x.PerShard[slow].Name, x.PerServer[slow/8].Name, sum)
+	}
+	var added, addedPct float64
+	for _, g := range x.PerShard {
+		added += g.AddedMs
+		addedPct += g.AddedPct
+	}
+	// Every request's time added is that of one shard: the shards' add up to the servers', and
+	// per request to at most the mean logical response time (as the VU timed it).
+	var srvAdded float64
+	for _, g := range x.PerServer {
+		srvAdded += g.AddedMs
+	}
+	if added <= 0 || math.Abs(added-srvAdded) > 0.01*added || math.Abs(addedPct-100) > 1 || added/float64(x.Requests) > x.ShortBoard.RequestMs.Mean {
+		t.Errorf("time added: shards %.3f ms (%.1f%%), servers %.3f ms, %d requests of %.3f ms mean", added, addedPct, srvAdded, x.Requests, x.ShortBoard.RequestMs.Mean)
+	}
+	if _, after, _ := strings.Cut(sum, "shards, most time added first"); !strings.HasPrefix(after[strings.Index(after, "\n")+1:], x.PerShard[slow].Name+" ") {
+		t.Errorf("the summary does not rank the slowed shard first:\n%s", sum)
+	}
+	byLastCount := append([]fanout.Group(nil), x.PerShard...)
+	sort.SliceStable(byLastCount, func(i, j int) bool { return byLastCount[i].Last > byLastCount[j].Last })
+	t.Logf("slowed shard %d: added %.4f ms per request (%.1f%% of the time added), last in %.1f%% (first by count: %s, %.1f%%)", slow,
+		x.PerShard[slow].AddedMeanMs, x.PerShard[slow].AddedPct, x.PerShard[slow].LastPct, byLastCount[0].Name, byLastCount[0].LastPct)
 	for _, s := range x.Slow {
 		var n int
 		if err := lc.QueryRow(context.Background(), "SELECT COUNT(*) FROM mysql.slow_log WHERE db = ? AND CONVERT(sql_text USING utf8mb4) LIKE ?",
@@ -240,35 +268,6 @@ func TestFanout32Shards(t *testing.T) {
 	lines, err := workload.Cleanup(context.Background(), compact, fanout.Footprint)
 	if err != nil || len(lines) < 32 {
 		t.Errorf("cleanup: %v, %q", err, lines)
-	}
-}
-
-// holdLocks holds a write lock on the shard's table for hold in every 2×hold until stop.
-func holdLocks(db string, hold time.Duration, stop <-chan struct{}) error {
-	ctx := context.Background()
-	tg, err := target.Open(ctx, db)
-	if err != nil {
-		return err
-	}
-	defer tg.Close()
-	c, err := tg.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	for {
-		select {
-		case <-stop:
-			return nil
-		case <-time.After(hold):
-		}
-		if _, err := c.Exec(ctx, "LOCK TABLES fanout_t WRITE"); err != nil {
-			return fmt.Errorf("lock: %w", err)
-		}
-		time.Sleep(hold)
-		if _, err := c.Exec(ctx, "UNLOCK TABLES"); err != nil {
-			return fmt.Errorf("unlock: %w", err)
-		}
 	}
 }
 
@@ -289,7 +288,7 @@ func TestFanoutPreparedPolled(t *testing.T) {
 	const slow = 1
 	stop := make(chan struct{})
 	done := make(chan error, 1)
-	go func() { done <- holdLocks(urls[slow], 150*time.Millisecond, stop) }()
+	go func() { done <- testutil.HoldLocks(urls[slow], fanout.Table, 150*time.Millisecond, stop) }()
 	_, x, sum := run(t, db, map[string]string{"vu": "2", "rampup": "200ms", "duration": "2s", "options.protocol": "prepared", "options.parallelism": "4"})
 	close(stop)
 	if err := <-done; err != nil {
@@ -316,7 +315,9 @@ func TestFanoutPostgres(t *testing.T) {
 	db := target.JoinSet(urls)
 	prepare(t, db, 200)
 	check(t, db)
-	d, x, _ := run(t, db, map[string]string{"vu": "2", "rampup": "200ms", "duration": "1s", "options.protocol": "prepared"})
+	// Sampled every 10 ms: at the default 100 ms a 1 s window's ten samples of two VUs' short
+	// statements can all miss them on a busy host.
+	d, x, _ := run(t, db, map[string]string{"vu": "2", "rampup": "200ms", "duration": "1s", "options.protocol": "prepared", "wait-sample": "10ms"})
 	consistent(t, d, x, 2, 1, 2)
 	// PostgreSQL samples one database's sessions: each shard's database is sampled apart.
 	if w := d.Waits; w == nil || len(w.PerServer) != 2 || !strings.HasSuffix(w.PerServer[1].Server, "/cairn_h8_fan1") || w.Samples == 0 ||

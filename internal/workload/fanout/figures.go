@@ -1,7 +1,6 @@
 package fanout
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -14,7 +13,6 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -40,6 +38,7 @@ type run struct {
 	vus     []*vu
 	shard   []*hdrhistogram.Histogram // physical RT per shard
 	last    []int64                   // requests whose last statement was the shard's
+	added   []time.Duration           // the time the shard added to the requests' logical RT (vu.added, merged at the end)
 	slowest []int64                   // requests whose longest statement was the shard's
 	sched   *hdrhistogram.Histogram   // the load generator's scheduling delay per statement
 	lag     *hdrhistogram.Histogram   // the last statement's end after the request's median end
@@ -51,7 +50,7 @@ type run struct {
 func newRun(t target.Target, members []target.Target, o *RunSpec, fan, par int, dataSeed, seed uint64, stmt string) *run {
 	r := &run{t: t, members: members, servers: target.ServersOf(t), o: o, fan: fan, par: par, dataSeed: dataSeed, seed: seed,
 		rows: o.Rows, emps: emps(o.Rows), parts: splitParams(stmt), shard: make([]*hdrhistogram.Histogram, len(members)),
-		last: make([]int64, len(members)), slowest: make([]int64, len(members)), sched: metrics.NewHist(), lag: metrics.NewHist(), sumPhys: metrics.NewHist(),
+		last: make([]int64, len(members)), added: make([]time.Duration, len(members)), slowest: make([]int64, len(members)), sched: metrics.NewHist(), lag: metrics.NewHist(), sumPhys: metrics.NewHist(),
 		maxPhys: metrics.NewHist(), logical: metrics.NewHist()}
 	for i := range r.shard {
 		r.shard[i] = metrics.NewHist()
@@ -128,23 +127,15 @@ func (b *batch) flush() {
 	b.stmts, b.reqs = b.stmts[:0], b.reqs[:0]
 }
 
-// SlowStatement is one statement of a slow request.
-type SlowStatement struct {
-	Shard   int     `json:"shard"`
-	Where   string  `json:"where"`
-	StartMs float64 `json:"start_ms"` // after the request's start
-	RTMs    float64 `json:"rt_ms"`
-	SchedMs float64 `json:"sched_ms"`
-}
-
-// SlowRequest is one of the slowest requests.
-type SlowRequest struct {
-	ID         string          `json:"id"` // as sent in /* cairn-req=ID */
-	AtS        float64         `json:"at_s"`
-	RTMs       float64         `json:"rt_ms"`
-	Last       int             `json:"last_shard"`
-	Statements []SlowStatement `json:"statements"`
-}
+// The section's types are the results package's (results.Fanout), so that studies and reports
+// read them without the workload.
+type (
+	Extra         = results.Fanout
+	Group         = results.FanoutGroup
+	ShortBoard    = results.ShortBoard
+	SlowRequest   = results.SlowRequest
+	SlowStatement = results.SlowStatement
+)
 
 type slowEntry struct {
 	seq     int64
@@ -190,55 +181,6 @@ func (l *slowLog) offer(v *vu, logical time.Duration) {
 	copy(e.st, v.st)
 }
 
-// Extra is fanout's section of the result document (extra.fanout); docs/fanout.md defines each
-// figure.
-type Extra struct {
-	Shards      int    `json:"shards"`
-	Servers     int    `json:"servers"`
-	Fanout      int    `json:"fanout"`
-	Parallelism int    `json:"parallelism"`
-	Protocol    string `json:"protocol"`
-	Rows        int    `json:"rows_per_shard"`
-	DataSeed    uint64 `json:"data_seed"`
-
-	Requests       int64           `json:"requests"`
-	RequestsPerSec float64         `json:"requests_per_s"`
-	LogicalMs      metrics.Latency `json:"logical_ms"`
-
-	Statements       int64           `json:"statements"`
-	StatementsPerSec float64         `json:"statements_per_s"`
-	PhysicalMs       metrics.Latency `json:"physical_ms"`
-	SchedMs          metrics.Latency `json:"sched_delay_ms"`
-
-	PerShard  []Group `json:"per_shard"`
-	PerServer []Group `json:"per_server"`
-
-	ShortBoard ShortBoard    `json:"short_board"`
-	Slow       []SlowRequest `json:"slow_requests"`
-	Mismatches int64         `json:"mismatches"`
-}
-
-// Group is the physical figures of one shard or one server.
-type Group struct {
-	Name       string          `json:"name"` // host:port/db, or host:port
-	Shards     int             `json:"shards"`
-	Statements int64           `json:"statements"`
-	PerSec     float64         `json:"statements_per_s"`
-	RTMs       metrics.Latency `json:"rt_ms"`
-	Last       int64           `json:"last"`            // requests whose last statement was here
-	LastPct    float64         `json:"last_percent"`    // of the requests
-	Slowest    int64           `json:"slowest"`         // requests whose longest statement was here
-	SlowestPct float64         `json:"slowest_percent"` // of the requests
-}
-
-// ShortBoard is which shard holds a request back.
-type ShortBoard struct {
-	LagMs         metrics.Latency `json:"lag_ms"`          // the last statement's end after the request's median end
-	RequestMs     metrics.Latency `json:"request_ms"`      // logical, as the VUs timed it (start to end)
-	SumPhysicalMs metrics.Latency `json:"sum_physical_ms"` // per request, its statements' times added
-	MaxPhysicalMs metrics.Latency `json:"max_physical_ms"` // per request, its longest statement
-}
-
 // finish closes the VUs' connections and adds extra.fanout to the document.
 func (r *run) finish(d *results.Document) {
 	r.mu.Lock()
@@ -251,6 +193,9 @@ func (r *run) finish(d *results.Document) {
 		}
 		v.closeConns()
 		v.batch.flush()
+		for k, a := range v.added {
+			r.added[v.shards[k]] += a
+		}
 		for _, e := range v.slow.entries {
 			sr := SlowRequest{ID: string(appendID(nil, v.id, e.seq)), AtS: round3(e.at.Seconds()), RTMs: ms(e.logical)}
 			var lastEnd time.Duration
@@ -281,20 +226,25 @@ func (r *run) finish(d *results.Document) {
 	if m := d.Main(); m != nil {
 		x.LogicalMs = m.LatencyMs
 	}
+	var addedAll time.Duration
+	for _, a := range r.added {
+		addedAll += a
+	}
 	all := metrics.NewHist()
 	for i, h := range r.shard {
 		all.Merge(h)
-		x.PerShard = append(x.PerShard, r.group(target.Where(r.members[i]), 1, h, r.last[i], r.slowest[i], x.Requests, perSec))
+		x.PerShard = append(x.PerShard, r.group(target.Where(r.members[i]), 1, h, r.last[i], r.slowest[i], r.added[i], addedAll, x.Requests, perSec))
 	}
 	x.Statements, x.StatementsPerSec, x.PhysicalMs, x.SchedMs = all.TotalCount(), perSec(all.TotalCount()), metrics.Summarize(all), metrics.Summarize(r.sched)
 	for _, s := range r.servers {
-		h, last, slowest := metrics.NewHist(), int64(0), int64(0)
+		h, last, slowest, added := metrics.NewHist(), int64(0), int64(0), time.Duration(0)
 		for _, i := range s.Members {
 			h.Merge(r.shard[i])
 			last += r.last[i]
 			slowest += r.slowest[i]
+			added += r.added[i]
 		}
-		x.PerServer = append(x.PerServer, r.group(s.Address, len(s.Members), h, last, slowest, x.Requests, perSec))
+		x.PerServer = append(x.PerServer, r.group(s.Address, len(s.Members), h, last, slowest, added, addedAll, x.Requests, perSec))
 	}
 	x.ShortBoard = ShortBoard{LagMs: metrics.Summarize(r.lag), RequestMs: metrics.Summarize(r.logical),
 		SumPhysicalMs: metrics.Summarize(r.sumPhys), MaxPhysicalMs: metrics.Summarize(r.maxPhys)}
@@ -310,37 +260,26 @@ func (r *run) finish(d *results.Document) {
 	}
 }
 
-func (r *run) group(name string, shards int, h *hdrhistogram.Histogram, last, slowest, reqs int64, perSec func(int64) float64) Group {
-	g := Group{Name: name, Shards: shards, Statements: h.TotalCount(), PerSec: perSec(h.TotalCount()), RTMs: metrics.Summarize(h), Last: last, Slowest: slowest}
+func (r *run) group(name string, shards int, h *hdrhistogram.Histogram, last, slowest int64, added, addedAll time.Duration, reqs int64, perSec func(int64) float64) Group {
+	g := Group{Name: name, Shards: shards, Statements: h.TotalCount(), PerSec: perSec(h.TotalCount()), RTMs: metrics.Summarize(h), Last: last, Slowest: slowest,
+		AddedMs: ms(added)}
 	if reqs > 0 {
 		g.LastPct = math.Round(1000*float64(last)/float64(reqs)) / 10
 		g.SlowestPct = math.Round(1000*float64(slowest)/float64(reqs)) / 10
+		g.AddedMeanMs = round4(float64(added) / float64(time.Millisecond) / float64(reqs))
+	}
+	if addedAll > 0 {
+		g.AddedPct = math.Round(1000*float64(added)/float64(addedAll)) / 10
 	}
 	return g
 }
 
 func ms(d time.Duration) float64 { return round3(float64(d) / float64(time.Millisecond)) }
 func round3(v float64) float64   { return math.Round(v*1000) / 1000 }
+func round4(v float64) float64   { return math.Round(v*10000) / 10000 }
 
 // ExtraOf reads extra.fanout from a document, new or stored.
-func ExtraOf(d *results.Document) (*Extra, bool) {
-	v, ok := d.Extra["fanout"]
-	if !ok {
-		return nil, false
-	}
-	if x, ok := v.(Extra); ok {
-		return &x, true
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, false
-	}
-	var x Extra
-	if json.Unmarshal(b, &x) != nil {
-		return nil, false
-	}
-	return &x, true
-}
+func ExtraOf(d *results.Document) (*Extra, bool) { return results.FanoutOf(d) }
 
 // Summary prints the fan-out's figures after the common summary.
 func (fanout) Summary(w io.Writer, d *results.Document, _ *workload.Engine, _ any) {
@@ -362,25 +301,26 @@ func (fanout) Summary(w io.Writer, d *results.Document, _ *workload.Engine, _ an
 	fmt.Fprintf(w, "  short board: the last statement ends %.3f ms after the request's median one (mean; p99 %.3f, max %.3f)\n",
 		x.ShortBoard.LagMs.Mean, x.ShortBoard.LagMs.P99, x.ShortBoard.LagMs.Max)
 	table := func(title string, gs []Group, limit int) {
-		fmt.Fprintf(w, "\n%-36s %6s %11s %8s %8s %9s %9s %7s %9s %7s\n", title, "shards", "stmts/s", "mean ms", "p99 ms", "max ms", "slowest", "%", "last", "%")
+		fmt.Fprintf(w, "\n%-36s %6s %11s %8s %8s %9s %12s %6s %9s %7s %9s %7s\n", title, "shards", "stmts/s", "mean ms", "p99 ms", "max ms",
+			"added ms/req", "%", "last", "%", "slowest", "%")
 		for i, g := range gs {
 			if i == limit {
 				fmt.Fprintf(w, "  … %d more (extra.fanout.per_shard)\n", len(gs)-limit)
 				break
 			}
-			fmt.Fprintf(w, "%-36s %6d %11.1f %8.3f %8.3f %9.3f %9d %6.1f%% %9d %6.1f%%\n", g.Name, g.Shards, g.PerSec, g.RTMs.Mean, g.RTMs.P99, g.RTMs.Max, g.Slowest, g.SlowestPct, g.Last, g.LastPct)
+			fmt.Fprintf(w, "%-36s %6d %11.1f %8.3f %8.3f %9.3f %12.4f %5.1f%% %9d %6.1f%% %9d %6.1f%%\n", g.Name, g.Shards, g.PerSec, g.RTMs.Mean, g.RTMs.P99, g.RTMs.Max,
+				g.AddedMeanMs, g.AddedPct, g.Last, g.LastPct, g.Slowest, g.SlowestPct)
 		}
 	}
-	table("per server", x.PerServer, -1)
-	if r := observe.RunningOf(d); r != nil && len(r.PerServer) > 0 {
+	fmt.Fprintf(w, "  added: the time a shard's statement, ending last, added to its requests (its end minus the next-latest's), per request of the window\n")
+	table("per server, most time added first", results.RankByAdded(x.PerServer), -1)
+	if r := results.RunningOf(d); r != nil && len(r.PerServer) > 0 {
 		fmt.Fprintf(w, "\nrunning threads per server (sampled every %d ms; a surge shows in max and p99):\n", r.IntervalMs)
 		for _, s := range r.PerServer {
 			fmt.Fprintf(w, "  %-34s max %4.0f  p99 %4.0f  mean %6.2f\n", s.Server, s.Max, s.P99, s.Mean)
 		}
 	}
-	shards := append([]Group(nil), x.PerShard...)
-	sort.SliceStable(shards, func(i, j int) bool { return shards[i].Slowest > shards[j].Slowest })
-	table("shards, slowest most often first", shards, 10)
+	table("shards, most time added first", results.RankByAdded(x.PerShard), 10)
 	if len(x.Slow) > 0 {
 		fmt.Fprintf(w, "\nslowest requests (id as sent in /* cairn-req=ID */; each statement: shard, start after the request's, time):\n")
 		for _, s := range x.Slow {

@@ -68,13 +68,14 @@ type vu struct {
 	cell   []byte
 
 	ends  []time.Duration // scratch: the request's statements' ends, sorted
+	added []time.Duration // per shard it serves (as shards): the time it added to the logical RT by ending last (record)
 	batch batch
 	slow  slowLog
 }
 
 func (r *run) newVU(id int) (workload.VU, error) {
 	v := &vu{r: r, id: id, rng: rand.New(rand.NewPCG(r.seed, uint64(id)+0x5eed)), t0: time.Now(),
-		st: make([]stmtState, r.fan), ends: make([]time.Duration, r.fan), bufs: make([][]byte, r.fan),
+		st: make([]stmtState, r.fan), ends: make([]time.Duration, r.fan), added: make([]time.Duration, r.fan), bufs: make([][]byte, r.fan),
 		args: make([]any, 4), done: make(chan struct{}, r.par)}
 	n := len(r.members)
 	for k := 0; k < r.fan; k++ { // consecutive shards from a place of its own, so that VUs spread over the set
@@ -102,6 +103,8 @@ func (r *run) newVU(id int) (workload.VU, error) {
 // first shard, stays idle.
 func (v *vu) Bind(ctx context.Context, _ target.Conn) error {
 	v.closeConns()
+	// A P for each VU's poller, which waits in raw system calls (blockconn.Poller.Reserved).
+	blockconn.ReservePollers(target.Concurrency(ctx))
 	v.conns = make([]target.Conn, len(v.shards))
 	// Read after poll(2) when they split (Do): a target may keep them off Go's network poller.
 	ctx = target.WithPolled(ctx)
@@ -238,11 +241,12 @@ func (v *vu) doSplit() {
 	for len(v.flight) > 0 {
 		// Which answers to read now: one already partly read (poll does not see it), the one
 		// statement in flight on a blocking socket (its read waits for it, as oltp's does: no
-		// poll), or those poll(2) finds ready. Polled even with one in flight on a socket of Go's
+		// poll; only with a P reserved for the VU's raw waits, blockconn.Poller.Reserved), or
+		// those poll(2) finds ready. Polled even with one in flight on a socket of Go's
 		// poller: a read before the answer is there would park the goroutine and wake it through
 		// the network poller.
 		buffered := v.buffered()
-		direct := !buffered && len(v.flight) == 1 && v.blocks
+		direct := !buffered && len(v.flight) == 1 && v.blocks && v.poll.Reserved()
 		if !buffered && !direct {
 			if err := v.poll.Wait(v.fds); err != nil {
 				for _, i := range v.flight {
@@ -389,7 +393,10 @@ func (v *vu) Do(ctx context.Context) (bool, error) {
 // record keeps the request's figures: its statements per shard, which shard answered last and how
 // much later than the median statement, which shard's statement took longest (the short board:
 // with fewer in flight than shards, the shards sent last also end last whatever their speed),
-// the sum and the max of its statements' times.
+// the sum and the max of its statements' times, and the time the last one added: how much later
+// the request ended because of that shard, its end minus the next-latest statement's (the
+// request's start, with one statement). The shards ranked by that time show the one a few requests
+// wait long on, where counting how often each is last shows one of many that end last by a hair.
 func (v *vu) record(end time.Duration) {
 	last, slowest, sumRT, maxRT := 0, 0, time.Duration(0), time.Duration(0)
 	for i := range v.st {
@@ -406,6 +413,12 @@ func (v *vu) record(end time.Duration) {
 		v.batch.stmt(v.shards[i], rt, s.sched)
 	}
 	slices.Sort(v.ends)
+	n := len(v.ends)
+	prev := v.reqStart
+	if n > 1 {
+		prev = v.ends[n-2]
+	}
+	v.added[last] += v.ends[n-1] - prev
 	median := v.ends[len(v.ends)/2]
 	if len(v.ends)%2 == 0 {
 		median = (v.ends[len(v.ends)/2-1] + median) / 2

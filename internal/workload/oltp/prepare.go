@@ -3,13 +3,11 @@ package oltp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -19,13 +17,11 @@ import (
 // Meta is what prepare records in cairn_oltp_meta; run reads it back to know the tables and their
 // size (sysbench's --tables and --table-size, which sysbench makes the user repeat on every run).
 type Meta struct {
-	Tables       int       `json:"tables"`
-	TableSize    int       `json:"table_size"`
-	Seed         uint64    `json:"seed"`
-	KDist        string    `json:"k_distribution"`
-	PreparedAt   time.Time `json:"prepared_at"`
-	CairnVersion string    `json:"cairn_version"`
-	LoadSeconds  float64   `json:"load_seconds"`
+	Tables    int    `json:"tables"`
+	TableSize int    `json:"table_size"`
+	Seed      uint64 `json:"seed"`
+	KDist     string `json:"k_distribution"`
+	workload.Stamp
 }
 
 // Footprint is what oltp creates: the tables sbtest1..N.
@@ -40,23 +36,12 @@ var Footprint = workload.Footprint{Name: "oltp", Title: "sysbench-style OLTP", T
 
 var sbtestName = regexp.MustCompile(`^sbtest([0-9]+)$`)
 
-func init() { workload.RegisterFootprint(Footprint) }
-
 func tableObjects(n int) []workload.Object {
 	out := make([]workload.Object, n)
 	for i := range out {
 		out[i] = workload.Table("sbtest" + strconv.Itoa(i+1))
 	}
 	return out
-}
-
-// LoadMeta returns the description of complete sbtest tables; the error says why there are none.
-func LoadMeta(ctx context.Context, t target.Target, c target.Conn) (*Meta, error) {
-	var m Meta
-	if _, err := workload.Load(ctx, c, t, Footprint, &m); err != nil {
-		return nil, err
-	}
-	return &m, nil
 }
 
 // PrepareOptions configure prepare.
@@ -97,11 +82,6 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	asked := o
 	if o.Tables == 0 {
 		o.Tables = 1
@@ -109,58 +89,34 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	if o.TableSize == 0 {
 		o.TableSize = 10000
 	}
-	var existing Meta
-	s, err := workload.BeginPrepare(ctx, c, t, Footprint, tableObjects(o.Tables), &existing)
-	if errors.Is(err, workload.ErrAlreadyPrepared) {
-		if asked.Tables != 0 && asked.Tables != existing.Tables {
-			return &existing, &workload.MismatchError{S: s, Have: workload.Plural(existing.Tables, "table"), Asked: workload.Plural(asked.Tables, "table"),
-				Flag: fmt.Sprintf("--tables %d", asked.Tables)}
-		}
-		if asked.TableSize != 0 && asked.TableSize != existing.TableSize {
-			return &existing, &workload.MismatchError{S: s, Have: workload.Plural(existing.TableSize, "row") + " per table",
-				Asked: workload.Plural(asked.TableSize, "row") + " per table", Flag: fmt.Sprintf("--table-size %d", asked.TableSize)}
-		}
-		return &existing, err
-	}
+	schema, err := stmtMap(t.Dialect(), "schema.sql")
 	if err != nil {
 		return nil, err
 	}
-	phase := o.Phase
-	if phase == nil {
-		phase = func(string) {}
+	var tables []workload.Create
+	for i, obj := range tableObjects(o.Tables) {
+		tables = append(tables, workload.Create{Object: obj, SQL: forTable(schema["create_table"], i+1, o.TableSize)})
 	}
-	if o.Rows == nil {
-		o.Rows = new(atomic.Int64)
-	}
-	d := t.Dialect()
-	session, err := workload.LoadSession(d)
-	if err != nil {
-		return nil, err
-	}
-	schema, err := stmtMap(d, "schema.sql")
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	m := &Meta{Tables: o.Tables, TableSize: o.TableSize, Seed: o.Seed, KDist: DistSpecial,
-		PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion}
+	m := &Meta{Tables: o.Tables, TableSize: o.TableSize, Seed: o.Seed, KDist: DistSpecial}
+	return workload.Prepare(ctx, t, workload.Prep[Meta]{Footprint: Footprint, Meta: m,
+		Sizes: func(have *Meta) []workload.Size {
+			perTable := func(n int) string { return workload.Plural(n, "row") + " per table" }
+			return []workload.Size{workload.SizeOf(asked.Tables, have.Tables, "tables", func(n int) string { return workload.Plural(n, "table") }),
+				workload.SizeOf(asked.TableSize, have.TableSize, "table-size", perTable)}
+		},
+		Tables: tables, TablesPhase: "schema",
+		Load:      func(ctx context.Context, l *workload.Loading) error { return load(ctx, l, o) },
+		LoadPhase: "load",
+		After: []workload.Step{{Phase: "indexes", Run: func(ctx context.Context, l *workload.Loading) error {
+			return indexes(ctx, l, schema, o)
+		}}},
+		Loaders: o.Loaders, Rows: o.Rows, Phase: o.Phase, CairnVersion: o.CairnVersion})
+}
 
-	phase("schema")
-	for n := 1; n <= o.Tables; n++ {
-		if err := s.Create(ctx, c, workload.Table("sbtest"+strconv.Itoa(n)), forTable(schema["create_table"], n, o.TableSize)); err != nil {
-			return nil, err
-		}
-	}
-
-	phase("load")
-	if err := load(ctx, t, o, session); err != nil {
-		return nil, err
-	}
-
-	phase("indexes")
-	// Per table: the sequence, the secondary index (after the load, so it is built once from sorted
-	// data rather than maintained row by row), and the statistics. Tables go in parallel.
-	if err := workload.Parallel(ctx, t, loaders(t, o), o.Tables, nil, func(ctx context.Context, c target.Conn, i int) error {
+// indexes runs, per table, the sequence, the secondary index (after the load, so it is built once
+// from sorted data rather than maintained row by row), and the statistics. Tables go in parallel.
+func indexes(ctx context.Context, l *workload.Loading, schema map[string]string, o PrepareOptions) error {
+	return l.Parallel(ctx, o.Tables, func(ctx context.Context, c target.Conn, i int) error {
 		n := i + 1
 		for _, name := range []string{"after_load", "create_index", "analyze"} {
 			q, ok := schema[name]
@@ -172,20 +128,13 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 			}
 		}
 		return nil
-	}); err != nil {
-		return nil, err
-	}
-	m.LoadSeconds = time.Since(start).Seconds()
-	if err := s.Complete(ctx, c, m); err != nil {
-		return nil, err
-	}
-	return m, nil
+	})
 }
 
-// load fills every table, chunk by chunk, on o.Loaders connections. Chunks are ordered so that
+// load fills every table, chunk by chunk, on the loaders' connections. Chunks are ordered so that
 // concurrent loaders work on different tables first (MySQL serializes bulk inserts into one table
 // on its AUTO_INCREMENT lock).
-func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL string) error {
+func load(ctx context.Context, l *workload.Loading, o PrepareOptions) error {
 	type job struct{ table, chunk int }
 	chunks := (o.TableSize + chunkRows - 1) / chunkRows
 	var jobs []job
@@ -194,20 +143,11 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL str
 			jobs = append(jobs, job{n, ch})
 		}
 	}
-	setup := func(ctx context.Context, c target.Conn) error {
-		if sessionSQL == "" {
-			return nil
-		}
-		if _, err := c.Exec(ctx, sessionSQL); err != nil {
-			return fmt.Errorf("load session settings: %w", err)
-		}
-		return nil
-	}
-	return workload.Parallel(ctx, t, loaders(t, o), len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
+	return l.Load(ctx, len(jobs), func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
 		from := j.chunk*chunkRows + 1
 		to := min(from+chunkRows-1, o.TableSize)
-		_, err := workload.BulkLoad(ctx, t, c, "sbtest"+strconv.Itoa(j.table), []string{"id", "k", "c", "pad"}, o.Rows, func(w target.RowWriter) error {
+		_, err := workload.BulkLoad(ctx, l.T, c, "sbtest"+strconv.Itoa(j.table), []string{"id", "k", "c", "pad"}, l.Rows, func(w target.RowWriter) error {
 			return GenRows(w, o.Seed, j.table, o.TableSize, from, to)
 		})
 		if err != nil {
@@ -242,14 +182,6 @@ func GenRows(w target.RowWriter, seed uint64, n, size, from, to int) error {
 		}
 	}
 	return nil
-}
-
-// loaders is the number of load connections: one writer at a time is all SQLite allows.
-func loaders(t target.Target, o PrepareOptions) int {
-	if t.Dialect().SingleWriter {
-		return 1
-	}
-	return o.Loaders
 }
 
 // Cleanup drops the sbtest tables cairn's prepare created and its meta table, and nothing else: not

@@ -136,12 +136,7 @@ func (oltp) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	if err := o.Validate(w); err != nil {
 		return nil, err
 	}
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := LoadMeta(ctx, t, c)
-	c.Close()
+	meta, err := workload.ReadMeta[Meta](ctx, t, Footprint)
 	if err != nil {
 		return nil, err
 	}
@@ -169,4 +164,10 @@ func (oltp) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 				d.Notes = append(d.Notes, fmt.Sprintf("%d events were restarted with new inputs after a duplicate key on the delete/insert pair (whole run; sysbench's \"ignored errors\")", n))
 			}
 		}}, nil
+}
+
+// PrepareRows is how many rows a prepare with opts loads (workload.PrepareSizer).
+func (oltp) PrepareRows(opts any) int64 {
+	o := opts.(*PrepareSpec)
+	return int64(max(o.Tables, 1)) * int64(max(o.TableSize, 1))
 }

@@ -8,12 +8,10 @@ package tpcb
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -48,18 +46,14 @@ var Footprint = workload.Footprint{Name: "tpcb", Title: "pgbench-style TPC-B", F
 	return false
 }}
 
-func init() { workload.RegisterFootprint(Footprint) }
-
 // Meta is what prepare records in cairn_tpcb_meta; run reads it back (pgbench instead counts
 // pgbench_branches to learn the scale).
 type Meta struct {
-	Scale        int       `json:"scale"`
-	Fillfactor   int       `json:"fillfactor"`
-	AidType      string    `json:"aid_type"` // int, or bigint from scale 20000 on
-	Accounts     int64     `json:"accounts"`
-	PreparedAt   time.Time `json:"prepared_at"`
-	CairnVersion string    `json:"cairn_version"`
-	LoadSeconds  float64   `json:"load_seconds"`
+	Scale      int    `json:"scale"`
+	Fillfactor int    `json:"fillfactor"`
+	AidType    string `json:"aid_type"` // int, or bigint from scale 20000 on
+	Accounts   int64  `json:"accounts"`
+	workload.Stamp
 }
 
 // PrepareOptions configure prepare.
@@ -82,118 +76,86 @@ func ExpectedRows(scale int) int64 {
 // keys (p). It does not drop anything first (pgbench's d): a complete schema is reported with
 // ErrAlreadyPrepared, a partial one is an error that asks for cleanup.
 func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, error) {
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	asked := o.Scale
 	if o.Scale == 0 {
 		o.Scale = 1
-	}
-	var objs []workload.Object
-	for _, n := range tables {
-		objs = append(objs, workload.Table(n))
-	}
-	var existing Meta
-	s, err := workload.BeginPrepare(ctx, c, t, Footprint, objs, &existing)
-	if errors.Is(err, workload.ErrAlreadyPrepared) {
-		if asked != 0 && asked != existing.Scale {
-			return &existing, &workload.MismatchError{S: s, Have: fmt.Sprintf("scale %d", existing.Scale),
-				Asked: fmt.Sprintf("scale %d", asked), Flag: fmt.Sprintf("--scale %d", asked)}
-		}
-		return &existing, err
-	}
-	if err != nil {
-		return nil, err
-	}
-	phase := o.Phase
-	if phase == nil {
-		phase = func(string) {}
-	}
-	if o.Rows == nil {
-		o.Rows = new(atomic.Int64)
 	}
 	if o.Fillfactor == 0 {
 		o.Fillfactor = 100
 	}
 	d := t.Dialect()
-	session, err := workload.LoadSession(d)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	m := &Meta{Scale: o.Scale, Fillfactor: o.Fillfactor, AidType: "int", Accounts: int64(o.Scale) * AccountsPerScale,
-		PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion}
+	m := &Meta{Scale: o.Scale, Fillfactor: o.Fillfactor, AidType: "int", Accounts: int64(o.Scale) * AccountsPerScale}
 	if o.Scale >= Scale32BitThreshold {
 		m.AidType = "bigint"
 	}
-
-	phase("tables")
 	schema, err := stmts(d, "schema.sql")
 	if err != nil {
 		return nil, err
 	}
+	var tables []workload.Create
 	for _, st := range schema {
 		q := strings.ReplaceAll(st.SQL, "{{aid}}", m.AidType)
 		q = strings.ReplaceAll(q, "{{fillfactor}}", strconv.Itoa(o.Fillfactor))
-		if err := s.Create(ctx, c, workload.Table(st.Name), q); err != nil {
-			return nil, err
-		}
+		tables = append(tables, workload.Create{Object: workload.Table(st.Name), SQL: q})
 	}
-
-	phase("generate")
-	if err := load(ctx, t, o, session); err != nil {
-		return nil, err
-	}
-	all, err := stmts(d, "admin.sql")
+	after, err := afterLoad(d)
 	if err != nil {
 		return nil, err
 	}
-	// pgbench's vacuum step, where the dialect has one (admin.sql's vacuum_* statements).
-	for i, s := range all {
-		if !strings.HasPrefix(s.Name, "vacuum") {
-			continue
-		}
-		if i == 0 || !strings.HasPrefix(all[i-1].Name, "vacuum") {
-			phase("vacuum")
-		}
-		if _, err := c.Exec(ctx, s.SQL); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.SQL, err)
-		}
+	return workload.Prepare(ctx, t, workload.Prep[Meta]{Footprint: Footprint, Meta: m,
+		Sizes: func(have *Meta) []workload.Size {
+			return []workload.Size{workload.SizeOf(asked, have.Scale, "scale", func(n int) string { return fmt.Sprintf("scale %d", n) })}
+		},
+		Tables: tables, TablesPhase: "tables",
+		Load:      func(ctx context.Context, l *workload.Loading) error { return load(ctx, l, o.Scale) },
+		LoadPhase: "generate", After: after,
+		Loaders: o.Loaders, Rows: o.Rows, Phase: o.Phase, CairnVersion: o.CairnVersion})
+}
+
+// afterLoad is pgbench's vacuum step, where the dialect has one (admin.sql's vacuum_*
+// statements), the primary keys and the statistics.
+func afterLoad(d target.Dialect) ([]workload.Step, error) {
+	all, err := stmts(d, "admin.sql")
+	if err != nil {
+		return nil, err
 	}
 	keys, err := stmts(d, "keys.sql")
 	if err != nil {
 		return nil, err
 	}
-	if len(keys) > 0 {
-		phase("primary keys")
-		// In parallel: pgbench_accounts' key is nearly all the work, but the small ones need not
-		// wait for it. SQLite has one writer at a time.
-		k := o.Loaders
-		if d.SingleWriter {
-			k = 1
+	var vacuum []sqlfile.Stmt
+	for _, s := range all {
+		if strings.HasPrefix(s.Name, "vacuum") {
+			vacuum = append(vacuum, s)
 		}
-		if err := workload.Parallel(ctx, t, k, len(keys), nil, func(ctx context.Context, c target.Conn, i int) error {
-			if _, err := c.Exec(ctx, keys[i].SQL); err != nil {
-				return fmt.Errorf("primary key of %s: %w", keys[i].Name, err)
+	}
+	var steps []workload.Step
+	if len(vacuum) > 0 {
+		steps = append(steps, workload.Step{Phase: "vacuum", Run: func(ctx context.Context, l *workload.Loading) error {
+			for _, s := range vacuum {
+				if _, err := l.C.Exec(ctx, s.SQL); err != nil {
+					return fmt.Errorf("%s: %w", s.SQL, err)
+				}
 			}
 			return nil
-		}); err != nil {
-			return nil, err
-		}
+		}})
+	}
+	if len(keys) > 0 {
+		// In parallel: pgbench_accounts' key is nearly all the work, but the small ones need not
+		// wait for it.
+		steps = append(steps, workload.Step{Phase: "primary keys", Run: func(ctx context.Context, l *workload.Loading) error {
+			return l.Parallel(ctx, len(keys), func(ctx context.Context, c target.Conn, i int) error {
+				if _, err := c.Exec(ctx, keys[i].SQL); err != nil {
+					return fmt.Errorf("primary key of %s: %w", keys[i].Name, err)
+				}
+				return nil
+			})
+		}})
 	}
 	if q := sqlfile.Map(all)["analyze"]; q != "" {
-		phase("analyze")
-		if err := workload.ExecAll(ctx, c, q); err != nil {
-			return nil, fmt.Errorf("analyze: %w", err)
-		}
+		steps = append(steps, workload.ExecStep("analyze", q))
 	}
-	m.LoadSeconds = time.Since(start).Seconds()
-	if err := s.Complete(ctx, c, m); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return steps, nil
 }
 
 var (
@@ -271,35 +233,24 @@ type loadJob struct {
 	gen     func(w target.RowWriter) error
 }
 
-func load(ctx context.Context, t target.Target, o PrepareOptions, sessionSQL string) error {
+func load(ctx context.Context, l *workload.Loading, scale int) error {
 	g := Gen{}
-	loaders := o.Loaders
-	if t.Dialect().SingleWriter {
+	if l.T.Dialect().SingleWriter {
 		g.Filler = strings.Repeat(" ", 84)
-		loaders = 1 // one writer at a time is all SQLite allows
 	}
 	// The accounts are nearly all the data: they go first, in ranges, and the two small tables
 	// fill the loaders' tails.
 	var jobs []loadJob
-	for _, r := range chunks(int64(o.Scale)*AccountsPerScale, loaders) {
+	for _, r := range chunks(int64(scale)*AccountsPerScale, l.Loaders) {
 		r := r
 		jobs = append(jobs, loadJob{"pgbench_accounts", accountColumns, func(w target.RowWriter) error { return g.Accounts(w, r[0], r[1]) }})
 	}
 	jobs = append(jobs,
-		loadJob{"pgbench_tellers", tellerColumns, func(w target.RowWriter) error { return g.Tellers(w, o.Scale) }},
-		loadJob{"pgbench_branches", branchColumns, func(w target.RowWriter) error { return g.Branches(w, o.Scale) }})
-	setup := func(ctx context.Context, c target.Conn) error {
-		if sessionSQL == "" {
-			return nil
-		}
-		if _, err := c.Exec(ctx, sessionSQL); err != nil {
-			return fmt.Errorf("load session settings: %w", err)
-		}
-		return nil
-	}
-	return workload.Parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
+		loadJob{"pgbench_tellers", tellerColumns, func(w target.RowWriter) error { return g.Tellers(w, scale) }},
+		loadJob{"pgbench_branches", branchColumns, func(w target.RowWriter) error { return g.Branches(w, scale) }})
+	return l.Load(ctx, len(jobs), func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
-		if _, err := workload.BulkLoad(ctx, t, c, j.table, j.columns, o.Rows, j.gen); err != nil {
+		if _, err := workload.BulkLoad(ctx, l.T, c, j.table, j.columns, l.Rows, j.gen); err != nil {
 			return fmt.Errorf("load %s: %w", j.table, err)
 		}
 		return nil
@@ -325,7 +276,7 @@ func (s Sums) Consistent() bool { return s.Accounts == s.History && s.Tellers ==
 // ReadSums reads the totals of a prepared schema.
 func ReadSums(ctx context.Context, t target.Target) (Sums, error) {
 	var s Sums
-	if _, err := ReadMeta(ctx, t); err != nil {
+	if _, err := workload.ReadMeta[Meta](ctx, t, Footprint); err != nil {
 		return s, err
 	}
 	q, err := stmtMap(t.Dialect(), "check.sql")

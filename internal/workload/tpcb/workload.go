@@ -12,6 +12,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -140,7 +141,7 @@ func (tpcb) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	if err != nil {
 		return nil, options.Errorf("script", o.Script, "unknown script (use %s)", options.JoinOr(ScriptNames()))
 	}
-	meta, err := ReadMeta(ctx, t)
+	meta, err := workload.ReadMeta[Meta](ctx, t, Footprint)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +251,7 @@ func (tpcb) Replaces() bool { return false }
 // ProgressLine is pgbench's -P line: transactions per second over the interval, mean latency and
 // its standard deviation, failures; with a rate the mean schedule lag, with a rate and a latency
 // limit the skipped transactions.
-func (tpcb) ProgressLine(p workload.Progress, _ any, rate, limit bool) string {
+func (tpcb) ProgressLine(p event.Progress, _ any, rate, limit bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "progress: %.1f s", p.Elapsed.Seconds())
 	switch p.Phase {

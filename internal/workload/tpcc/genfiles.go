@@ -331,7 +331,7 @@ func OpenFiles(dir string) (*Files, error) {
 }
 
 // load streams every file into its table through loaders connections, the biggest first.
-func (f *Files) load(ctx context.Context, t target.Target, loaders int, setup func(context.Context, target.Conn) error, rows *atomic.Int64, idx []sqlfile.Stmt) error {
+func (f *Files) load(ctx context.Context, l *workload.Loading, idx []sqlfile.Stmt) error {
 	type job struct {
 		part int
 		e    FileEntry
@@ -351,9 +351,9 @@ func (f *Files) load(ctx context.Context, t target.Target, loaders int, setup fu
 	if err != nil {
 		return err
 	}
-	return workload.Parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
+	return l.Load(ctx, len(jobs), func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
-		if err := loadFile(ctx, t, c, filepath.Join(f.Dir, j.e.Name), j.part, j.e, rows); err != nil {
+		if err := loadFile(ctx, l.T, c, filepath.Join(f.Dir, j.e.Name), j.part, j.e, l.Rows); err != nil {
 			return fmt.Errorf("load %s from %s: %w", j.e.Table, j.e.Name, err)
 		}
 		return after.loaded(ctx, c, j.e.Table)

@@ -5,7 +5,6 @@ package tpcc
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -34,14 +33,12 @@ func stmtMap(d target.Dialect, file string) (map[string]string, error) {
 
 // Meta is what prepare records in cairn_tpcc_meta; run and check read it back.
 type Meta struct {
-	Warehouses   int       `json:"warehouses"`
-	Seed         uint64    `json:"seed"`
-	Load         Constants `json:"load_constants"`
-	Partitioned  bool      `json:"partitioned"`
-	Procedures   bool      `json:"procedures"`
-	PreparedAt   time.Time `json:"prepared_at"`
-	CairnVersion string    `json:"cairn_version"`
-	LoadSeconds  float64   `json:"load_seconds"`
+	Warehouses  int       `json:"warehouses"`
+	Seed        uint64    `json:"seed"`
+	Load        Constants `json:"load_constants"`
+	Partitioned bool      `json:"partitioned"`
+	Procedures  bool      `json:"procedures"`
+	workload.Stamp
 }
 
 // Footprint is what TPC-C creates: its nine tables, the hash partitions of orders and order_line,
@@ -62,8 +59,6 @@ var (
 	tableNames    = []string{"warehouse", "district", "customer", "history", "new_order", "orders", "order_line", "item", "stock"}
 	partitionName = regexp.MustCompile(`^(orders|order_line)_p[0-9]+$`)
 )
-
-func init() { workload.RegisterFootprint(Footprint) }
 
 // Inspect reads the state of the TPC-C schema in the database c is connected to.
 func Inspect(ctx context.Context, t target.Target, c target.Conn) (*workload.Schema, error) {
@@ -101,18 +96,9 @@ func ExpectedRows(w int) int64 { return numItems + int64(w)*rowsPerWarehouse }
 
 // Prepare creates the schema, loads it in parallel, builds indexes and procedures, and analyzes.
 func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, error) {
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	d := t.Dialect()
 	if o.Partition && d.Partitions == "" {
 		o.Partition = false
-	}
-	procs, err := procedures(d, o.Procedures)
-	if err != nil {
-		return nil, err
 	}
 	if o.From != nil {
 		o.Warehouses, o.Seed = o.From.Warehouses, o.From.Seed
@@ -121,79 +107,48 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 	if o.Warehouses == 0 {
 		o.Warehouses = 1
 	}
-	var existing Meta
-	s, err := workload.BeginPrepare(ctx, c, t, Footprint, planned(o, d, procs), &existing)
-	if errors.Is(err, workload.ErrAlreadyPrepared) {
-		if asked != 0 && asked != existing.Warehouses {
-			return &existing, &workload.MismatchError{S: s, Have: workload.Plural(existing.Warehouses, "warehouse"),
-				Asked: workload.Plural(asked, "warehouse"), Flag: fmt.Sprintf("--warehouses %d", asked)}
-		}
-		return &existing, err
-	}
+	procs, err := procedures(d, o.Procedures)
 	if err != nil {
 		return nil, err
 	}
-	phase := o.Phase
-	if phase == nil {
-		phase = func(string) {}
-	}
-	if o.Rows == nil {
-		o.Rows = new(atomic.Int64)
-	}
-	session, err := workload.LoadSession(d)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	m := &Meta{Warehouses: o.Warehouses, Seed: o.Seed, Load: LoadConstants(newRand(o.Seed, 0)),
-		PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion, Partitioned: o.Partition}
-
-	phase("schema")
 	schema, err := stmts(d, "schema.sql")
 	if err != nil {
 		return nil, err
 	}
-	for _, st := range schema {
-		if err := s.Create(ctx, c, workload.Table(st.Name), partitionClause(d, st.SQL, o)); err != nil {
-			return nil, err
-		}
-	}
-	if err := createPartitions(ctx, s, c, d, o); err != nil {
-		return nil, err
-	}
-
 	idx, err := stmts(d, "indexes.sql")
 	if err != nil {
 		return nil, err
 	}
-	phase("load")
-	if err := load(ctx, t, o, m, session, idx); err != nil {
-		return nil, err
-	}
-	phase("loaded")
-	if len(procs) > 0 {
-		phase("procedures")
-		for _, p := range procs {
-			if err := s.Create(ctx, c, workload.Routine("tpcc_"+p.Name), p.SQL); err != nil {
-				return nil, err
-			}
-		}
-		m.Procedures = true
-	}
-	phase("analyze")
 	admin, err := stmtMap(d, "admin.sql")
 	if err != nil {
 		return nil, err
 	}
-	if err := workload.ExecAll(ctx, c, admin["analyze"]); err != nil {
-		return nil, fmt.Errorf("analyze: %w", err)
+	var tables, routines []workload.Create
+	for _, st := range schema {
+		tables = append(tables, workload.Create{Object: workload.Table(st.Name), SQL: partitionClause(d, st.SQL, o)})
 	}
-	m.LoadSeconds = time.Since(start).Seconds()
-	if err := s.Complete(ctx, c, m); err != nil {
-		return nil, err
+	tables = append(tables, partitionTables(o, d)...)
+	for _, p := range procs {
+		routines = append(routines, workload.Create{Object: workload.Routine("tpcc_" + p.Name), SQL: p.SQL})
 	}
-	return m, nil
+	m := &Meta{Warehouses: o.Warehouses, Seed: o.Seed, Load: LoadConstants(newRand(o.Seed, 0)), Partitioned: o.Partition,
+		Procedures: len(procs) > 0}
+	after := []workload.Step{{Phase: "loaded"}}
+	if len(procs) > 0 {
+		after = append(after, workload.Step{Phase: "procedures", Create: routines})
+	}
+	after = append(after, workload.ExecStep("analyze", admin["analyze"]))
+	return workload.Prepare(ctx, t, workload.Prep[Meta]{Footprint: Footprint, Meta: m,
+		Sizes: func(have *Meta) []workload.Size {
+			return []workload.Size{workload.SizeOf(asked, have.Warehouses, "warehouses", warehouses)}
+		},
+		Tables: tables, TablesPhase: "schema",
+		Load:      func(ctx context.Context, l *workload.Loading) error { return load(ctx, l, o, m, idx) },
+		LoadPhase: "load", After: after,
+		Loaders: o.Loaders, Rows: o.Rows, Phase: o.Phase, CairnVersion: o.CairnVersion})
 }
+
+func warehouses(n int) string { return workload.Plural(n, "warehouse") }
 
 func partitions(o PrepareOptions) int { return min(o.Warehouses, 32) }
 
@@ -215,21 +170,6 @@ func partitionClause(d target.Dialect, q string, o PrepareOptions) string {
 	return q
 }
 
-// planned lists what prepare will create, to refuse objects of those names that are not its own.
-func planned(o PrepareOptions, dialect target.Dialect, procs []sqlfile.Stmt) []workload.Object {
-	var out []workload.Object
-	for _, n := range tableNames {
-		out = append(out, workload.Table(n))
-	}
-	for _, n := range partitionNames(o, dialect) {
-		out = append(out, workload.Table(n))
-	}
-	for _, p := range procs {
-		out = append(out, workload.Routine("tpcc_"+p.Name))
-	}
-	return out
-}
-
 // partitionNames are the partitions of orders and order_line where they are tables of their own
 // (PostgreSQL): TABLE_pI is the partition of remainder I.
 func partitionNames(o PrepareOptions, d target.Dialect) []string {
@@ -245,39 +185,26 @@ func partitionNames(o PrepareOptions, d target.Dialect) []string {
 	return out
 }
 
-func createPartitions(ctx context.Context, s *workload.Schema, c target.Conn, dialect target.Dialect, o PrepareOptions) error {
+// partitionTables creates the partitions of orders and order_line where they are tables.
+func partitionTables(o PrepareOptions, dialect target.Dialect) []workload.Create {
 	n := partitions(o)
+	var out []workload.Create
 	for _, name := range partitionNames(o, dialect) {
 		i := strings.LastIndex(name, "_p")
 		parent := name[:i]
 		rem, _ := strconv.Atoi(name[i+2:])
 		q := fmt.Sprintf("CREATE TABLE %s PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)", name, parent, n, rem)
-		if err := s.Create(ctx, c, workload.Table(name), q); err != nil {
-			return err
-		}
+		out = append(out, workload.Create{Object: workload.Table(name), SQL: q})
 	}
-	return nil
+	return out
 }
 
 // load fills the tables and builds their indexes (idx): each table's as soon as its last rows are
 // in, on the loader that loaded them, while the others go on loading. Built at the end instead,
 // the indexes of the last tables kept one CPU of two idle while the longest of them ran.
-func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessionSQL string, idx []sqlfile.Stmt) error {
-	loaders := o.Loaders
-	if t.Dialect().SingleWriter {
-		loaders = 1
-	}
-	setup := func(ctx context.Context, c target.Conn) error {
-		if sessionSQL == "" {
-			return nil
-		}
-		if _, err := c.Exec(ctx, sessionSQL); err != nil {
-			return fmt.Errorf("load session settings: %w", err)
-		}
-		return nil
-	}
+func load(ctx context.Context, l *workload.Loading, o PrepareOptions, m *Meta, idx []sqlfile.Stmt) error {
 	if o.From != nil {
-		return o.From.load(ctx, t, loaders, setup, o.Rows, idx)
+		return o.From.load(ctx, l, idx)
 	}
 	loadTime := m.PreparedAt.Unix()
 	if !o.LoadTime.IsZero() {
@@ -293,9 +220,9 @@ func load(ctx context.Context, t target.Target, o PrepareOptions, m *Meta, sessi
 	if err != nil {
 		return err
 	}
-	return workload.Parallel(ctx, t, loaders, len(jobs), setup, func(ctx context.Context, c target.Conn, i int) error {
+	return l.Load(ctx, len(jobs), func(ctx context.Context, c target.Conn, i int) error {
 		j := jobs[i]
-		_, err := workload.BulkLoad(ctx, t, c, j.table, columns[j.table], o.Rows, j.gen)
+		_, err := workload.BulkLoad(ctx, l.T, c, j.table, columns[j.table], l.Rows, j.gen)
 		if err != nil {
 			if j.wid > 0 {
 				return fmt.Errorf("load %s for warehouse %d: %w", j.table, j.wid, err)

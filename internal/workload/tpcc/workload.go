@@ -250,12 +250,7 @@ type Extra struct {
 
 func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (*workload.Run, error) {
 	o := opts.(*RunSpec)
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	meta, err := LoadMeta(ctx, t, c)
-	c.Close()
+	meta, err := workload.ReadMeta[Meta](ctx, t, Footprint)
 	if err != nil {
 		return nil, err
 	}
@@ -331,4 +326,9 @@ func (tpcc) Check(ctx context.Context, t target.Target, opts any, w io.Writer) e
 	}
 	fmt.Fprintf(w, "all %d consistency conditions hold\n", len(conds))
 	return nil
+}
+
+// PrepareRows is about how many rows a prepare with opts loads (workload.PrepareSizer).
+func (tpcc) PrepareRows(opts any) int64 {
+	return ExpectedRows(max(opts.(*PrepareSpec).Warehouses, 1))
 }

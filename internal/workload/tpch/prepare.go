@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/cairn-bench/cairn/internal/sqlfile"
 	"github.com/cairn-bench/cairn/internal/target"
@@ -30,16 +29,12 @@ var Footprint = workload.Footprint{Name: "tpch", Title: "TPC-H", Tables: func(n 
 	return false
 }}
 
-func init() { workload.RegisterFootprint(Footprint) }
-
 // Meta is what prepare records in cairn_tpch_meta; run reads it back.
 type Meta struct {
-	SF           float64          `json:"sf"`
-	Rows         map[string]int64 `json:"rows"`
-	PreparedAt   time.Time        `json:"prepared_at"`
-	CairnVersion string           `json:"cairn_version"`
-	LoadSeconds  float64          `json:"load_seconds"`  // create tables to the last row loaded
-	IndexSeconds float64          `json:"index_seconds"` // keys, indexes and statistics
+	SF             float64          `json:"sf"`
+	Rows           map[string]int64 `json:"rows"`
+	workload.Stamp                  // its LoadSeconds: create tables to the last row loaded
+	IndexSeconds   float64          `json:"index_seconds"` // keys, indexes and statistics
 	// RefreshSets is how many dbgen update sets (RF1 then RF2) have been applied since prepare;
 	// the next refresh uses set RefreshSets+1, so every run's refresh data is reproducible.
 	RefreshSets int `json:"refresh_sets"`
@@ -72,76 +67,34 @@ type PrepareOptions struct {
 // chunks that a generator goroutine formats ahead of it), then builds the keys and indexes and
 // gathers statistics.
 func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, error) {
-	c, err := t.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	asked := o.SF
 	if o.SF == 0 {
 		o.SF = 1
 	}
-	var objs []workload.Object
-	for _, n := range dbgen.Tables {
-		objs = append(objs, workload.Table(n))
-	}
-	var existing Meta
-	s, err := workload.BeginPrepare(ctx, c, t, Footprint, objs, &existing)
-	if errors.Is(err, workload.ErrAlreadyPrepared) {
-		if asked != 0 && asked != existing.SF {
-			return &existing, &workload.MismatchError{S: s, Have: fmt.Sprintf("SF %g", existing.SF),
-				Asked: fmt.Sprintf("SF %g", asked), Flag: fmt.Sprintf("--sf %g", asked)}
-		}
-		return &existing, err
-	}
+	schema, err := queries.Schema(t.Dialect())
 	if err != nil {
 		return nil, err
 	}
-	phase := o.Phase
-	if phase == nil {
-		phase = func(string) {}
-	}
-	if o.Rows == nil {
-		o.Rows = new(atomic.Int64)
-	}
-	d := t.Dialect()
-	session, err := workload.LoadSession(d)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	m := &Meta{SF: o.SF, Rows: map[string]int64{}, PreparedAt: start.UTC().Truncate(time.Second), CairnVersion: o.CairnVersion}
-
-	phase("tables")
-	schema, err := queries.Schema(d)
-	if err != nil {
-		return nil, err
-	}
+	var tables []workload.Create
 	for _, st := range schema {
-		if err := s.Create(ctx, c, workload.Table(st.Name), st.SQL); err != nil {
-			return nil, err
-		}
+		tables = append(tables, workload.Create{Object: workload.Table(st.Name), SQL: st.SQL})
 	}
-
-	phase("load")
-	dbgen.Warm()
-	rows, err := load(ctx, t, o, session)
-	if err != nil {
-		return nil, err
-	}
-	m.Rows = rows
-	m.LoadSeconds = time.Since(start).Seconds()
-
-	phase("indexes")
-	t1 := time.Now()
-	if err := buildIndexes(ctx, t, c, o.Loaders); err != nil {
-		return nil, err
-	}
-	m.IndexSeconds = time.Since(t1).Seconds()
-	if err := s.Complete(ctx, c, m); err != nil {
-		return nil, err
-	}
-	return m, nil
+	m := &Meta{SF: o.SF, Rows: map[string]int64{}}
+	return workload.Prepare(ctx, t, workload.Prep[Meta]{Footprint: Footprint, Meta: m,
+		Sizes: func(have *Meta) []workload.Size {
+			return []workload.Size{workload.SizeOf(asked, have.SF, "sf", func(sf float64) string { return fmt.Sprintf("SF %g", sf) })}
+		},
+		Tables: tables, TablesPhase: "tables",
+		Load: func(ctx context.Context, l *workload.Loading) error {
+			dbgen.Warm()
+			rows, err := load(ctx, l, o.SF)
+			m.Rows = rows
+			return err
+		},
+		LoadPhase:    "load",
+		After:        []workload.Step{{Phase: "indexes", Run: buildIndexes}},
+		AfterSeconds: &m.IndexSeconds,
+		Loaders:      o.Loaders, Rows: o.Rows, Phase: o.Phase, CairnVersion: o.CairnVersion})
 }
 
 // loadJob is one stream into one table: a range of generation units.
@@ -172,23 +125,13 @@ func jobs(sf float64, k int) []loadJob {
 	return out
 }
 
-func load(ctx context.Context, t target.Target, o PrepareOptions, session string) (map[string]int64, error) {
-	k := max(o.Loaders, 1)
-	if t.Dialect().SingleWriter {
-		k = 1
-	}
-	js := jobs(o.SF, k)
+func load(ctx context.Context, l *workload.Loading, sf float64) (map[string]int64, error) {
+	js := jobs(sf, l.Loaders)
 	var mu sync.Mutex
 	generated, loaded := map[string]int64{}, map[string]int64{}
-	err := workload.Parallel(ctx, t, k, len(js), func(ctx context.Context, c target.Conn) error {
-		if session == "" {
-			return nil
-		}
-		_, err := c.Exec(ctx, session)
-		return err
-	}, func(ctx context.Context, c target.Conn, i int) error {
+	err := l.Load(ctx, len(js), func(ctx context.Context, c target.Conn, i int) error {
 		j := js[i]
-		gen, n, err := runJob(ctx, t, c, o.SF, j, o.Rows)
+		gen, n, err := runJob(ctx, l.T, c, sf, j, l.Rows)
 		if err != nil {
 			return fmt.Errorf("load %s: %w", j.table, err)
 		}
@@ -290,8 +233,8 @@ func stripTrailing(b []byte) []byte {
 
 // buildIndexes runs indexes.sql: keys and indexes on k connections at once (lineitem's take
 // longest; the others need not wait), then the statistics statements, which come last.
-func buildIndexes(ctx context.Context, t target.Target, c target.Conn, k int) error {
-	all, err := queries.Indexes(t.Dialect())
+func buildIndexes(ctx context.Context, l *workload.Loading) error {
+	all, err := queries.Indexes(l.T.Dialect())
 	if err != nil {
 		return err
 	}
@@ -303,12 +246,9 @@ func buildIndexes(ctx context.Context, t target.Target, c target.Conn, k int) er
 			build = append(build, s)
 		}
 	}
-	if t.Dialect().SingleWriter {
-		k = 1
-	}
 	// Longest first: lineitem's, then orders', then the rest in file order.
 	sort.SliceStable(build, func(i, j int) bool { return rank(build[i].Name) < rank(build[j].Name) })
-	err = workload.Parallel(ctx, t, max(k, 1), len(build), nil, func(ctx context.Context, c target.Conn, i int) error {
+	err = l.Parallel(ctx, len(build), func(ctx context.Context, c target.Conn, i int) error {
 		if _, err := c.Exec(ctx, build[i].SQL); err != nil {
 			return fmt.Errorf("index %s: %w", build[i].Name, err)
 		}
@@ -318,7 +258,7 @@ func buildIndexes(ctx context.Context, t target.Target, c target.Conn, k int) er
 		return err
 	}
 	for _, s := range stats {
-		if err := workload.ExecAll(ctx, c, s.SQL); err != nil {
+		if err := workload.ExecAll(ctx, l.C, s.SQL); err != nil {
 			return fmt.Errorf("statistics: %w", err)
 		}
 	}

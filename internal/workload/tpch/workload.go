@@ -7,22 +7,19 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/dustin/go-humanize"
 
-	"github.com/cairn-bench/cairn/internal/metrics"
-	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
+	"github.com/cairn-bench/cairn/internal/workload/tpch/queries"
 )
 
 func init() { workload.Register(tpch{}) }
@@ -30,8 +27,10 @@ func init() { workload.Register(tpch{}) }
 type tpch struct{}
 
 func (tpch) Info() workload.Info {
-	return workload.Info{Name: "tpch", Title: "TPC-H", Footprint: Footprint, Engine: []string{},
-		Short: "TPC-H-derived analytic workload: dbgen-identical data, the 22 queries, power, throughput and QphH (not audited)",
+	return workload.Info{Name: "tpch", Title: "TPC-H", Footprint: Footprint,
+		// The observers' settings only: the tests have their own shape, no VUs, window or rate.
+		Engine: []string{"observe", "wait-sample", "running-sample", "stacks-hz", "waits", "client-cpus", "server-cpus"},
+		Short:  "TPC-H-derived analytic workload: dbgen-identical data, the 22 queries, power, throughput and QphH (not audited)",
 		Long: `The TPC-H-derived analytic workload. 'gen' writes .tbl files identical byte for byte to the
 official dbgen 2.17.3; 'prepare' generates and loads them straight into a database; 'run' runs the power
 test, the throughput test or the validation queries and compares answers. See docs/tpch.md.`,
@@ -148,14 +147,14 @@ func (tpch) Prepare(ctx context.Context, t target.Target, opts any, p workload.P
 	return nil
 }
 
-// Start is not used: TPC-H runs itself (RunSelf).
+// Start is not used: TPC-H runs tests of its own (Tests).
 func (tpch) Start(context.Context, target.Target, any, uint64) (*workload.Run, error) {
-	return nil, errors.New("tpch runs its own tests: use RunSelf")
+	return nil, errors.New("tpch runs tests of its own: use Tests")
 }
 
-// RunSelf runs the power and/or throughput test, or validates the answers (then it returns no
-// document: nothing was measured to store).
-func (tpch) RunSelf(ctx context.Context, t target.Target, opts any, seed uint64, w io.Writer) (*results.Document, error) {
+// Tests plans the power and/or throughput test, or validates the answers (then it returns no
+// tests: nothing is measured to store).
+func (tpch) Tests(ctx context.Context, t target.Target, opts any, seed uint64, w io.Writer) (*workload.Tests, error) {
 	p := opts.(*RunSpec)
 	if err := p.Check(); err != nil {
 		return nil, err
@@ -212,49 +211,6 @@ func (tpch) RunSelf(ctx context.Context, t target.Target, opts any, seed uint64,
 		}
 		tests = append(tests, tp+")")
 	}
-	fmt.Fprintf(w, "tpch on %s (%s) · SF %g · %s · seed %d · Q11 %s\n", t.Name(), target.Where(t), meta.SF, strings.Join(tests, " + "), o.Seed, rule)
-	o.Event = func(tm Timing, end bool) {
-		if !end {
-			return
-		}
-		who := "power"
-		if tm.Stream > 0 {
-			who = fmt.Sprintf("stream %d", tm.Stream)
-			if tm.Stream == o.Streams+1 {
-				who = "refresh"
-			}
-		}
-		status := workload.Plural(tm.Rows, "row")
-		if tm.Error != "" {
-			status = "ERROR " + firstLine(tm.Error)
-		}
-		fmt.Fprintf(w, "  %-9s %-4s %9.3f s  %s\n", who, tm.Name, tm.Seconds, status)
-	}
-	started := time.Now()
-	version, _ := t.Version(ctx)
-	out, runErr := Run(ctx, t, meta, o)
-	if out == nil {
-		return nil, runErr
-	}
-	d := document(t, version, meta, o, out, started)
-	if runErr == nil && out.Failed > 0 {
-		runErr = &workload.CheckFailed{Msg: fmt.Sprintf("%d queries or refresh functions failed; no metric computed from the tests they belong to", out.Failed)}
-	}
-	return d, runErr
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
-// document records a run in the common result document: each query and refresh function is
-// a "transaction type" (its count is how often it ran, its latency the HDR histogram of its
-// times), and the spec's figures are in result and in extra.tpch with every individual time.
-func document(t target.Target, version string, meta *Meta, o RunOptions, out *Outcome, started time.Time) *results.Document {
 	mode := "power+throughput"
 	switch {
 	case o.Power && !o.Throughput:
@@ -266,54 +222,63 @@ func document(t target.Target, version string, meta *Meta, o RunOptions, out *Ou
 	if o.Throughput {
 		vu = o.Streams
 	}
-	d := &results.Document{Format: results.FormatVersion, Kind: results.KindRun,
-		Cairn:    results.Cairn{Go: runtime.Version()},
-		Workload: "tpch", StartedAt: started.UTC(), Interrupted: out.Interrupted,
-		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: version, Address: t.Address(), Database: t.Database()},
-		Host:   observe.ReadHost(true), VU: vu, Mode: mode, Seed: o.Seed,
-		Window: results.Window{Seconds: out.PowerSeconds + out.ThroughputSeconds, ClientSeconds: out.PowerSeconds + out.ThroughputSeconds,
-			Start: started.UTC(), End: time.Now().UTC()},
-		Result: results.Result{Headline: headline(out), Power: out.PowerAtSize, Throughput: out.ThroughputAtSize, QphH: out.QphH, GeomeanS: out.GeomeanSeconds},
-		Txns:   map[string]*results.Txn{}, Errors: map[string]int64{}, Histograms: map[string]string{},
-		Extra:   map[string]any{"tpch": out},
-		Timings: append(append([]results.Timing(nil), out.Power...), out.Throughput...),
-		Notes:   []string{"TPC-H-derived: the spec's formulas, not an audited TPC-H result (docs/tpch.md)"},
+	var order []string
+	for q := 1; q <= queries.Count; q++ {
+		order = append(order, "Q"+strconv.Itoa(q))
 	}
-	hists := map[string]*hdrhistogram.Histogram{}
-	for _, tm := range append(append([]Timing(nil), out.Power...), out.Throughput...) {
-		tx := d.Txns[tm.Name]
-		if tx == nil {
-			tx = &results.Txn{}
-			d.Txns[tm.Name] = tx
-			hists[tm.Name] = hdrhistogram.New(1, 24*3600*1_000_000, 3)
-		}
-		if tm.Error != "" {
-			tx.Errors++
-			d.Errors["query"]++
-			continue
-		}
-		tx.Count++
-		_ = hists[tm.Name].RecordValue(max(int64(tm.Seconds*1e6), 1))
-	}
-	for name, tx := range d.Txns {
-		tx.LatencyMs = metrics.Summarize(hists[name])
-		d.TxnOrder = append(d.TxnOrder, name)
-	}
-	sort.Slice(d.TxnOrder, func(i, j int) bool { return timingRank(d.TxnOrder[i]) < timingRank(d.TxnOrder[j]) })
-	d.MainTxn = "Q1"
-	return d
+	order = append(order, "RF1", "RF2")
+	return &workload.Tests{
+		Line: fmt.Sprintf("tpch on %s (%s) · SF %g · %s · seed %d · Q11 %s", t.Name(), target.Where(t), meta.SF, strings.Join(tests, " + "), o.Seed, rule),
+		Mode: mode, VUs: vu, Order: order, Main: "Q1",
+		Run: func(ctx context.Context, done func(string, results.Timing)) (*workload.Tested, error) {
+			o.Event = func(tm Timing, end bool) {
+				if end {
+					done(streamName(tm.Stream, o.Streams), tm)
+				}
+			}
+			out, err := Run(ctx, t, meta, o)
+			if out == nil {
+				return nil, err
+			}
+			if err == nil && out.Failed > 0 {
+				err = &workload.CheckFailed{Msg: fmt.Sprintf("%d queries or refresh functions failed; no metric computed from the tests they belong to", out.Failed)}
+			}
+			return &workload.Tested{Timings: append(append([]Timing(nil), out.Power...), out.Throughput...),
+				Seconds: out.PowerSeconds + out.ThroughputSeconds, Interrupted: out.Interrupted,
+				Finish: func(d *results.Document) { finish(d, out) }}, err
+		}}, nil
 }
 
-func timingRank(n string) int {
-	switch n {
-	case "RF1":
-		return 100
-	case "RF2":
-		return 101
+// streamName is a stream as the progress lines name it: the power test's, a query stream, or
+// the refresh stream (the one after the query streams).
+func streamName(stream, streams int) string {
+	switch {
+	case stream == 0:
+		return "power"
+	case stream == streams+1:
+		return "refresh"
 	}
-	var q int
-	fmt.Sscanf(n, "Q%d", &q)
-	return q
+	return fmt.Sprintf("stream %d", stream)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// finish adds TPC-H's own figures to the document the session built from the timings: the
+// headline, the spec's figures in result and in extra.tpch, and the note that they are derived.
+func finish(d *results.Document, out *Outcome) {
+	d.Result.Headline = headline(out)
+	d.Result.Own = ownFigures(out)
+	if d.Extra == nil {
+		d.Extra = map[string]any{}
+	}
+	d.Extra["tpch"] = out
+	d.Notes = append(d.Notes, "TPC-H-derived: the spec's formulas, not an audited TPC-H result (docs/tpch.md)")
 }
 
 // outcomeOf is a TPC-H document's own section, with its timings: the document just made, or one

@@ -19,8 +19,9 @@ prepare:
   warehouses: 1
 `,
   study: `# A small study: TPC-C on SQLite at 1 and 2 VUs, twice each, in random order. A study on
-# PostgreSQL or MySQL names its settings here and gives db as a URL whose password is \${VAR},
-# read from cairn serve's environment.
+# PostgreSQL or MySQL names its settings here and gives db as a URL whose password is
+# \${CAIRN_PASSWORD}, read from cairn serve's environment (cairn serve --allow-env names the
+# variables it may read; \${VAR} is read nowhere else).
 name: sqlite-vus
 workload: tpcc
 db: sqlite://cairn-serve.db
@@ -51,6 +52,10 @@ export function newJob(main, navigate) {
   const plan = el("pre", { class: "plan", id: "plan", hidden: true });
   const validate = el("button", { type: "button", id: "validate" }, "Validate");
   const start = el("button", { type: "button", class: "primary", id: "start" }, "Start");
+  const found = el("ul", { class: "notes", id: "target", hidden: true });
+  // A cleanup drops what a prepare may have taken hours to load: it starts only once confirmed,
+  // with what it will drop named, read from the database just before.
+  const confirmBox = el("div", { class: "confirm", id: "confirm", hidden: true });
 
   text.value = draft ? draft.text : examples.run;
   if (draft) { kind.value = draft.kind; }
@@ -64,6 +69,8 @@ export function newJob(main, navigate) {
 
   const clear = () => {
     problem = null;
+    found.hidden = true;
+    confirmBox.hidden = true;
     marks.replaceChildren();
     band.style.display = "none";
     status.textContent = "";
@@ -98,28 +105,61 @@ export function newJob(main, navigate) {
   };
   const busy = (b) => { validate.disabled = b; start.disabled = b; };
 
+  // check asks the server to validate the spec and look at its database; null when not valid.
+  const check = async () => {
+    try {
+      const r = await postJSON("/api/v1/validate", { kind: kind.value, spec: text.value });
+      found.replaceChildren(...(r.target || []).map((l) => el("li", {}, l)));
+      found.hidden = !(r.target || []).length;
+      return r;
+    } catch (e) {
+      plan.hidden = true;
+      show(e);
+      return null;
+    }
+  };
   validate.addEventListener("click", async () => {
     clear();
     busy(true);
     try {
-      const r = await postJSON("/api/v1/validate", { kind: kind.value, spec: text.value });
-      status.textContent = "Valid.";
-      status.className = "ok";
-      plan.textContent = r.plan || "";
-      plan.hidden = !r.plan;
-    } catch (e) {
-      plan.hidden = true;
-      show(e);
+      const r = await check();
+      if (r) {
+        status.textContent = "Valid.";
+        status.className = "ok";
+        plan.textContent = r.plan || "";
+        plan.hidden = !r.plan;
+      }
     } finally {
       busy(false);
     }
   });
+  const create = async () => {
+    const job = await postJSON("/api/v1/jobs", { kind: kind.value, spec: text.value });
+    navigate("#/jobs/" + encodeURIComponent(job.id));
+  };
   start.addEventListener("click", async () => {
     clear();
     busy(true);
     try {
-      const job = await postJSON("/api/v1/jobs", { kind: kind.value, spec: text.value });
-      navigate("#/jobs/" + encodeURIComponent(job.id));
+      if (kind.value === "cleanup") {
+        const r = await check();
+        if (!r) { return; }
+        const drops = r.drops || [];
+        const yes = el("button", { type: "button", class: "danger", id: "confirm-drop" }, drops.length ? "Drop it" : "Start the cleanup");
+        const no = el("button", { type: "button", id: "confirm-cancel" }, "Cancel");
+        yes.addEventListener("click", async () => {
+          yes.disabled = true; no.disabled = true;
+          try { await create(); } catch (e) { confirmBox.hidden = true; show(e); }
+        });
+        no.addEventListener("click", () => { confirmBox.hidden = true; });
+        confirmBox.replaceChildren(
+          el("p", {}, drops.length ? "This cleanup drops:" : "There is nothing of this workload's to drop here."),
+          drops.length ? el("ul", {}, drops.map((d) => el("li", {}, d))) : null,
+          el("div", { class: "bar" }, yes, no));
+        confirmBox.hidden = false;
+        return;
+      }
+      await create();
     } catch (e) {
       show(e);
     } finally {
@@ -129,8 +169,10 @@ export function newJob(main, navigate) {
 
   main.replaceChildren(el("section", { class: "item" },
     el("div", { class: "bar" }, el("h2", { class: "grow" }, "New job"), el("label", {}, "kind ", kind), validate, start),
-    el("p", { class: "notes" }, "A run spec (YAML or JSON, as cairn run --spec reads; a list of VU counts makes it a profile) or a study (as cairn study run reads). prepare, check and cleanup take a run spec. Passwords are written as ${VAR}: the server reads them from its own environment."),
+    el("p", { class: "notes" }, "A run spec (YAML or JSON, as cairn run --spec reads; a list of VU counts makes it a profile) or a study (as cairn study run reads). prepare, check and cleanup take a run spec. Passwords are written as ${VAR}: the server reads them from its own environment, only the variables it allows (cairn serve --allow-env, CAIRN_PASSWORD by default), and only in db's password."),
     status,
+    found,
+    confirmBox,
     el("div", { class: "editor" },
       el("div", { class: "code" }, el("div", { class: "paper" }), band, text),
       marks),

@@ -87,6 +87,13 @@ export async function jobView(main, id, signal) {
     el("table", { class: "data", id: "settings" },
       el("thead", {}, el("tr", {}, el("th", { class: "n" }, "at s"), el("th", {}, "setting"), el("th", {}, "value"), el("th", {}, "read back"), el("th", {}, "when"))),
       settingsBody));
+  // A workload's own tests (TPC-H's power and throughput tests) tell each timed query as it ends.
+  const queryBody = el("tbody");
+  const queries = el("section", { class: "item", id: "queries", hidden: true },
+    el("h3", {}, "Queries"),
+    el("table", { class: "data" },
+      el("thead", {}, el("tr", {}, el("th", {}, "stream"), el("th", {}, "query"), el("th", { class: "n" }, "seconds"), el("th", {}, "rows"))),
+      queryBody));
   const logPre = el("pre", { class: "log", id: "log" });
 
   main.replaceChildren(
@@ -100,6 +107,7 @@ export async function jobView(main, id, signal) {
     el("div", { class: "tiles" }, Object.values(tiles).map((t) => t.node)),
     study,
     el("div", { class: "charts" }, Object.values(chartDivs)),
+    queries,
     el("section", { class: "item" }, el("h3", {}, "Log"), logPre));
 
   const charts = {
@@ -118,6 +126,9 @@ export async function jobView(main, id, signal) {
   let state = job.state;
   let stopping = false; // asked: the job stops as Ctrl-C stops a run, which takes a moment
   const showState = (st, resultID, error) => {
+    // A reply taken before the job ended (Stop's, on a queued job) must not undo the final
+    // state its event stream told first.
+    if (finalStates.has(state) && !finalStates.has(st)) { st = state; }
     state = st || state;
     badge.replaceChildren(stateBadge(state));
     stop.disabled = stopping || finalStates.has(state);
@@ -147,6 +158,7 @@ export async function jobView(main, id, signal) {
     s = { offset: 0, last: 0, x: 0, tps: [], qps: [], p50: [], p95: [], p99: [], marks: [], cores: [], waits: [], log: [] };
     logPre.textContent = "";
     settingsBody.replaceChildren();
+    queryBody.replaceChildren();
   };
 
   const initial = () => {
@@ -166,8 +178,9 @@ export async function jobView(main, id, signal) {
       title: { text: "Top waits, last progress interval", left: 10, top: 8, textStyle: { fontSize: 14 },
         subtextStyle: { fontSize: 12 }, subtext: "none measured yet: PostgreSQL and MySQL/MariaDB report them" },
       tooltip: { trigger: "axis", valueFormatter: (v) => num(v) + "%" },
-      grid: { left: 16, right: 36, top: 64, bottom: 28, containLabel: true },
-      xAxis: { type: "value", min: 0, name: "% of waits" },
+      grid: { left: 16, right: 36, top: 64, bottom: 40, containLabel: true },
+      // the axis's name under it, centred: at its end it ran out of the chart
+      xAxis: { type: "value", min: 0, name: "% of waits", nameLocation: "middle", nameGap: 24 },
       yAxis: { type: "category", inverse: true, data: [], axisLabel: { width: 260, overflow: "truncate" } },
       series: [{ name: "share", type: "bar", data: [] }],
     });
@@ -243,12 +256,20 @@ export async function jobView(main, id, signal) {
     if (st.live) { s.marks.push({ xAxis: s.x, name: st.name + "=" + st.value }); later(); }
   };
 
+  const onQuery = (q) => {
+    queries.hidden = false;
+    queryBody.append(el("tr", {},
+      el("td", {}, q.stream_name), el("td", {}, q.name), el("td", { class: "n" }, (q.seconds || 0).toFixed(3)),
+      el("td", {}, q.error ? "ERROR " + q.error : String(q.rows ?? 0))));
+  };
+
   const onEvent = (name, data) => {
     switch (name) {
       case "tick": onTick(data); break;
       case "log": s.log.push(data.line); if (s.log.length > 5000) { s.log.splice(0, s.log.length - 5000); } later(); break;
       case "step": onStep(data); break;
       case "setting": onSetting(data); break;
+      case "query": onQuery(data); break;
       case "state": showState(data.state, data.result_id, data.error); break;
     }
   };

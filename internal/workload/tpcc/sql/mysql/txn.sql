@@ -42,9 +42,11 @@ SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip
   c_since, c_credit, c_credit_lim, c_discount, c_balance
 FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ? FOR UPDATE
 -- name: pay_cust
+-- The parameter is converted to the table's latin1: MySQL 8 types a parameter in the connection's
+-- utf8mb4 when it prepares the statement and refuses to CONCAT it with a latin1 column.
 UPDATE customer SET c_balance = c_balance - ? / 100, c_ytd_payment = c_ytd_payment + ? / 100,
   c_payment_cnt = c_payment_cnt + 1,
-  c_data = IF(c_credit = 'BC', SUBSTRING(CONCAT(?, c_data), 1, 500), c_data)
+  c_data = IF(c_credit = 'BC', SUBSTRING(CONCAT(CONVERT(? USING latin1), c_data), 1, 500), c_data)
 WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?
 -- name: pay_hist
 INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)
