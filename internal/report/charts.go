@@ -25,7 +25,7 @@ const (
 // minInterval is the shortest tick drawn. The engine's last tick can be a few milliseconds long
 // (the window ended just after a full second); the handful of transactions in it would draw a
 // spike, or a p95 of three samples, that says nothing about the run.
-const minInterval = 0.25
+const minInterval = results.MinPointSeconds
 
 // runCharts is the full set for one run: throughput and p95 over time, and the latency
 // distribution of every transaction type.

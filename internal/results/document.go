@@ -58,6 +58,8 @@ type Document struct {
 	// Outage is the time the database gave no service in the window, and the failed attempts
 	// to reach it; absent when it always did.
 	Outage *OutageFigures `json:"outage,omitempty"`
+	// Steady is the judgement of the per-second series: warm-up end, the window's trend (steady.go).
+	Steady *Steady `json:"steady,omitempty"`
 	// Server, Waits and Binding are what cairn observed (docs/result-format.md#observations).
 	Server     *Server           `json:"server,omitempty"`
 	Waits      *Waits            `json:"waits,omitempty"`
@@ -254,6 +256,8 @@ type Result struct {
 	TPMApprox *Approx  `json:"tpm_approx,omitempty"`
 	TPS       *float64 `json:"tps,omitempty"`
 	QPS       *float64 `json:"qps,omitempty"`
+	// Intervals are the 95% intervals of the headline figures of a single run (steady.go).
+	Intervals []FigureInterval `json:"intervals,omitempty"`
 	// Own are the workload's own figures, after these (own.go).
 	Own []OwnFigure `json:"-"`
 }

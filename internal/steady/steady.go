@@ -204,7 +204,7 @@ const DriftPct = 2.0
 
 // Verdict is the judgement of one run's per-second series of its headline figure.
 type Verdict struct {
-	// WarmupEnd is where the warm-up ended, in seconds from the series' start (MSER-5 over the
+	// WarmupEnd is where the warm-up ended, in samples from the series' start (MSER over the
 	// whole series, rampup included); Settled is false when the series did not settle in its
 	// first half.
 	WarmupEnd int

@@ -158,6 +158,12 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if q := d.Queries; q != nil {
 		fmt.Fprintf(w, "queries: %d (reads %d, writes %d, other %d), %.1f per second\n", q.Total, q.Reads, q.Writes, q.Other, q.PerSec)
 	}
+	if l := SteadyLine(d); l != "" {
+		fmt.Fprintln(w, l)
+	}
+	if l := IntervalLine(d); l != "" {
+		fmt.Fprintln(w, l)
+	}
 	if d.Result.TPS != nil {
 		fmt.Fprintf(w, "TEST RESULT : System achieved %.1f TPS", *d.Result.TPS)
 		if d.Result.QPS != nil {
