@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/steady"
@@ -149,7 +150,8 @@ func (d *Document) JudgeSteady() {
 	st := &Steady{Throughput: tp, FromSeconds: tp.WarmupEndSeconds, WindowStartSeconds: ws}
 	settled, drifting := tp.Settled, tp.Drifting
 	p95of, p95 := "p95_ms", func(s metrics.Second, _ float64) (float64, bool) { return s.P95ms, s.Txns > 0 }
-	if of == "headline_txns" {
+	// A document stored before the series had the headline type's p95 judges all types'.
+	if of == "headline_txns" && slices.ContainsFunc(d.Series, func(s metrics.Second) bool { return s.HeadlineP95ms > 0 }) {
 		p95of, p95 = "headline_p95_ms", func(s metrics.Second, _ float64) (float64, bool) { return s.HeadlineP95ms, s.Headline > 0 }
 	}
 	if p, _, ok := judge(p95of, seriesOf(d.Series, p95)); ok {
