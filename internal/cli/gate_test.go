@@ -86,7 +86,8 @@ func TestRegressionGate(t *testing.T) {
 		code, lines          int // exit code, PASS and FAIL lines
 		want                 []string
 	}{
-		{"significant regression", base, slower, "5", ExitFailed, 1, []string{"FAIL  TPS: A 1001.2", "-20.0%, worse by more than 5% and significant (p=0.029)", "regression: 1 of 1"}},
+		{"significant regression", base, slower, "5", ExitFailed, 1, []string{"FAIL  TPS: A 1001.2", "-20.0%, worse by more than 5% and significant (p=0.029)", "regression: 1 of 1",
+			"TPS, B against A: -20.0% [", "(95%, Welch's t over the runs); effect size d = "}},
 		{"within the spread", base, noisy, "5", ExitOK, 1, []string{"PASS  TPS:", "worse by more than 5% but within the run-to-run spread (p="}},
 		{"within the tolerance", base, close, "5", ExitOK, 1, []string{"PASS  TPS:", "-1.4%, within 5% of A"}},
 		{"untestable", single, singleSlow, "5", ExitOK, 1, []string{"PASS  TPS: A 1000.0 → B 500.0:", "untestable: single runs have no spread"}},

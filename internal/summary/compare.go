@@ -74,7 +74,7 @@ func CompareRuns(w io.Writer, groups []Group) {
 			if len(g) > 1 {
 				who += " #" + d.ID
 			}
-			for _, line := range []string{TPMApprox(d), InFlight(d)} {
+			for _, line := range []string{TPMApprox(d), InFlight(d), IntervalLine(d)} {
 				if line != "" {
 					beside = append(beside, "  "+who+": "+line)
 				}
@@ -84,6 +84,10 @@ func CompareRuns(w io.Writer, groups []Group) {
 	if len(beside) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, strings.Join(beside, "\n"))
+	}
+	if lines := differences(headline, docs); len(lines) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
 	}
 	var waits, synch []string
 	for i, g := range docs {
@@ -278,4 +282,20 @@ func none(f results.Figure, groups [][]*results.Document) bool {
 		}
 	}
 	return true
+}
+
+// differences are the lines of the headline's difference against A for each group of repeated
+// runs (results.Differ): its interval, its effect size and the repeats that would resolve it.
+func differences(headline string, docs [][]*results.Document) []string {
+	f := results.RunFigures(headline, "", nil)[0]
+	var out []string
+	for i := 1; i < len(docs); i++ {
+		d, ok := results.Differ(f.Values(docs[0]), f.Values(docs[i]))
+		if !ok {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s, %c against A: %+.1f%% [%+.1f%%, %+.1f%%] (95%%, Welch's t over the runs); effect size d = %.2f (Cohen's d); about %d runs a side would resolve a difference this size (5%% two-sided, 80%% power)",
+			headline, 'A'+i, 100*d.Change, 100*d.Lo, 100*d.Hi, d.EffectSize, d.Repeats))
+	}
+	return out
 }
