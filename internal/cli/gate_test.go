@@ -87,7 +87,7 @@ func TestRegressionGate(t *testing.T) {
 		want                 []string
 	}{
 		{"significant regression", base, slower, "5", ExitFailed, 1, []string{"FAIL  TPS: A 1001.2", "-20.0%, worse by more than 5% and significant (p=0.029)", "regression: 1 of 1",
-			"TPS, B against A: -20.0% [", "(95%, Welch's t over the runs); effect size d = "}},
+			"TPS, B against A: -20.0% [", "(95%, Welch's t over the runs); effect size d = ", "TPS of A: 1,001 ±", "(95%, Student's t over 4 runs)"}},
 		{"within the spread", base, noisy, "5", ExitOK, 1, []string{"PASS  TPS:", "worse by more than 5% but within the run-to-run spread (p="}},
 		{"within the tolerance", base, close, "5", ExitOK, 1, []string{"PASS  TPS:", "-1.4%, within 5% of A"}},
 		{"untestable", single, singleSlow, "5", ExitOK, 1, []string{"PASS  TPS: A 1000.0 → B 500.0:", "untestable: single runs have no spread"}},

@@ -50,3 +50,15 @@ func Differ(base, other []float64) (Difference, bool) {
 	}
 	return d, true
 }
+
+// RepeatsInterval is the mean of one figure over repeated runs with the half-width of its 95%
+// interval, Student's t with n − 1 degrees of freedom: the runs taken as independent draws of the
+// same conditions. ok is false below two runs.
+func RepeatsInterval(v []float64) (mean, half float64, ok bool) {
+	if len(v) < 2 {
+		return 0, 0, false
+	}
+	n := float64(len(v))
+	t := stats.InvCDF(stats.TDist{V: n - 1})(1 - Alpha/2)
+	return stats.Mean(v), t * stats.StdDev(v) / math.Sqrt(n), true
+}

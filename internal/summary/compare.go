@@ -3,6 +3,7 @@ package summary
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -284,11 +285,17 @@ func none(f results.Figure, groups [][]*results.Document) bool {
 	return true
 }
 
-// differences are the lines of the headline's difference against A for each group of repeated
-// runs (results.Differ): its interval, its effect size and the repeats that would resolve it.
+// differences are the lines of the headline's mean with its interval for each group of repeated
+// runs (results.RepeatsInterval), then its difference against A (results.Differ): its interval,
+// its effect size and the repeats that would resolve it.
 func differences(headline string, docs [][]*results.Document) []string {
 	f := results.RunFigures(headline, "", nil)[0]
 	var out []string
+	for i, g := range docs {
+		if m, h, ok := results.RepeatsInterval(f.Values(g)); ok && m != 0 {
+			out = append(out, fmt.Sprintf("%s of %c: %s ±%.1f%% (95%%, Student's t over %d runs)", headline, 'A'+i, figure(m), 100*h/math.Abs(m), len(f.Values(g))))
+		}
+	}
 	for i := 1; i < len(docs); i++ {
 		d, ok := results.Differ(f.Values(docs[0]), f.Values(docs[i]))
 		if !ok {
