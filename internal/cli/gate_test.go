@@ -95,10 +95,17 @@ func TestRegressionGate(t *testing.T) {
 		{"profile unchanged", pBase, pSame, "5", ExitOK, 2, []string{"PASS  1 VUs TPS:", "PASS  2 VUs TPS:"}},
 		{"bad percentage", base, slower, "0", ExitUsage, 0, []string{"--fail-on-regression 0: give the largest tolerated loss"}},
 		{"not as planned", marked, slower, "5", ExitUsage, 0, []string{"result " + m.ID + " did not measure what was planned (OUTAGE: 12.0 s without service"}},
+		// --gate-by interval: Welch's interval of the change over the runs, wholly below -PCT or not.
+		{"interval: wholly worse", base, slower, "5 --gate-by interval", ExitFailed, 1, []string{"FAIL  TPS: A 1001.2", "-20.0% [-21.5%, -18.5%] (95%, Welch's t over the runs), wholly worse than -5%"}},
+		{"interval: reaches within PCT", base, noisy, "5 --gate-by interval", ExitOK, 1, []string{"PASS  TPS:", "not wholly worse than -5%"}},
+		{"interval: single runs without intervals", single, singleSlow, "5 --gate-by interval", ExitOK, 1, []string{"PASS  TPS:", "no interval of the difference"}},
+		{"interval: profiles", pBase, pNew, "5 --gate-by interval", ExitUsage, 0, []string{"--gate-by interval gates runs and groups of runs"}},
+		{"interval: bad way", base, slower, "5 --gate-by vibes", ExitUsage, 0, []string{`--gate-by "vibes": give test (the default) or interval`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			code := Main([]string{"results", "compare", tc.base, tc.new, "--fail-on-regression", tc.pct, "--results", store}, &out, &errOut)
+			args := append([]string{"results", "compare", tc.base, tc.new, "--results", store, "--fail-on-regression"}, strings.Fields(tc.pct)...)
+			code := Main(args, &out, &errOut)
 			all := out.String() + errOut.String()
 			if code != tc.code {
 				t.Errorf("exit %d, want %d:\n%s", code, tc.code, all)
