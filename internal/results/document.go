@@ -390,6 +390,8 @@ type Client struct {
 	Cores           int      `json:"host_cores"`
 	// PeakRSSBytes is the client process's peak resident memory (VmHWM) at the run's end.
 	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
+	// Threads is what cairn's own threads ran and waited for a CPU in the window (client.go).
+	Threads *ClientThreads `json:"threads,omitempty"`
 }
 
 // EncodeHist serializes a histogram in HdrHistogram's compressed V2 format, which the library

@@ -124,6 +124,12 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		fmt.Fprintln(w)
 	}
 	ClientMemory(w, d)
+	if th := d.Client.Threads; th != nil && d.Window.ClientSeconds > 0 {
+		fmt.Fprintf(w, "client threads: %s\n", th.Text(d.Window.ClientSeconds))
+		if th.Waited() {
+			fmt.Fprintf(w, "warning: cairn's VUs waited %.0f%% of the window for a CPU: the host's CPUs were short, for the client at least; latencies include that wait\n", 100*th.VUWaitShare)
+		}
+	}
 	Observations(w, d)
 	if d.Window.Seconds > 0 {
 		fmt.Fprintln(w, diagnosis.Diagnosis(d, nil))
