@@ -101,3 +101,31 @@ func TestClientChecksItself(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// Every result records the commit its binary was built from (Go's build information), as git
+// names this checkout's HEAD, for a run to be repeated with the same cairn.
+func TestResultRecordsCommit(t *testing.T) {
+	bin := cairnBinary(t)
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("git rev-parse: %v", err)
+	}
+	dir := t.TempDir()
+	url := "sqlite://" + dir + "/c.db"
+	if out, err := exec.Command(bin, "tpcb", "prepare", "--db", url, "--scale", "1").CombinedOutput(); err != nil {
+		t.Fatalf("prepare: %v\n%s", err, out)
+	}
+	js := filepath.Join(dir, "r.json")
+	if out, err := exec.Command(bin, "tpcb", "run", "--db", url, "--vu", "1", "--duration", "1s", "--progress", "0", "--no-store", "--json", js).CombinedOutput(); err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	d := readDoc(t, js)
+	if _, ok := d["cairn"].(map[string]any)["commit"]; !ok {
+		if bi, err := exec.Command("go", "version", "-m", bin).Output(); err == nil && !strings.Contains(string(bi), "vcs.revision") {
+			t.Skip("the binary carries no vcs.revision: Go records none in a git worktree (.git is a file) or with -buildvcs=false")
+		}
+	}
+	if got, want := field(t, d, "cairn.commit"), strings.TrimSpace(string(head)); got != want {
+		t.Errorf("cairn.commit %v, want HEAD %s", got, want)
+	}
+}

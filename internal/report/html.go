@@ -388,7 +388,7 @@ func facts(kind, id, workload string, started time.Time, t results.Target, c res
 		out = append(out, kv{"database", t.Database})
 	}
 	if c.Version != "" {
-		out = append(out, kv{"cairn", strings.TrimSpace(c.Version + " " + c.Go)})
+		out = append(out, kv{"cairn", c.Text()})
 	}
 	return out
 }

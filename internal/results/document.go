@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -207,6 +209,41 @@ func (d *Document) TotalErrors() int64 {
 type Cairn struct {
 	Version string `json:"version"`
 	Go      string `json:"go"`
+	// Commit is the version-control revision the binary was built from, and Modified that its
+	// tree had uncommitted changes (Go's build information: vcs.revision, vcs.modified); absent
+	// when the build recorded none (go run, go test, -buildvcs=false, a build outside a checkout).
+	Commit   string `json:"commit,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+}
+
+// Text is the cairn that measured, in words: "0.4.0 go1.26.8 (commit 1a2b3c4d5e6f, modified)".
+func (c Cairn) Text() string {
+	t := strings.TrimSpace(c.Version + " " + c.Go)
+	if c.Commit != "" {
+		t += " (commit " + c.Commit[:min(12, len(c.Commit))]
+		if c.Modified {
+			t += ", modified"
+		}
+		t += ")"
+	}
+	return t
+}
+
+// ThisCairn is this binary as results record it: version, Go version and the commit it was built
+// from.
+func ThisCairn(version string) Cairn {
+	c := Cairn{Version: version, Go: runtime.Version()}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				c.Commit = s.Value
+			case "vcs.modified":
+				c.Modified = s.Value == "true"
+			}
+		}
+	}
+	return c
 }
 
 // Target describes the database measured. A target made of several databases (a set of shards)

@@ -24,7 +24,7 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	d := fromOutcome(out, def.Types, runtime.NumCPU())
 	d.MainTxn = def.Types[def.Main]
 	d.Mode = def.Mode
-	d.Cairn = results.Cairn{Version: version, Go: runtime.Version()}
+	d.Cairn = results.ThisCairn(version)
 	d.Target = results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(),
 		Database: t.Database(), Settings: settings}
 	d.Host = host
