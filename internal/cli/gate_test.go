@@ -40,6 +40,16 @@ func TestRegressionGate(t *testing.T) {
 		}
 		return strings.Join(ids, ",")
 	}
+	interval := func(tps, rel float64) string { // one stored run with its window's interval
+		d := gateDoc(tps, 4)
+		d.Result.Intervals = []results.FigureInterval{{Figure: "TPS", Value: tps, Half: rel * tps, Rel: rel, Of: "txns"}}
+		if err := s.SaveRun(ctx, d, 0); err != nil {
+			t.Fatal(err)
+		}
+		return d.ID
+	}
+	tight, tightSlow := interval(1000, 0.02), interval(800, 0.02)
+	wide, wideSlow := interval(1000, 0.10), interval(930, 0.10)
 	profile := func(steps map[int][]float64) string {
 		p := &results.Profile{Format: results.FormatVersion, Kind: results.KindProfile, Workload: "oltp", VUs: []int{1, 2}, Repeat: 4,
 			Target: results.Target{Kind: "sqlite", Name: "SQLite"}}
@@ -99,6 +109,9 @@ func TestRegressionGate(t *testing.T) {
 		{"interval: wholly worse", base, slower, "5 --gate-by interval", ExitFailed, 1, []string{"FAIL  TPS: A 1001.2", "-20.0% [-21.5%, -18.5%] (95%, Welch's t over the runs), wholly worse than -5%"}},
 		{"interval: reaches within PCT", base, noisy, "5 --gate-by interval", ExitOK, 1, []string{"PASS  TPS:", "not wholly worse than -5%"}},
 		{"interval: single runs without intervals", single, singleSlow, "5 --gate-by interval", ExitOK, 1, []string{"PASS  TPS:", "no interval of the difference"}},
+		// Two single runs: their windows' intervals, -20% ± 0.8·√(2·0.02²) and -7% ± 0.93·√(2·0.1²).
+		{"interval: single runs apart", tight, tightSlow, "5 --gate-by interval", ExitFailed, 1, []string{"FAIL  TPS:", "-20.0% [-22.3%, -17.7%] (95%, the two runs' own windows only, approximate"}},
+		{"interval: single runs overlapping", wide, wideSlow, "5 --gate-by interval", ExitOK, 1, []string{"PASS  TPS:", "-7.0% [-20.2%, +6.2%] (95%, the two runs' own windows only, approximate"}},
 		{"interval: profiles", pBase, pNew, "5 --gate-by interval", ExitUsage, 0, []string{"--gate-by interval gates runs and groups of runs"}},
 		{"interval: bad way", base, slower, "5 --gate-by vibes", ExitUsage, 0, []string{`--gate-by "vibes": give test (the default) or interval`}},
 	} {

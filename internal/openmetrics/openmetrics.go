@@ -239,7 +239,7 @@ var (
 	descTrendLo    = prometheus.NewDesc("cairn_window_trend_low_percent_per_minute", "Lower end of the 95% interval of the window's drift.", seriesLabels, nil)
 	descTrendHi    = prometheus.NewDesc("cairn_window_trend_high_percent_per_minute", "Upper end of the 95% interval of the window's drift.", seriesLabels, nil)
 	descInterval   = prometheus.NewDesc("cairn_headline_interval_ratio", "Half-width of the 95% interval of the stored run's headline figure, relative to it (0.018 for ±1.8%).", append(append([]string(nil), jobLabels...), "figure"), nil)
-	descNotPlanned = prometheus.NewDesc("cairn_not_as_planned", "1 for each reason the job's stored result did not measure what was planned (cut_short, over_plan, outage, part_missing, step_failed).", append(append([]string(nil), jobLabels...), "reason"), nil)
+	descNotPlanned = prometheus.NewDesc("cairn_not_as_planned", "1 for each reason the job's stored result did not measure what was planned (cut_short, over_plan, late_ticks, outage, part_missing, step_failed, client_bound).", append(append([]string(nil), jobLabels...), "reason"), nil)
 )
 
 // collector reads every job's series at a scrape.
