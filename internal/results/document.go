@@ -94,10 +94,15 @@ type Timing struct {
 
 // Upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
 // of result's figures (formerHeadline), and a workload may have kept its own figures elsewhere
-// (OnUpgrade).
+// (OnUpgrade); and what it lacks that its series gives: the steady-state judgement.
 func (d *Document) Upgrade() {
 	if d.Result.Headline == nil {
 		d.Result.Headline = d.formerHeadline()
+	}
+	// A run stored before the steady-state judgement is judged from its stored series, by the
+	// same rules as a new one.
+	if d.Kind == KindRun && d.Steady == nil && d.Result.Intervals == nil {
+		d.JudgeSteady()
 	}
 	upgradersMu.Lock()
 	f := upgraders[d.Workload]
