@@ -39,6 +39,9 @@ func CompareRuns(w io.Writer, groups []Group) {
 		fmt.Fprintf(w, "%c: %s%s\n", 'A'+i, g.Label, cutMark(g.Runs))
 		anyCut = anyCut || cutMark(g.Runs) != ""
 	}
+	for i := 1; i < len(groups); i++ {
+		conditionDiffs(w, base, docs[i][0], fmt.Sprintf("A #%s", base.ID), fmt.Sprintf("%c #%s", 'A'+i, docs[i][0].ID))
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "figure\tA\t")
@@ -305,4 +308,32 @@ func differences(headline string, docs [][]*results.Document) []string {
 			headline, 'A'+i, 100*d.Change, 100*d.Lo, 100*d.Hi, d.EffectSize, d.Repeats))
 	}
 	return out
+}
+
+// MaxConditionLines is how many differing conditions a comparison lists before it counts the rest.
+const MaxConditionLines = 20
+
+// conditionDiffs lists what differs in the conditions of two runs (results.DiffConditions),
+// before their figures are compared: a difference in the figures may be one in the conditions.
+func conditionDiffs(w io.Writer, a, b *results.Document, la, lb string) {
+	diffs := results.DiffConditions(a, b)
+	if len(diffs) == 0 {
+		fmt.Fprintf(w, "conditions: %s and %s ran under the same cairn, database, settings, host and spec\n", la, lb)
+		return
+	}
+	fmt.Fprintf(w, "conditions that differ (%s → %s):\n", la, lb)
+	for i, d := range diffs {
+		if i == MaxConditionLines {
+			fmt.Fprintf(w, "  … and %d more\n", len(diffs)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %s: %s → %s\n", d.Key, orNone(d.A), orNone(d.B))
+	}
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
 }
