@@ -354,7 +354,7 @@ func cairnBinary(t *testing.T) string {
 		}
 		os.Chmod(dir, 0o755) // tests run it as another user too
 		binPath = filepath.Join(dir, "cairn")
-		if out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/cairn").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", binPath, "../../cmd/cairn").CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("build: %v\n%s", err, out)
 		}
 	})

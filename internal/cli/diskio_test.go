@@ -439,7 +439,14 @@ func TestDiskIOTmpfsCompare(t *testing.T) {
 		t.Fatalf("compare: exit %d\n%s\n%s", code, out, stderr)
 	}
 	_, after, ok := strings.Cut(out, "conditions that differ")
-	if !ok || !strings.Contains(after, "data filesystem:\n    A: "+fs[0]+" on ") || !strings.Contains(after, "\n    B: tmpfs (no block device)") {
+	// One line per condition that differs: "data filesystem: A's → B's".
+	line := ""
+	for _, l := range strings.Split(after, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "data filesystem: ") {
+			line = l
+		}
+	}
+	if !ok || !strings.Contains(line, ": "+fs[0]+" on ") || !strings.Contains(line, " → tmpfs (no block device)") {
 		t.Errorf("compare does not list the data directories' filesystems %v:\n%s", fs, out)
 	}
 }

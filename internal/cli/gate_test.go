@@ -40,6 +40,16 @@ func TestRegressionGate(t *testing.T) {
 		}
 		return strings.Join(ids, ",")
 	}
+	interval := func(tps, rel float64) string { // one stored run with its window's interval
+		d := gateDoc(tps, 4)
+		d.Result.Intervals = []results.FigureInterval{{Figure: "TPS", Value: tps, Half: rel * tps, Rel: rel, Of: "txns"}}
+		if err := s.SaveRun(ctx, d, 0); err != nil {
+			t.Fatal(err)
+		}
+		return d.ID
+	}
+	tight, tightSlow := interval(1000, 0.02), interval(800, 0.02)
+	wide, wideSlow := interval(1000, 0.10), interval(930, 0.10)
 	profile := func(steps map[int][]float64) string {
 		p := &results.Profile{Format: results.FormatVersion, Kind: results.KindProfile, Workload: "oltp", VUs: []int{1, 2}, Repeat: 4,
 			Target: results.Target{Kind: "sqlite", Name: "SQLite"}}
@@ -86,7 +96,8 @@ func TestRegressionGate(t *testing.T) {
 		code, lines          int // exit code, PASS and FAIL lines
 		want                 []string
 	}{
-		{"significant regression", base, slower, "5", ExitFailed, 1, []string{"FAIL  TPS: A 1001.2", "-20.0%, worse by more than 5% and significant (p=0.029)", "regression: 1 of 1"}},
+		{"significant regression", base, slower, "5", ExitFailed, 1, []string{"FAIL  TPS: A 1001.2", "-20.0%, worse by more than 5% and significant (p=0.029)", "regression: 1 of 1",
+			"TPS, B against A: -20.0% [", "(95%, Welch's t over the runs); effect size d = ", "TPS of A: 1,001 ±", "(95%, Student's t over 4 runs)"}},
 		{"within the spread", base, noisy, "5", ExitOK, 1, []string{"PASS  TPS:", "worse by more than 5% but within the run-to-run spread (p="}},
 		{"within the tolerance", base, close, "5", ExitOK, 1, []string{"PASS  TPS:", "-1.4%, within 5% of A"}},
 		{"untestable", single, singleSlow, "5", ExitOK, 1, []string{"PASS  TPS: A 1000.0 → B 500.0:", "untestable: single runs have no spread"}},
@@ -94,10 +105,20 @@ func TestRegressionGate(t *testing.T) {
 		{"profile unchanged", pBase, pSame, "5", ExitOK, 2, []string{"PASS  1 VUs TPS:", "PASS  2 VUs TPS:"}},
 		{"bad percentage", base, slower, "0", ExitUsage, 0, []string{"--fail-on-regression 0: give the largest tolerated loss"}},
 		{"not as planned", marked, slower, "5", ExitUsage, 0, []string{"result " + m.ID + " did not measure what was planned (OUTAGE: 12.0 s without service"}},
+		// --gate-by interval: Welch's interval of the change over the runs, wholly below -PCT or not.
+		{"interval: wholly worse", base, slower, "5 --gate-by interval", ExitFailed, 1, []string{"FAIL  TPS: A 1001.2", "-20.0% [-21.5%, -18.5%] (95%, Welch's t over the runs), wholly worse than -5%"}},
+		{"interval: reaches within PCT", base, noisy, "5 --gate-by interval", ExitOK, 1, []string{"PASS  TPS:", "not wholly worse than -5%"}},
+		{"interval: single runs without intervals", single, singleSlow, "5 --gate-by interval", ExitOK, 1, []string{"PASS  TPS:", "no interval of the difference"}},
+		// Two single runs: their windows' intervals, -20% ± 0.8·√(2·0.02²) and -7% ± 0.93·√(2·0.1²).
+		{"interval: single runs apart", tight, tightSlow, "5 --gate-by interval", ExitFailed, 1, []string{"FAIL  TPS:", "-20.0% [-22.3%, -17.7%] (95%, the two runs' own windows only, approximate"}},
+		{"interval: single runs overlapping", wide, wideSlow, "5 --gate-by interval", ExitOK, 1, []string{"PASS  TPS:", "-7.0% [-20.2%, +6.2%] (95%, the two runs' own windows only, approximate"}},
+		{"interval: profiles", pBase, pNew, "5 --gate-by interval", ExitUsage, 0, []string{"--gate-by interval gates runs and groups of runs"}},
+		{"interval: bad way", base, slower, "5 --gate-by vibes", ExitUsage, 0, []string{`--gate-by "vibes": give test (the default) or interval`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			code := Main([]string{"results", "compare", tc.base, tc.new, "--fail-on-regression", tc.pct, "--results", store}, &out, &errOut)
+			args := append([]string{"results", "compare", tc.base, tc.new, "--results", store, "--fail-on-regression"}, strings.Fields(tc.pct)...)
+			code := Main(args, &out, &errOut)
 			all := out.String() + errOut.String()
 			if code != tc.code {
 				t.Errorf("exit %d, want %d:\n%s", code, tc.code, all)

@@ -142,6 +142,7 @@ func exactIDs(n int) cobra.PositionalArgs {
 
 func newResultsCompare(stdout io.Writer) *cobra.Command {
 	var failOn float64
+	var gateBy string
 	cmd := &cobra.Command{
 		Use:   "compare ID1 ID2 [ID…] | compare STUDY [STUDY…]",
 		Short: "Compare runs, profiles or studies side by side, or a study's cases, with the % change of each figure against the first",
@@ -160,13 +161,17 @@ the studies case by case. See docs/results-store.md.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("gate-by") && !cmd.Flags().Changed("fail-on-regression") {
+				return usagef("--gate-by chooses how --fail-on-regression judges a loss: give --fail-on-regression PCT with it")
+			}
 			if err := session.Compare(cmd.Context(), resultsPath(cmd), args, stdout); err != nil || !cmd.Flags().Changed("fail-on-regression") {
 				return err
 			}
-			return summary.GateAt(cmd.Context(), resultsPath(cmd), args, failOn, stdout)
+			return summary.GateAt(cmd.Context(), resultsPath(cmd), args, failOn, gateBy, stdout)
 		},
 	}
 	cmd.Flags().Float64Var(&failOn, "fail-on-regression", 0, "PCT: exit 1 when NEW's headline (any step's, for profiles) is worse than BASE's by more than PCT percent and significant over the repeats (docs/ci.md)")
+	cmd.Flags().StringVar(&gateBy, "gate-by", summary.GateByTest, "how --fail-on-regression judges a loss: test (worse by more than PCT and Mann-Whitney p < 0.05) or interval (the 95% interval of the change lies wholly below -PCT; runs only; docs/ci.md)")
 	return cmd
 }
 

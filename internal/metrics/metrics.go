@@ -412,6 +412,9 @@ type Second struct {
 	Headline int64   `json:"headline_txns"` // transactions of the headline type (TPC-C: New-Order)
 	Errors   int64   `json:"errors"`
 	P95ms    float64 `json:"p95_ms"` // over all types
+	// HeadlineP95ms is the 95th percentile of the headline type's latency this second (TPC-C:
+	// New-Order), when the headline counts one type and it completed in the second.
+	HeadlineP95ms float64 `json:"headline_p95_ms,omitempty"`
 	// CPU is the host's CPU over this second, Cores each CPU's (cpu0 first), from /proc/stat;
 	// absent with --observe off or where /proc/stat cannot be read.
 	CPU   *CPUShare  `json:"cpu,omitempty"`

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
+	"github.com/cairn-bench/cairn/internal/results"
 )
 
 // KeepFinished is how many finished jobs keep their series (frozen) after Done: a scrape after a
@@ -66,6 +67,10 @@ type JobMetrics struct {
 	marks        []string
 	// disks are the block devices' I/O over the last second (docs/result-format.md#disk-io).
 	disks []metrics.DiskRates
+	// steady is the stored run's steady-state judgement and its headline figures' intervals
+	// (docs/steady-state.md); nil before the run's document, or for a profile or a study.
+	steady    *results.Steady
+	intervals []results.FigureInterval
 }
 
 // typeMetrics is one transaction type's counters: all is every transaction since the job started
@@ -149,6 +154,11 @@ func (j *JobMetrics) Handle(_ context.Context, e event.Event) error {
 			codes = append(codes, x.Code)
 		}
 		j.Marked(codes)
+		if d := e.Run; d != nil {
+			j.mu.Lock()
+			j.steady, j.intervals = d.Steady, append([]results.FigureInterval(nil), d.Result.Intervals...)
+			j.mu.Unlock()
+		}
 	}
 	return nil
 }
@@ -232,7 +242,15 @@ var (
 
 	descConnFails  = prometheus.NewDesc("cairn_connect_failures_total", "Failed attempts to open a connection again, after one was lost, since the job started.", jobLabels, nil)
 	descNoService  = prometheus.NewDesc("cairn_no_service_seconds_total", "Time the database gave no service (from a connection lost to its next answer) since the job started.", jobLabels, nil)
-	descNotPlanned = prometheus.NewDesc("cairn_not_as_planned", "1 for each reason the job's stored result did not measure what was planned (cut_short, over_plan, outage, part_missing, step_failed).", append(append([]string(nil), jobLabels...), "reason"), nil)
+	seriesLabels   = append(append([]string(nil), jobLabels...), "series")
+	descSteady     = prometheus.NewDesc("cairn_steady", "1 when the job's stored run was steady: its warm-up ended before the window and neither throughput nor p95 drifts in it (docs/steady-state.md).", jobLabels, nil)
+	descSteadyFrom = prometheus.NewDesc("cairn_steady_from_seconds", "Where the stored run's warm-up ended (MSER), in seconds since its start.", jobLabels, nil)
+	descShortBy    = prometheus.NewDesc("cairn_rampup_short_by_seconds", "How far the stored run's warm-up reached into its measured window; 0 when the rampup covered it.", jobLabels, nil)
+	descTrend      = prometheus.NewDesc("cairn_window_trend_percent_per_minute", "The stored run's window's linear drift, percent of the mean per minute.", seriesLabels, nil)
+	descTrendLo    = prometheus.NewDesc("cairn_window_trend_low_percent_per_minute", "Lower end of the 95% interval of the window's drift.", seriesLabels, nil)
+	descTrendHi    = prometheus.NewDesc("cairn_window_trend_high_percent_per_minute", "Upper end of the 95% interval of the window's drift.", seriesLabels, nil)
+	descInterval   = prometheus.NewDesc("cairn_headline_interval_ratio", "Half-width of the 95% interval of the stored run's headline figure, relative to it (0.018 for ±1.8%).", append(append([]string(nil), jobLabels...), "figure"), nil)
+	descNotPlanned = prometheus.NewDesc("cairn_not_as_planned", "1 for each reason the job's stored result did not measure what was planned (cut_short, over_plan, late_ticks, outage, part_missing, step_failed, client_bound).", append(append([]string(nil), jobLabels...), "reason"), nil)
 )
 
 // collector reads every job's series at a scrape.
@@ -241,7 +259,7 @@ type collector struct{ r *Registry }
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRunning, descMeasuring, descVUs, descHostCPU, descServerCPU,
 		descTxns, descErrors, descRetries, descRollbacks, descWinTxns, descWinErrors, descWinRetry, descLatency,
-		descConnFails, descNoService, descNotPlanned,
+		descConnFails, descNoService, descNotPlanned, descSteady, descSteadyFrom, descShortBy, descTrend, descTrendLo, descTrendHi, descInterval,
 		descDiskReads, descDiskWrite, descDiskRB, descDiskWB, descDiskAwait, descDiskQueue} {
 		ch <- d
 	}
@@ -291,6 +309,24 @@ func (j *JobMetrics) collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descNoService, prometheus.CounterValue, j.noService, j.labels...)
 	for _, m := range j.marks {
 		ch <- prometheus.MustNewConstMetric(descNotPlanned, prometheus.GaugeValue, 1, append(append([]string(nil), j.labels...), m)...)
+	}
+	if st := j.steady; st != nil {
+		gauge(descSteady, b2f(st.Steady))
+		gauge(descSteadyFrom, st.FromSeconds)
+		gauge(descShortBy, st.ShortBySeconds)
+		series := []*results.SteadySeries{&st.Throughput}
+		if st.P95 != nil {
+			series = append(series, st.P95)
+		}
+		for i, ss := range series {
+			l := append(append([]string(nil), j.labels...), []string{"throughput", "p95"}[i])
+			for d, v := range map[*prometheus.Desc]float64{descTrend: ss.TrendPctPerMin, descTrendLo: ss.TrendLo, descTrendHi: ss.TrendHi} {
+				ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, l...)
+			}
+		}
+	}
+	for _, iv := range j.intervals {
+		ch <- prometheus.MustNewConstMetric(descInterval, prometheus.GaugeValue, iv.Rel, append(append([]string(nil), j.labels...), iv.Figure)...)
 	}
 	for _, tm := range j.types {
 		l := append(append([]string(nil), j.labels...), tm.name)

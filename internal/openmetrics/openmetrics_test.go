@@ -55,13 +55,14 @@ func perType(fams map[string]*dto.MetricFamily, name, job string) map[string]flo
 		if l["job_id"] != job {
 			continue
 		}
+		key := l["type"] + l["series"] + l["figure"]
 		switch {
 		case m.Counter != nil:
-			out[l["type"]] = m.Counter.GetValue()
+			out[key] = m.Counter.GetValue()
 		case m.Gauge != nil:
-			out[l["type"]] = m.Gauge.GetValue()
+			out[key] = m.Gauge.GetValue()
 		case m.Histogram != nil:
-			out[l["type"]] = float64(m.Histogram.GetSampleCount())
+			out[key] = float64(m.Histogram.GetSampleCount())
 		}
 	}
 	return out
@@ -88,7 +89,7 @@ func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
 			}
 			s.DB = db
 			for k, v := range map[string]string{"options.tables": "1", "options.table-size": "1000", "vu": "2", "rampup": "1s",
-				"duration": "3s", "progress": "0s", "seed": "1"} {
+				"duration": "11s", "progress": "0s", "seed": "1"} {
 				if err := s.Set(k, v); err != nil {
 					t.Fatal(err)
 				}
@@ -172,6 +173,10 @@ func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
 					t.Errorf("cairn_disk_writes_per_second at the second tick %v, the stored second %v", got, want)
 				}
 			}
+			// The run's end, as session.Execute publishes it to the job's subscribers.
+			if err := jm.Handle(ctx, event.Summary{What: results.KindRun, Run: d}); err != nil {
+				t.Fatal(err)
+			}
 			fams := scrape(t, reg.Handler())
 			all := perType(fams, "cairn_transactions_total", "j1")
 			win := perType(fams, "cairn_window_transactions_total", "j1")
@@ -224,6 +229,27 @@ func TestMetricsAgreeWithTheStoredResult(t *testing.T) {
 							t.Errorf("%s: target label %q, want %q", name, l.GetValue(), where)
 						}
 					}
+				}
+			}
+
+			// The stored run's steady state and its headline's interval, as the document has them
+			// (docs/steady-state.md): the window's 11 points are enough to judge.
+			sd := back.Steady
+			if sd == nil || len(back.Result.Intervals) == 0 {
+				t.Fatalf("the stored run has no steady section or intervals (%d points in its series)", len(back.Series))
+			}
+			for name, want := range map[string]float64{"cairn_steady": b2f(sd.Steady), "cairn_steady_from_seconds": sd.FromSeconds,
+				"cairn_rampup_short_by_seconds": sd.ShortBySeconds} {
+				if v, ok := perType(fams, name, "j1")[""]; !ok || v != want {
+					t.Errorf("%s = %v (served: %v), the stored result has %v", name, v, ok, want)
+				}
+			}
+			if v := perType(fams, "cairn_window_trend_percent_per_minute", "j1"); v["throughput"] != sd.Throughput.TrendPctPerMin {
+				t.Errorf("cairn_window_trend_percent_per_minute = %v, the stored result's throughput trend %v", v, sd.Throughput.TrendPctPerMin)
+			}
+			for _, iv := range back.Result.Intervals {
+				if v := perType(fams, "cairn_headline_interval_ratio", "j1")[iv.Figure]; v != iv.Rel {
+					t.Errorf("cairn_headline_interval_ratio{figure=%q} = %v, the stored result's %v", iv.Figure, v, iv.Rel)
 				}
 			}
 

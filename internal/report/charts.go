@@ -25,20 +25,20 @@ const (
 // minInterval is the shortest tick drawn. The engine's last tick can be a few milliseconds long
 // (the window ended just after a full second); the handful of transactions in it would draw a
 // spike, or a p95 of three samples, that says nothing about the run.
-const minInterval = 0.25
+const minInterval = results.MinPointSeconds
 
 // runCharts is the full set for one run: throughput and p95 over time, and the latency
 // distribution of every transaction type.
 func runCharts(d *results.Document, label string) []Chart {
 	tp := Chart{ID: "run-throughput", Title: "Throughput over time · " + label, XLabel: labelSeconds,
-		YLabel: "per minute", XAxis: AxisLinear, Bands: append(windowBands(d.Series), outageBands(d)...)}
+		YLabel: "per minute", XAxis: AxisLinear, Bands: append(append(windowBands(d.Series), warmupBands(d)...), outageBands(d)...)}
 	tp.Series = append(tp.Series, Series{Name: "TPM (all transactions)", Points: rate(d.Series, allTxns)})
 	if h := d.HeadlineFigure(); h != nil && h.Txn != "" {
 		// The series' headline counts are the completions of the type the headline counts.
 		tp.Series = append(tp.Series, Series{Name: h.Unit, Points: rate(d.Series, headlineTxns)})
 	}
 	p95 := Chart{ID: "run-p95", Title: "p95 latency over time (all transactions) · " + label, XLabel: labelSeconds,
-		YLabel: labelMs, XAxis: AxisLinear, Bands: append(windowBands(d.Series), outageBands(d)...),
+		YLabel: labelMs, XAxis: AxisLinear, Bands: append(append(windowBands(d.Series), warmupBands(d)...), outageBands(d)...),
 		Series: []Series{{Name: "p95", Points: p95Points(d.Series)}}}
 	dist := Chart{ID: "run-distribution", Title: "Latency distribution by transaction type (measured window) · " + label,
 		XLabel: labelPct, YLabel: labelMs, XAxis: AxisPercentile}
@@ -397,6 +397,16 @@ func windowBands(ss []metrics.Second) []Band {
 		return nil // nothing was measured: shading everything would say nothing
 	}
 	return bands
+}
+
+// warmupBands shades the part of the window the warm-up reached into, when the rampup was short
+// of it (results.Steady, docs/steady-state.md).
+func warmupBands(d *results.Document) []Band {
+	st := d.Steady
+	if st == nil || st.ShortBySeconds <= 0 {
+		return nil
+	}
+	return []Band{{From: st.WindowStartSeconds, To: st.FromSeconds, Label: "still warming up"}}
 }
 
 // outageBands shade the stretches of the window without service (results.OutageFigures).

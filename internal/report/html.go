@@ -186,10 +186,13 @@ func summarizeRun(d *results.Document, label string) itemView {
 	}
 	v.Facts = append(v.Facts, kv{"seed", strconv.FormatUint(d.Seed, 10)},
 		kv{"rampup", seconds(d.Window.RampupSeconds)}, kv{"measured window", seconds(d.Window.Seconds)})
+	if l := summary.SteadyLine(d); l != "" {
+		v.Facts = append(v.Facts, kv{"steady state", strings.TrimPrefix(l, "steady state: ")})
+	}
 	r := d.Result
 	// The headline leads, unless it is one of the result's own figures below, shown in its place.
 	if h := d.HeadlineFigure(); h != nil && !slices.Contains([]string{"TPS", "QPS", "QphH", "Power", "Throughput"}, h.Name) {
-		v.Figures = append(v.Figures, kv{h.Name, num(h.Value)})
+		v.Figures = append(v.Figures, kv{h.Name, num(h.Value) + plusMinus(d, h.Name)})
 	}
 	if r.TPM != nil {
 		tpm := summary.TPMText(d)
@@ -199,13 +202,13 @@ func summarizeRun(d *results.Document, label string) itemView {
 		if r.TPMSource != "" {
 			tpm += " (" + r.TPMSource + ")"
 		}
-		v.Figures = append(v.Figures, kv{"TPM", tpm})
+		v.Figures = append(v.Figures, kv{"TPM", tpm + plusMinus(d, "TPM")})
 		if a := summary.TPMApprox(d); a != "" {
 			v.Notes = append(v.Notes, a)
 		}
 	}
 	if r.TPS != nil {
-		v.Figures = append(v.Figures, kv{"TPS", num(*r.TPS)})
+		v.Figures = append(v.Figures, kv{"TPS", num(*r.TPS) + plusMinus(d, "TPS")})
 	}
 	if r.QPS != nil {
 		v.Figures = append(v.Figures, kv{"QPS", num(*r.QPS)})
@@ -391,7 +394,7 @@ func facts(kind, id, workload string, started time.Time, t results.Target, c res
 		out = append(out, kv{"database", t.Database})
 	}
 	if c.Version != "" {
-		out = append(out, kv{"cairn", strings.TrimSpace(c.Version + " " + c.Go)})
+		out = append(out, kv{"cairn", c.Text()})
 	}
 	return out
 }
@@ -682,4 +685,18 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// plusMinus is the 95% interval of the run's figure name as the report shows it beside the
+// figure, " ±1.8% (95%)", "" without one (docs/steady-state.md).
+func plusMinus(d *results.Document, name string) string {
+	iv := d.Result.Interval(name)
+	if iv == nil {
+		return ""
+	}
+	s := fmt.Sprintf(" ±%.1f%% (95%%", 100*iv.Rel)
+	if iv.Approximate {
+		s += ", approximate"
+	}
+	return s + ")"
 }

@@ -1,14 +1,18 @@
 package results
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/dustin/go-humanize"
 )
 
-// Condition is one condition a run was measured under, by name, as text: what 'results compare'
-// lists where runs differ (docs/results-store.md).
+// Condition is one condition a run was measured under, by name, as text, for people: what the
+// report lists among a run's conditions. 'results compare' diffs Document.Conditions, which holds
+// these facts too.
 type Condition struct {
 	Name, Value string
 }
@@ -23,25 +27,8 @@ func Conditions(d *Document) []Condition {
 			out = append(out, Condition{name, value})
 		}
 	}
-	if io := DiskIOOf(d); io != nil {
-		for _, p := range io.Paths {
-			v := p.FSType
-			if v == "" {
-				v = "unknown filesystem"
-			}
-			if p.Device != "" {
-				v += " on " + p.Device
-			} else {
-				v += " (no block device)"
-			}
-			if p.Mount != "" {
-				v += " at " + p.Mount
-			}
-			if p.Options != "" {
-				v += " (" + p.Options + ")"
-			}
-			add(p.Role+" filesystem", v)
-		}
+	for _, c := range filesystems(d) {
+		add(c.Name, c.Value)
 	}
 	h := d.Host
 	if h == nil {
@@ -71,45 +58,105 @@ func Conditions(d *Document) []Condition {
 	return out
 }
 
-// ConditionsDiffer are the conditions that every run recorded and whose value differs between
-// them, by name in the order they first appear, with each run's value. A condition some run did
-// not record (one stored before cairn recorded it, a role another server has not) is left out:
-// its absence says nothing of the conditions.
-func ConditionsDiffer(runs []*Document) (names []string, values [][]string) {
-	per := make([]map[string]string, len(runs))
-	for i, d := range runs {
-		per[i] = map[string]string{}
-		for _, c := range Conditions(d) {
-			if _, ok := per[i][c.Name]; !ok {
-				per[i][c.Name] = c.Value
-				if !contains(names, c.Name) {
-					names = append(names, c.Name)
-				}
-			}
-		}
+// filesystems are the filesystem under each of the server's directories, by role ("data
+// filesystem"), as extra.observations.disk-io recorded them.
+func filesystems(d *Document) []Condition {
+	io := DiskIOOf(d)
+	if io == nil {
+		return nil
 	}
-	var keep []string
-	for _, n := range names {
-		row := make([]string, len(runs))
-		differ, all := false, true
-		for i := range runs {
-			v, ok := per[i][n]
-			row[i], all = v, all && ok
-			differ = differ || v != row[0]
+	var out []Condition
+	for _, p := range io.Paths {
+		v := p.FSType
+		if v == "" {
+			v = "unknown filesystem"
 		}
-		if differ && all {
-			keep = append(keep, n)
-			values = append(values, row)
+		if p.Device != "" {
+			v += " on " + p.Device
+		} else {
+			v += " (no block device)"
 		}
+		if p.Mount != "" {
+			v += " at " + p.Mount
+		}
+		if p.Options != "" {
+			v += " (" + p.Options + ")"
+		}
+		out = append(out, Condition{p.Role + " filesystem", v})
 	}
-	return keep, values
+	return out
 }
 
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
+// Conditions are what a run was measured under, flattened to dotted keys and their values: the
+// cairn that measured (cairn.*), the database and every setting read (target.*), the host's facts
+// (host.*) and the run spec (config.*). What the run measured is not among them (the host's
+// PAUSE latency, a workload's own figures under extra), only what was there before it.
+func (d *Document) Conditions() map[string]string {
+	out := map[string]string{}
+	for _, part := range []struct {
+		key string
+		v   any
+	}{{"cairn", d.Cairn}, {"target", d.Target}, {"host", d.Host}, {"config", d.Config}} {
+		b, err := json.Marshal(part.v)
+		if err != nil {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber() // a seed is a 63-bit integer
+		var v any
+		if dec.Decode(&v) == nil {
+			flatten(out, part.key, v)
 		}
 	}
-	return false
+	// The filesystems under the server's directories, found by the disk I/O observer before the
+	// run, are conditions too.
+	for _, c := range filesystems(d) {
+		if _, ok := out[c.Name]; !ok {
+			out[c.Name] = c.Value
+		}
+	}
+	// The host's PAUSE latency is measured at the run's start, not a fact of the host.
+	for k := range out {
+		if strings.HasPrefix(k, "host.pause.") {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+func flatten(out map[string]string, key string, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			flatten(out, key+"."+k, x)
+		}
+	case []any:
+		for i, x := range v {
+			flatten(out, fmt.Sprintf("%s.%d", key, i), x)
+		}
+	case nil:
+	default:
+		out[key] = fmt.Sprint(v)
+	}
+}
+
+// ConditionDiff is one condition that differs between two runs; a side that lacks it is "".
+type ConditionDiff struct{ Key, A, B string }
+
+// DiffConditions lists the conditions of b that differ from a's, by key.
+func DiffConditions(a, b *Document) []ConditionDiff {
+	ca, cb := a.Conditions(), b.Conditions()
+	var out []ConditionDiff
+	for k, v := range ca {
+		if cb[k] != v {
+			out = append(out, ConditionDiff{k, v, cb[k]})
+		}
+	}
+	for k, v := range cb {
+		if _, ok := ca[k]; !ok {
+			out = append(out, ConditionDiff{k, "", v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
 }

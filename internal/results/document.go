@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -58,6 +60,8 @@ type Document struct {
 	// Outage is the time the database gave no service in the window, and the failed attempts
 	// to reach it; absent when it always did.
 	Outage *OutageFigures `json:"outage,omitempty"`
+	// Steady is the judgement of the per-second series: warm-up end, the window's trend (steady.go).
+	Steady *Steady `json:"steady,omitempty"`
 	// Server, Waits and Binding are what cairn observed (docs/result-format.md#observations).
 	Server     *Server           `json:"server,omitempty"`
 	Waits      *Waits            `json:"waits,omitempty"`
@@ -90,10 +94,15 @@ type Timing struct {
 
 // Upgrade fills what a document stored by an older cairn keeps elsewhere: the headline was one
 // of result's figures (formerHeadline), and a workload may have kept its own figures elsewhere
-// (OnUpgrade).
+// (OnUpgrade); and what it lacks that its series gives: the steady-state judgement.
 func (d *Document) Upgrade() {
 	if d.Result.Headline == nil {
 		d.Result.Headline = d.formerHeadline()
+	}
+	// A run stored before the steady-state judgement is judged from its stored series, by the
+	// same rules as a new one.
+	if d.Kind == KindRun && d.Steady == nil && d.Result.Intervals == nil {
+		d.JudgeSteady()
 	}
 	upgradersMu.Lock()
 	f := upgraders[d.Workload]
@@ -205,6 +214,41 @@ func (d *Document) TotalErrors() int64 {
 type Cairn struct {
 	Version string `json:"version"`
 	Go      string `json:"go"`
+	// Commit is the version-control revision the binary was built from, and Modified that its
+	// tree had uncommitted changes (Go's build information: vcs.revision, vcs.modified); absent
+	// when the build recorded none (go run, go test, -buildvcs=false, a build outside a checkout).
+	Commit   string `json:"commit,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+}
+
+// Text is the cairn that measured, in words: "0.4.0 go1.26.8 (commit 1a2b3c4d5e6f, modified)".
+func (c Cairn) Text() string {
+	t := strings.TrimSpace(c.Version + " " + c.Go)
+	if c.Commit != "" {
+		t += " (commit " + c.Commit[:min(12, len(c.Commit))]
+		if c.Modified {
+			t += ", modified"
+		}
+		t += ")"
+	}
+	return t
+}
+
+// ThisCairn is this binary as results record it: version, Go version and the commit it was built
+// from.
+func ThisCairn(version string) Cairn {
+	c := Cairn{Version: version, Go: runtime.Version()}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				c.Commit = s.Value
+			case "vcs.modified":
+				c.Modified = s.Value == "true"
+			}
+		}
+	}
+	return c
 }
 
 // Target describes the database measured. A target made of several databases (a set of shards)
@@ -254,6 +298,8 @@ type Result struct {
 	TPMApprox *Approx  `json:"tpm_approx,omitempty"`
 	TPS       *float64 `json:"tps,omitempty"`
 	QPS       *float64 `json:"qps,omitempty"`
+	// Intervals are the 95% intervals of the headline figures of a single run (steady.go).
+	Intervals []FigureInterval `json:"intervals,omitempty"`
 	// Own are the workload's own figures, after these (own.go).
 	Own []OwnFigure `json:"-"`
 }
@@ -386,6 +432,8 @@ type Client struct {
 	Cores           int      `json:"host_cores"`
 	// PeakRSSBytes is the client process's peak resident memory (VmHWM) at the run's end.
 	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
+	// Threads is what cairn's own threads ran and waited for a CPU in the window (client.go).
+	Threads *ClientThreads `json:"threads,omitempty"`
 }
 
 // EncodeHist serializes a histogram in HdrHistogram's compressed V2 format, which the library

@@ -22,6 +22,8 @@ const (
 	PartMissing = "part_missing"
 	// StepFailed: a step of a profile failed; the steps before it are all it measured.
 	StepFailed = "step_failed"
+	// ClientBound: cairn itself was short of CPU in the window (ClientThreads.Bound).
+	ClientBound = "client_bound"
 )
 
 // Reason is one cause of the mark: its code and what it was, in words.

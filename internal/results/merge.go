@@ -321,6 +321,7 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 	if o := m.Outage; o != nil && o.Seconds > 0 {
 		m.Mark(Outage, o.Text())
 	}
+	m.JudgeSteady()
 	mergersMu.Lock()
 	f := mergers[m.Workload]
 	mergersMu.Unlock()
@@ -468,7 +469,7 @@ func mergeTerminals(ds []*Document, ids map[*Document]string, m *Document) (*Ter
 // clocks starting milliseconds apart): the whole second it was due at. A point in the window and
 // one outside it are never one, so the merged window's seconds count the parts' window seconds.
 // A merged second sums its parts' transactions, headline transactions and errors, and has the
-// highest of their 95th percentiles, an upper bound of its own (no more than 5% of every part's
+// highest of their 95th percentiles (all types', the headline type's), an upper bound of its own (no more than 5% of every part's
 // transactions that second were slower). The hosts' CPU of each second is each part's.
 func mergeSeries(ds []*Document, start time.Time) []metrics.Second {
 	type key struct {
@@ -511,6 +512,7 @@ func mergeSeries(ds []*Document, start time.Time) []metrics.Second {
 			s.Headline += p.Headline
 			s.Errors += p.Errors
 			s.P95ms = max(s.P95ms, p.P95ms)
+			s.HeadlineP95ms = max(s.HeadlineP95ms, p.HeadlineP95ms)
 		}
 	}
 	out := make([]metrics.Second, 0, len(at))

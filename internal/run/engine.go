@@ -1016,6 +1016,9 @@ func (m *monitor) second(now time.Duration, last bool) {
 	sec.T, sec.Window = math.Round(at.Seconds()*1000)/1000, inWindow
 	m.lastTick = at
 	sec.P95ms = float64(m.all.ValueAtQuantile(95)) / 1000
+	if e.Headline >= 0 {
+		sec.HeadlineP95ms = float64(m.tick.Lat[e.Headline].ValueAtQuantile(95)) / 1000
+	}
 	fails := e.connFails.Load()
 	sec.ConnectFailures, m.fails = fails-m.fails, fails
 	sec.NoServiceS = math.Round(e.withoutService(prev, at).Seconds()*1000) / 1000

@@ -24,7 +24,7 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	d := fromOutcome(out, def.Types, runtime.NumCPU())
 	d.MainTxn = def.Types[def.Main]
 	d.Mode = def.Mode
-	d.Cairn = results.Cairn{Version: version, Go: runtime.Version()}
+	d.Cairn = results.ThisCairn(version)
 	d.Target = results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(),
 		Database: t.Database(), Settings: settings}
 	d.Host = host
@@ -72,7 +72,7 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 }
 
 // markOf marks what the run did not measure as planned: its window cut short or over plan, its
-// ticks late, and the time without service in it (outage).
+// ticks late, and the time without service in it (outage); and judges its series' steady state.
 func markOf(d *results.Document, out *run.Outcome, cfg run.Config) {
 	why := ""
 	switch {
@@ -83,6 +83,7 @@ func markOf(d *results.Document, out *run.Outcome, cfg run.Config) {
 	}
 	d.MarkWindow(why)
 	d.MarkTicks()
+	d.JudgeSteady()
 	if o := d.Outage; o != nil && o.Seconds > 0 {
 		d.Mark(results.Outage, o.Text())
 	}

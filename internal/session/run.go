@@ -321,7 +321,7 @@ func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profil
 		return nil, err
 	}
 	version, _ := se.T.Version(ctx)
-	p := &results.Profile{Workload: s.Workload, MainTxn: def.Types[def.Main], Cairn: results.Cairn{Version: se.Version},
+	p := &results.Profile{Workload: s.Workload, MainTxn: def.Types[def.Main], Cairn: results.ThisCairn(se.Version),
 		Target: results.Target{Kind: se.T.Kind(), Name: se.T.Name(), Version: version, Address: se.T.Address(), Database: se.T.Database()},
 		Config: s.Config()}
 	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {

@@ -71,7 +71,7 @@ func (se *Session) tests(ctx context.Context, tr workload.Tester, bus *event.Bus
 		return nil, errors.Join(runErr, restoreErr)
 	}
 	d := fromTimings(ts, res, started, ended)
-	d.Cairn = results.Cairn{Version: se.Version, Go: runtime.Version()}
+	d.Cairn = results.ThisCairn(se.Version)
 	d.Target = results.Target{Kind: se.T.Kind(), Name: se.T.Name(), Version: targetVersion, Address: se.T.Address(),
 		Database: se.T.Database(), Settings: settings}
 	d.Seed = s.Seed

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -175,7 +174,7 @@ func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, ve
 	s := st.Spec
 	targetVersion, _ := t.Version(ctx)
 	doc := &results.Study{Format: results.StudyFormat, Kind: results.KindStudy, Name: st.Name, Workload: s.Workload,
-		Cairn: results.Cairn{Version: version, Go: runtime.Version()}, StartedAt: time.Now().UTC(), Order: st.Order,
+		Cairn: results.ThisCairn(version), StartedAt: time.Now().UTC(), Order: st.Order,
 		Target: results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(), Database: t.Database()},
 		Host:   observe.ReadHost(false), VUs: s.VU, Repeat: s.Repeat, Config: st.Config()}
 	for _, f := range st.Cases()[0].Options { // in the cases' order: the schema's first

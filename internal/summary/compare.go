@@ -3,6 +3,7 @@ package summary
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -37,6 +38,9 @@ func CompareRuns(w io.Writer, groups []Group) {
 	for i, g := range groups {
 		fmt.Fprintf(w, "%c: %s%s\n", 'A'+i, g.Label, cutMark(g.Runs))
 		anyCut = anyCut || cutMark(g.Runs) != ""
+	}
+	for i := 1; i < len(groups); i++ {
+		conditionDiffs(w, base, docs[i][0], fmt.Sprintf("A #%s", base.ID), fmt.Sprintf("%c #%s", 'A'+i, docs[i][0].ID))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -74,7 +78,7 @@ func CompareRuns(w io.Writer, groups []Group) {
 			if len(g) > 1 {
 				who += " #" + d.ID
 			}
-			for _, line := range []string{TPMApprox(d), InFlight(d)} {
+			for _, line := range []string{TPMApprox(d), InFlight(d), IntervalLine(d)} {
 				if line != "" {
 					beside = append(beside, "  "+who+": "+line)
 				}
@@ -85,18 +89,9 @@ func CompareRuns(w io.Writer, groups []Group) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, strings.Join(beside, "\n"))
 	}
-	firsts := make([]*results.Document, len(docs))
-	for i, g := range docs {
-		firsts[i] = g[0]
-	}
-	if names, values := results.ConditionsDiffer(firsts); len(names) > 0 {
-		fmt.Fprintln(w, "\nconditions that differ (the first run of each):")
-		for k, n := range names {
-			fmt.Fprintf(w, "  %s:\n", n)
-			for i, v := range values[k] {
-				fmt.Fprintf(w, "    %c: %s\n", 'A'+i, v)
-			}
-		}
+	if lines := differences(headline, docs); len(lines) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
 	}
 	var waits, synch []string
 	for i, g := range docs {
@@ -298,4 +293,54 @@ func none(f results.Figure, groups [][]*results.Document) bool {
 		}
 	}
 	return true
+}
+
+// differences are the lines of the headline's mean with its interval for each group of repeated
+// runs (results.RepeatsInterval), then its difference against A (results.Differ): its interval,
+// its effect size and the repeats that would resolve it.
+func differences(headline string, docs [][]*results.Document) []string {
+	f := results.RunFigures(headline, "", nil)[0]
+	var out []string
+	for i, g := range docs {
+		if m, h, ok := results.RepeatsInterval(f.Values(g)); ok && m != 0 {
+			out = append(out, fmt.Sprintf("%s of %c: %s ±%.1f%% (95%%, Student's t over %d runs)", headline, 'A'+i, figure(m), 100*h/math.Abs(m), len(f.Values(g))))
+		}
+	}
+	for i := 1; i < len(docs); i++ {
+		d, ok := results.Differ(f.Values(docs[0]), f.Values(docs[i]))
+		if !ok {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s, %c against A: %+.1f%% [%+.1f%%, %+.1f%%] (95%%, Welch's t over the runs); effect size d = %.2f (Cohen's d); about %d runs a side would resolve a difference this size (5%% two-sided, 80%% power)",
+			headline, 'A'+i, 100*d.Change, 100*d.Lo, 100*d.Hi, d.EffectSize, d.Repeats))
+	}
+	return out
+}
+
+// MaxConditionLines is how many differing conditions a comparison lists before it counts the rest.
+const MaxConditionLines = 20
+
+// conditionDiffs lists what differs in the conditions of two runs (results.DiffConditions),
+// before their figures are compared: a difference in the figures may be one in the conditions.
+func conditionDiffs(w io.Writer, a, b *results.Document, la, lb string) {
+	diffs := results.DiffConditions(a, b)
+	if len(diffs) == 0 {
+		fmt.Fprintf(w, "conditions: %s and %s ran under the same cairn, database, settings, host and spec\n", la, lb)
+		return
+	}
+	fmt.Fprintf(w, "conditions that differ (%s → %s):\n", la, lb)
+	for i, d := range diffs {
+		if i == MaxConditionLines {
+			fmt.Fprintf(w, "  … and %d more\n", len(diffs)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %s: %s → %s\n", d.Key, orNone(d.A), orNone(d.B))
+	}
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "(none)"
+	}
+	return v
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,7 @@ func (e *Regression) Error() string {
 
 // GateAt reads BASE and NEW (each an id, or a group of repeated runs like 3,4,5) from the store
 // at path and gates NEW on BASE (Gate).
-func GateAt(ctx context.Context, path string, args []string, pct float64, w io.Writer) error {
+func GateAt(ctx context.Context, path string, args []string, pct float64, by string, w io.Writer) error {
 	if len(args) != 2 {
 		return &GateInputError{fmt.Sprintf("--fail-on-regression compares two sides, BASE NEW (each an id or a group like 3,4,5), got %d", len(args))}
 	}
@@ -41,7 +42,7 @@ func GateAt(ctx context.Context, path string, args []string, pct float64, w io.W
 	if err != nil {
 		return err
 	}
-	return Gate(w, groups, pct)
+	return Gate(w, groups, pct, by)
 }
 
 // Gate writes one PASS or FAIL line per gated figure: the headline of two runs (or groups of
@@ -51,7 +52,7 @@ func GateAt(ctx context.Context, path string, args []string, pct float64, w io.W
 // cannot judge — fewer repeats than it needs (results.MinRuns), or single runs — passes, marked
 // "untestable": the gate fails only on evidence (docs/ci.md). A BASE step that NEW lacks fails.
 // It returns a *Regression when any figure failed.
-func Gate(w io.Writer, groups [][]results.Loaded, pct float64) error {
+func Gate(w io.Writer, groups [][]results.Loaded, pct float64, by string) error {
 	base, other := groups[0], groups[len(groups)-1]
 	if base[0].Study != nil || other[0].Study != nil {
 		return &GateInputError{"--fail-on-regression gates runs and profiles; compare a study's cases without it"}
@@ -71,6 +72,16 @@ func Gate(w io.Writer, groups [][]results.Loaded, pct float64) error {
 					l.ID, results.MarkText(rs))}
 			}
 		}
+	}
+	switch by {
+	case GateByTest:
+	case GateByInterval:
+		if base[0].Profile != nil || other[0].Profile != nil {
+			return &GateInputError{"--gate-by interval gates runs and groups of runs; gate profiles by the test (the default)"}
+		}
+		return gateByInterval(w, base, other, pct)
+	default:
+		return &GateInputError{fmt.Sprintf("--gate-by %q: give %s (the default) or %s", by, GateByTest, GateByInterval)}
 	}
 	fmt.Fprintf(w, "\nregression gate: a figure fails when B is worse than A by more than %g%% and p < %.2f\n", pct, results.Alpha)
 	failed, gated := 0, 0
@@ -156,4 +167,54 @@ func gateValue(s results.Stat) string {
 		t += fmt.Sprintf(" ±%.1f%% (n=%d)", 100*s.SD/s.Mean, s.N)
 	}
 	return t
+}
+
+// The regression gate's two ways to judge a loss (--gate-by).
+const (
+	GateByTest     = "test"
+	GateByInterval = "interval"
+)
+
+// gateByInterval gates B's headline against A's by the 95% interval of their difference: it fails
+// when the whole interval lies beyond a loss of pct. Groups of repeated runs give Welch's interval
+// over the runs (results.Differ); two single runs, the interval from their own windows
+// (result.intervals), whose relative half-widths add in quadrature for the ratio of two
+// independent means (the delta method) — within-run only and approximate, which the line says.
+func gateByInterval(w io.Writer, base, other []results.Loaded, pct float64) error {
+	fmt.Fprintf(w, "\nregression gate: the headline fails when the 95%% interval of B's change from A lies wholly below -%g%%\n", pct)
+	docs := func(g []results.Loaded) []*results.Document {
+		var out []*results.Document
+		for _, l := range g {
+			out = append(out, l.Run)
+		}
+		return out
+	}
+	a, b := docs(base), docs(other)
+	name := "headline"
+	if n, _, ok := a[0].Headline(); ok {
+		name = n
+	}
+	f := results.RunFigures(name, a[0].MainTxn, a[0].TxnOrder)[0]
+	va, vb := f.Values(a), f.Values(b)
+	st := results.Compare(va, vb)
+	var lo, hi float64
+	var basis string
+	if d, ok := results.Differ(va, vb); ok {
+		lo, hi, basis = d.Lo, d.Hi, "Welch's t over the runs"
+	} else if len(va) == 1 && len(vb) == 1 && a[0].Result.Interval(name) != nil && b[0].Result.Interval(name) != nil && va[0] != 0 {
+		ra, rb := a[0].Result.Interval(name).Rel, b[0].Result.Interval(name).Rel
+		c := vb[0]/va[0] - 1
+		h := (1 + c) * math.Sqrt(ra*ra+rb*rb)
+		lo, hi, basis = c-h, c+h, "the two runs' own windows only, approximate: it does not include the spread between runs"
+	} else {
+		fmt.Fprintf(w, "PASS  %s: A %s → B %s: no interval of the difference: each side needs two runs or more, or both one run with an interval\n", name, gateValue(st.Base), gateValue(st.Other))
+		return nil
+	}
+	span := fmt.Sprintf("%+.1f%% [%+.1f%%, %+.1f%%] (95%%, %s)", 100*st.Change, 100*lo, 100*hi, basis)
+	if hi < -pct/100 {
+		fmt.Fprintf(w, "FAIL  %s: A %s → B %s: %s, wholly worse than -%g%%\n", name, gateValue(st.Base), gateValue(st.Other), span, pct)
+		return &Regression{Failed: 1, Gated: 1, PCT: pct}
+	}
+	fmt.Fprintf(w, "PASS  %s: A %s → B %s: %s, not wholly worse than -%g%%\n", name, gateValue(st.Base), gateValue(st.Other), span, pct)
+	return nil
 }

@@ -124,6 +124,12 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		fmt.Fprintln(w)
 	}
 	ClientMemory(w, d)
+	if th := d.Client.Threads; th != nil && d.Window.ClientSeconds > 0 {
+		fmt.Fprintf(w, "client threads: %s\n", th.Text(d.Window.ClientSeconds))
+		if th.Waited() {
+			fmt.Fprintf(w, "warning: cairn's VUs waited %.0f%% of the window for a CPU: the host's CPUs were short, for the client at least; latencies include that wait\n", 100*th.VUWaitShare)
+		}
+	}
 	Observations(w, d)
 	if d.Window.Seconds > 0 {
 		fmt.Fprintln(w, diagnosis.Diagnosis(d, nil))
@@ -157,6 +163,12 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}
 	if q := d.Queries; q != nil {
 		fmt.Fprintf(w, "queries: %d (reads %d, writes %d, other %d), %.1f per second\n", q.Total, q.Reads, q.Writes, q.Other, q.PerSec)
+	}
+	if l := SteadyLine(d); l != "" {
+		fmt.Fprintln(w, l)
+	}
+	if l := IntervalLine(d); l != "" {
+		fmt.Fprintln(w, l)
 	}
 	if d.Result.TPS != nil {
 		fmt.Fprintf(w, "TEST RESULT : System achieved %.1f TPS", *d.Result.TPS)

@@ -1,0 +1,85 @@
+package observe
+
+import (
+	"context"
+	"os"
+
+	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
+
+	"github.com/cairn-bench/cairn/internal/results"
+)
+
+// clientThreads measures whether cairn itself was short of CPU in the window: its threads' run
+// and run-queue wait times at the window's edges (results.ClientThreads), and marks a run whose
+// client used the CPUs it may use (client_bound). A run on an embedded database is not marked:
+// the database's work is cairn's own, and a busy client is the database at work.
+type clientThreads struct {
+	Base
+	embedded     bool
+	start, end   schedTotals
+	startOK, eOK bool
+	cpus         int
+}
+
+type schedTotals struct{ run, wait uint64 }
+
+func init() {
+	Register(Kind{Name: "client-threads", Order: 25, Start: func(_ context.Context, env *Env) (Observer, error) {
+		if _, err := readSched(); err != nil {
+			return nil, nil // no schedstat (a kernel without CONFIG_SCHEDSTATS): nothing to read
+		}
+		return &clientThreads{embedded: env.Target.Dialect().Embedded}, nil
+	}})
+}
+
+// readSched sums the run and wait times of every thread of this process.
+func readSched() (schedTotals, error) {
+	ts, err := procfs.AllThreads(os.Getpid())
+	if err != nil {
+		return schedTotals{}, err
+	}
+	var t schedTotals
+	for _, p := range ts {
+		s, err := p.Schedstat()
+		if err != nil {
+			continue // a thread that ended while the list was read
+		}
+		t.run += s.RunningNanoseconds
+		t.wait += s.WaitingNanoseconds
+	}
+	return t, nil
+}
+
+func (c *clientThreads) Window(start bool) {
+	t, err := readSched()
+	if start {
+		c.start, c.startOK = t, err == nil
+		var set unix.CPUSet
+		if unix.SchedGetaffinity(0, &set) == nil {
+			c.cpus = set.Count()
+		}
+		return
+	}
+	c.end, c.eOK = t, err == nil
+}
+
+func (c *clientThreads) Fill(d *results.Document) {
+	win := d.Window.ClientSeconds
+	if !c.startOK || !c.eOK || c.cpus == 0 || win <= 0 || c.end.run < c.start.run {
+		return
+	}
+	run := float64(c.end.run-c.start.run) / 1e9
+	wait := 0.0
+	if c.end.wait > c.start.wait {
+		wait = float64(c.end.wait-c.start.wait) / 1e9
+	}
+	th := &results.ClientThreads{RunSeconds: run, WaitSeconds: wait, UsableCPUs: c.cpus, UseShare: run / (win * float64(c.cpus))}
+	if d.VU > 0 {
+		th.VUWaitShare = wait / (float64(d.VU) * win)
+	}
+	d.Client.Threads = th
+	if th.Bound() && !c.embedded && !d.Interrupted {
+		d.Mark(results.ClientBound, th.Text(win)+": cairn used the CPUs it may use; the client, not only the database, limited what was measured")
+	}
+}

@@ -1,0 +1,42 @@
+package results
+
+import "fmt"
+
+// ClientThreads is what cairn's threads did in the measured window, from the kernel's per-thread
+// scheduler statistics (/proc/self/task/*/schedstat): the time they ran on a CPU and the time
+// they were runnable but waited in a run queue for one (docs/result-format.md#client).
+type ClientThreads struct {
+	// RunSeconds and WaitSeconds are summed over cairn's threads across the window (a thread
+	// that ended inside it is left out); UsableCPUs the CPUs cairn may run on.
+	RunSeconds  float64 `json:"run_seconds"`
+	WaitSeconds float64 `json:"wait_seconds"`
+	UsableCPUs  int     `json:"usable_cpus"`
+	// UseShare is RunSeconds over what the usable CPUs could give in the window; VUWaitShare is
+	// WaitSeconds over the VUs' time in the window (vu × window): the share of it a VU spent
+	// ready to issue or finish a transaction but waiting for a CPU, were the wait all theirs.
+	UseShare    float64 `json:"use_share"`
+	VUWaitShare float64 `json:"vu_wait_share"`
+}
+
+// ClientBoundUse is the share of the CPUs it may use from which cairn itself was the
+// bottleneck: the run is marked client_bound. ClientWaitWarn is the share of the window its VUs
+// waited for a CPU from which the summary warns: their latencies include that wait. The wait
+// does not mark the run: on a host whose CPUs are short for every process (the server's too),
+// it cannot tell a client that limited the run from a host that did (docs/result-format.md#client).
+const (
+	ClientBoundUse = 0.90
+	ClientWaitWarn = 0.10
+)
+
+// Bound says cairn used ClientBoundUse or more of the CPUs it may use.
+func (c *ClientThreads) Bound() bool { return c != nil && c.UseShare >= ClientBoundUse }
+
+// Waited says cairn's VUs waited ClientWaitWarn or more of the window for a CPU.
+func (c *ClientThreads) Waited() bool { return c != nil && c.VUWaitShare >= ClientWaitWarn }
+
+// Text is the figures in words: "VUs waited 12% of the window for a CPU (cairn's threads
+// 4.80 s in a run queue); cairn ran 0.91 CPU-s per s, 46% of the 2 CPUs it may use".
+func (c *ClientThreads) Text(window float64) string {
+	return fmt.Sprintf("VUs waited %.0f%% of the window for a CPU (cairn's threads %.2f s in a run queue); cairn ran %.2f CPU-s per s, %.0f%% of the %d CPUs it may use",
+		100*c.VUWaitShare, c.WaitSeconds, c.RunSeconds/window, 100*c.UseShare, c.UsableCPUs)
+}
