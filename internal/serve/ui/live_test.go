@@ -305,6 +305,9 @@ func TestUILiveBuildRunAndHistory(t *testing.T) {
 			t.Errorf("after the run the %s tile reads %q, the stored result %s holds %v", c.tile, end[c.tile].Text, job.ResultID, c.want)
 		}
 	}
+	if !strings.HasPrefix(end["tpm"].Note, "stored result "+job.ResultID+", server: ") {
+		t.Errorf("after the run the TPM tile says %q: want the stored result %s's source, the server's counter", end["tpm"].Note, job.ResultID)
+	}
 	if end["headline"].Label != doc.Result.Headline.Name || !strings.Contains(end["headline"].Note, "stored result "+job.ResultID) {
 		t.Errorf("after the run the headline tile is %+v, want %s of stored result %s", end["headline"], doc.Result.Headline.Name, job.ResultID)
 	}

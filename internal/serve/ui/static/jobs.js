@@ -215,6 +215,10 @@ export async function jobView(main, id, signal) {
     charts.throughput.setOption(lineOption("Throughput", "per s", ["TPS", "QPS"], palette));
     charts.latency.setOption(lineOption("Latency, all transactions", "ms", ["p50", "p95", "p99"], palette.slice(2)));
     charts.loading.setOption(lineOption("Rows loaded per second", "rows/s", ["all tables"], palette));
+    // many tables, many types: their legends scroll in a line of their own, under the title
+    for (const c of [charts.loading, charts.rates]) {
+      c.setOption({ legend: { type: "scroll", top: 32, left: 10, right: 10 }, grid: { top: 84 } });
+    }
     charts.cores.setOption({
       animation: false, color: palette,
       title: { text: "CPU per core, last second", left: 10, top: 8, textStyle: { fontSize: 14 } },
@@ -294,6 +298,8 @@ export async function jobView(main, id, signal) {
   const mark = (x, name) => { s.marks.push({ xAxis: Math.round(x * 10) / 10, name }); later(); };
   const onTick = (t) => {
     show(chartBox);
+    // a run that prepared first: its build's tiles give way to the run's (its section stays)
+    for (const k of ["rows", "rate", "left"]) { tiles[k].node.hidden = true; }
     const e = t.elapsed_s || 0;
     if (e < s.last) { s.offset += s.last; }
     s.last = e;
@@ -433,7 +439,7 @@ export async function jobView(main, id, signal) {
     const h = r.headline;
     set("headline", h && h.value, h && h.name, h && note + ", counted by " + (h.source === "server" ? "the server" : "cairn"));
     // TPM repeats a TPS headline: shown where the headline is another figure
-    set("tpm", h && h.name === "TPS" ? undefined : r.tpm, "TPM", note + (r.tpm_source ? ", counted by " + (r.tpm_source === "server" ? "the server" : "cairn") : ""));
+    set("tpm", h && h.name === "TPS" ? undefined : r.tpm, "TPM", note + (r.tpm_source ? ", " + r.tpm_source : ""));
     set("tps", h && h.name === "TPS" ? undefined : r.tps, "TPS", note + ", the window's mean");
     set("qps", r.qps, "QPS", note + ", the window's mean");
     const main = d.transactions && d.transactions[d.main_transaction];
