@@ -388,4 +388,42 @@ func TestUIProfileMarksSteps(t *testing.T) {
 		t.Errorf("the profile's marks %v: want each step's window start and end, the boundary between them", names)
 	}
 	shot(t, ctx, "profile-marks")
+
+	// Ended, the tiles show the stored profile's peak step, as the API has it.
+	var job struct {
+		ResultID string `json:"result_id"`
+	}
+	getAPI(t, s, "/api/v1/jobs/"+id, &job)
+	var prof struct {
+		Headline string `json:"headline"`
+		Marks    struct {
+			Peak int `json:"peak_vu"`
+		} `json:"marks"`
+		Steps []struct {
+			VU      int `json:"vu"`
+			Summary struct {
+				Headline struct {
+					Mean float64 `json:"mean"`
+				} `json:"headline"`
+			} `json:"summary"`
+		} `json:"steps"`
+	}
+	getAPI(t, s, "/api/v1/results/"+job.ResultID, &prof)
+	want, found := 0.0, false
+	for _, st := range prof.Steps {
+		if st.VU == prof.Marks.Peak {
+			want, found = st.Summary.Headline.Mean, true
+		}
+	}
+	if !found {
+		t.Fatalf("profile %s: no step at its peak, %d VUs", job.ResultID, prof.Marks.Peak)
+	}
+	tv := until[map[string]tileView](t, ctx, "the stored profile's peak in the tiles", 20*time.Second, `(function () {
+	  var v = `+tilesState+`;
+	  return v.headline.source === "stored" ? v : null;
+	})()`)
+	if got := tileNumber(t, tv["headline"].Text); got != shownAs(want) || tv["headline"].Label != prof.Headline ||
+		!strings.Contains(tv["headline"].Note, fmt.Sprintf("the peak step, %d VUs", prof.Marks.Peak)) {
+		t.Errorf("the ended profile's headline tile %+v; the stored profile %s's peak step (%d VUs) has %s %v", tv["headline"], job.ResultID, prof.Marks.Peak, prof.Headline, want)
+	}
 }

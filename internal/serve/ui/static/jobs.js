@@ -429,6 +429,21 @@ export async function jobView(main, id, signal) {
       t.node.hidden = false;
       t.node.dataset.source = "stored";
     };
+    if (d.kind === "profile" && d.marks && d.marks.peak_vu) {
+      // a profile's figure is its peak step's, as its report ranks the steps
+      const step = (d.steps || []).find((x) => x.vu === d.marks.peak_vu);
+      if (step) {
+        const sm = step.summary;
+        const pn = "stored profile " + resultID + ": the peak step, " + step.vu + " VUs" + (sm.headline.n > 1 ? ", mean of " + sm.headline.n + " runs" : "");
+        set("headline", sm.headline.mean, d.headline, pn);
+        set("tpm", d.headline === "TPS" ? undefined : sm.tpm.n ? sm.tpm.mean : undefined, "TPM", pn);
+        set("p95", sm.main_p95_ms.mean, "p95 ms", pn + ", " + d.main_transaction);
+        set("p99", sm.main_p99_ms.mean, "p99 ms", pn + ", " + d.main_transaction);
+        for (const k of ["tps", "qps", "errors", "retries", "host", "server"]) { tiles[k].node.hidden = true; tiles[k].node.dataset.source = "stored"; }
+        tiles.phase.v.textContent = "ended";
+        return;
+      }
+    }
     if (d.kind !== "run") {
       for (const k of ["headline", "tpm", "tps", "qps", "p95", "p99"]) {
         if (!tiles[k].node.hidden) { tiles[k].n.textContent = "last interval; every step's figures: the result's report"; }
