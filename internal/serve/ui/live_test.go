@@ -261,9 +261,10 @@ func TestUILiveBuildRunAndHistory(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click("#per-type")); err != nil {
 		t.Fatal(err)
 	}
-	until[bool](t, ctx, "each type's line on the chart", 10*time.Second, `(function () {
-	  var c = `+chartState+`("rates");
-	  return c.series.filter(function (x) { return / \/min$/.test(x.name) && x.points > 0; }).length === 5;
+	until[bool](t, ctx, "each type's lines on the charts", 10*time.Second, `(function () {
+	  var c = `+chartState+`("rates"), l = `+chartState+`("latency");
+	  return c.series.filter(function (x) { return / \/min$/.test(x.name) && x.points > 0; }).length === 5 &&
+	    l.series.filter(function (x) { return / p95$/.test(x.name) && x.points > 0; }).length === 5;
 	})()`)
 	shot(t, ctx, "live-run")
 

@@ -104,7 +104,7 @@ export async function jobView(main, id, signal) {
   };
   const perType = el("input", { type: "checkbox", id: "per-type" });
   const chartBox = el("div", { id: "run-charts", hidden: true },
-    el("label", { class: "notes" }, perType, " NOPM/TPM chart: each transaction type's completions per minute (counted by cairn, per second)"),
+    el("label", { class: "notes" }, perType, " each transaction type: its completions per minute on the NOPM/TPM chart (counted by cairn, each second) and its p95 on the latency chart (each progress interval)"),
     el("div", { class: "charts" }, Object.values(chartDivs)));
   const stepText = el("span", { id: "step-text" });
   const stepBar = el("div");
@@ -204,7 +204,7 @@ export async function jobView(main, id, signal) {
   let s;
   const reset = () => {
     s = { offset: 0, last: 0, x: 0, phase: "", ws: null, tps: [], qps: [], p50: [], p95: [], p99: [], marks: [], cores: [], waits: [], log: [],
-      headline: [], tpm: [], headlineName: "", types: {}, load: {}, loadRate: [], loadPrev: null, events: 0 };
+      headline: [], tpm: [], headlineName: "", types: {}, typeP95: {}, load: {}, loadRate: [], loadPrev: null, events: 0 };
     logPre.textContent = "";
     settingsBody.replaceChildren();
     queryBody.replaceChildren();
@@ -216,7 +216,7 @@ export async function jobView(main, id, signal) {
     charts.latency.setOption(lineOption("Latency, all transactions", "ms", ["p50", "p95", "p99"], palette.slice(2)));
     charts.loading.setOption(lineOption("Rows loaded per second", "rows/s", ["all tables"], palette));
     // many tables, many types: their legends scroll in a line of their own, under the title
-    for (const c of [charts.loading, charts.rates]) {
+    for (const c of [charts.loading, charts.rates, charts.latency]) {
       c.setOption({ legend: { type: "scroll", top: 32, left: 10, right: 10 }, grid: { top: 84 } });
     }
     charts.cores.setOption({
@@ -265,8 +265,14 @@ export async function jobView(main, id, signal) {
       { data: s.tps, markLine: markLine(s.marks) },
       { data: s.qps },
     ] });
-    charts.latency.setOption({ legend: legend(["p50", "p95", "p99"], [s.p50, s.p95, s.p99]),
-      series: [{ data: s.p50, markLine: markLine(s.marks) }, { data: s.p95 }, { data: s.p99 }] });
+    const latSeries = [{ name: "p50", type: "line", showSymbol: false, data: s.p50, markLine: markLine(s.marks) },
+      { name: "p95", type: "line", showSymbol: false, data: s.p95 }, { name: "p99", type: "line", showSymbol: false, data: s.p99 }];
+    if (perType.checked) {
+      for (const [name, data] of Object.entries(s.typeP95)) {
+        latSeries.push({ name: name + " p95", type: "line", showSymbol: true, symbolSize: 4, lineStyle: { width: 1 }, data });
+      }
+    }
+    charts.latency.setOption({ legend: { data: latSeries.filter((x) => x.data.length > 0).map((x) => x.name) }, series: latSeries }, { replaceMerge: ["series"] });
     charts.cores.setOption({ xAxis: { data: s.cores.map((_, i) => "cpu" + i) }, series: [{ data: s.cores }] });
     // share is a fraction of the interval's waits
     charts.waits.setOption({
@@ -350,6 +356,7 @@ export async function jobView(main, id, signal) {
       put("headline", p.tps, "counted by cairn, last " + num(p.interval_s) + " s");
     }
     s.tpm.push([x, p.tpm]);
+    for (const [name, ms] of Object.entries(p.p95_ms || {})) { (s.typeP95[name] = s.typeP95[name] || []).push([x, ms]); }
     put("tpm", p.tpm, note);
     later();
   };
