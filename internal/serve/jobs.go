@@ -124,7 +124,6 @@ func newManager(ctx context.Context, cfg Config) (*manager, error) {
 		if b, err := os.ReadFile(m.logPath(j.ID)); err == nil {
 			r.log.Write(b)
 		}
-		r.events = m.readEvents(j.ID)
 		m.jobs[j.ID] = r
 		m.order = append(m.order, r)
 		if n, err := strconv.Atoi(strings.TrimPrefix(j.ID, "j")); err == nil && n >= m.next {
@@ -420,22 +419,29 @@ func (m *manager) publishLocked(r *running, name string, v any) {
 // nil when it has ended.
 func (m *manager) watch(id string) (past []Event, live chan Event, ok bool) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	r := m.jobs[id]
 	if r == nil {
+		m.mu.Unlock()
 		return nil, nil, false
 	}
 	past = append(past, r.events...)
-	if r.subs == nil {
-		if len(past) == 0 || past[len(past)-1].Name != "state" {
-			b, _ := json.Marshal(map[string]string{"state": r.State, "result_id": r.ResultID, "error": r.Error})
-			past = append(past, Event{Name: "state", Data: b})
-		}
-		return past, nil, true
+	if r.subs != nil {
+		live = make(chan Event, 256)
+		r.subs[live] = struct{}{}
+		m.mu.Unlock()
+		return past, live, true
 	}
-	live = make(chan Event, 256)
-	r.subs[live] = struct{}{}
-	return past, live, true
+	b, _ := json.Marshal(map[string]string{"state": r.State, "result_id": r.ResultID, "error": r.Error})
+	old := r.events == nil // a job of a previous service
+	m.mu.Unlock()
+	if old {
+		// Its kept events are read when asked for, not held.
+		past = m.readEvents(id)
+	}
+	if len(past) == 0 || past[len(past)-1].Name != "state" {
+		past = append(past, Event{Name: "state", Data: b})
+	}
+	return past, nil, true
 }
 
 func (m *manager) unwatch(id string, c chan Event) {
