@@ -428,3 +428,56 @@ func TestUIProfileMarksSteps(t *testing.T) {
 		t.Errorf("the ended profile's headline tile %+v; the stored profile %s's peak step (%d VUs) has %s %v", tv["headline"], job.ResultID, prof.Marks.Peak, prof.Headline, want)
 	}
 }
+
+// TestUIOwnHeadline: a workload whose headline is not NOPM (sysbench's oltp: TPS) shows its own
+// headline live, counted by cairn over the progress interval, and the stored one once it ends;
+// no NOPM tile or line.
+func TestUIOwnHeadline(t *testing.T) {
+	testutil.Chromium(t)
+	s := startServe(t)
+	p := &page{t: t}
+	ctx := testutil.Browser(t, 3*time.Minute, 1400, 900, p.listen(s.base))
+	t.Cleanup(p.report)
+	id := startJob(t, s, "run", "workload: oltp\ndb: sqlite://oltp.db\nvu: 1\nrampup: 1s\nduration: 8s\nprogress: 1s\noptions: {workload: point-select}\nprepare: {tables: 1, table-size: 1000}\n")
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/jobs/"+id)); err != nil {
+		t.Fatal(err)
+	}
+	live := until[map[string]tileView](t, ctx, "the live headline", 2*time.Minute, `(function () {
+	  var v = `+tilesState+`;
+	  return v.headline.shown && v.headline.source === "live" && /window/.test(v.phase.text) ? v : null;
+	})()`)
+	if live["headline"].Label != "TPS" || !strings.Contains(live["headline"].Note, "counted by cairn") {
+		t.Errorf("oltp's live headline tile %+v: want TPS, counted by cairn", live["headline"])
+	}
+	c := until[chart](t, ctx, "the headline's line", 30*time.Second, `(function () {
+	  var c = `+chartState+`("rates");
+	  return c.series.some(function (x) { return x.name === "TPS" && x.points >= 2; }) ? c : null;
+	})()`)
+	if c.points("NOPM") != 0 {
+		t.Errorf("oltp's chart draws NOPM: %+v", c.Series)
+	}
+	if st := endState(t, ctx, 2*time.Minute); st != "done" {
+		t.Fatalf("the run ended %s", st)
+	}
+	var job struct {
+		ResultID string `json:"result_id"`
+	}
+	getAPI(t, s, "/api/v1/jobs/"+id, &job)
+	var doc struct {
+		Result struct {
+			Headline struct {
+				Name  string  `json:"name"`
+				Value float64 `json:"value"`
+			} `json:"headline"`
+		} `json:"result"`
+	}
+	getAPI(t, s, "/api/v1/results/"+job.ResultID, &doc)
+	end := until[map[string]tileView](t, ctx, "the stored headline", 20*time.Second, `(function () {
+	  var v = `+tilesState+`;
+	  return v.headline.source === "stored" ? v : null;
+	})()`)
+	if got := tileNumber(t, end["headline"].Text); got != shownAs(doc.Result.Headline.Value) || end["headline"].Label != doc.Result.Headline.Name {
+		t.Errorf("the ended oltp run's headline tile %+v; stored result %s holds %s %v", end["headline"], job.ResultID, doc.Result.Headline.Name, doc.Result.Headline.Value)
+	}
+	shot(t, ctx, "own-headline")
+}

@@ -282,8 +282,9 @@ export async function jobView(main, id, signal) {
     });
     const tables = Object.keys(s.load);
     charts.loading.setOption({ legend: { data: ["all tables", ...tables] },
-      series: [{ name: "all tables", type: "line", showSymbol: false, data: s.loadRate },
-        ...tables.map((t) => ({ name: t, type: "line", showSymbol: false, lineStyle: { width: 1 }, data: s.load[t].series }))] }, { replaceMerge: ["series"] });
+      // a load of a second or two has a point or two: drawn as dots, a line needs two
+      series: [{ name: "all tables", type: "line", showSymbol: s.loadRate.length < 3, data: s.loadRate },
+        ...tables.map((t) => ({ name: t, type: "line", showSymbol: s.load[t].series.length < 3, lineStyle: { width: 1 }, data: s.load[t].series }))] }, { replaceMerge: ["series"] });
     logPre.textContent = s.log.join("\n");
     logPre.scrollTop = logPre.scrollHeight;
   };
