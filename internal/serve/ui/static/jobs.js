@@ -47,7 +47,7 @@ function tile(key, label, big) {
   return { node: el("div", { class: "tile" + (big ? " big" : ""), hidden: true }, k, v, n), k, v, n };
 }
 
-// markStyle draws the run's edges, its steps and a study's live changes on a chart's first series.
+// markLine draws the run's edges, its steps and a study's live changes on a chart's first series.
 function markLine(marks) {
   return { symbol: "none", silent: true, label: { formatter: "{b}", position: "insideEndTop", fontSize: 11 },
     lineStyle: { color: "#9b2226", type: "dashed" }, data: marks };
