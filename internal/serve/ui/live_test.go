@@ -230,7 +230,7 @@ func TestUILiveBuildRunAndHistory(t *testing.T) {
 	}
 
 	// The run: NOPM and TPM live.
-	run := startJob(t, s, "run", "workload: tpcc\ndb: "+db+"\nvu: 2\nrampup: 2s\nduration: 14s\nprogress: 2s\n")
+	run := startJob(t, s, "run", "workload: tpcc\ndb: "+db+"\nvu: 2\nrampup: 2s\nduration: 20s\nprogress: 2s\n")
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/jobs/"+run)); err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,8 @@ func TestUIOwnHeadline(t *testing.T) {
 	p := &page{t: t}
 	ctx := testutil.Browser(t, 3*time.Minute, 1400, 900, p.listen(s.base))
 	t.Cleanup(p.report)
-	id := startJob(t, s, "run", "workload: oltp\ndb: sqlite://oltp.db\nvu: 1\nrampup: 1s\nduration: 8s\nprogress: 1s\noptions: {workload: point-select}\nprepare: {tables: 1, table-size: 1000}\n")
+	// 30 s: the page must see it run on a host busy enough to take seconds to open a page
+	id := startJob(t, s, "run", "workload: oltp\ndb: sqlite://oltp.db\nvu: 1\nrampup: 1s\nduration: 30s\nprogress: 1s\noptions: {workload: point-select}\nprepare: {tables: 1, table-size: 1000}\n")
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/jobs/"+id)); err != nil {
 		t.Fatal(err)
 	}
