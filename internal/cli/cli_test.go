@@ -149,6 +149,7 @@ func field(t *testing.T, m map[string]any, path string) any {
 func TestTPCCEndToEnd(t *testing.T) {
 	for _, tg := range testutil.Targets() {
 		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel() // the targets are independent servers and files: CI's time
 			url := tg.URL(t)
 			prepared(t, url)
 

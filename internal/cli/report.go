@@ -31,16 +31,9 @@ ids are drawn overlaid. --png DIR writes the same charts as PNG files. See docs/
 			if err != nil {
 				return err
 			}
-			workload := ls[0].Workload()
-			items := make([]report.Item, len(ls))
-			for i, l := range ls {
-				if l.Workload() != workload {
-					return usagef("result %s is %s and result %s is %s: a report overlays results of one workload", ls[0].ID, workload, l.ID, l.Workload())
-				}
-				if l.Study != nil && len(ls) > 1 {
-					return usagef("result %s is a study: report it alone (its cases are drawn side by side)", l.ID)
-				}
-				items[i] = report.Item{Run: l.Run, Profile: l.Profile, Study: l.Study, Diff: diff}
+			items, err := report.Items(ls, diff)
+			if err != nil {
+				return err
 			}
 			if len(diff) > 0 {
 				var err error

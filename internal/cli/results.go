@@ -15,8 +15,6 @@ import (
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/resultstore"
 	"github.com/cairn-bench/cairn/internal/session"
-	"github.com/cairn-bench/cairn/internal/spec"
-	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -117,23 +115,11 @@ func newResultsShow(stdout io.Writer) *cobra.Command {
 				summary.Show(stdout, l)
 				return nil
 			}
-			if l.Study != nil {
-				b, err := study.FileText(l.Study)
-				if err != nil {
-					return fmt.Errorf("result %s was stored without its study file (by an older cairn?): %w", l.ID, err)
-				}
-				_, err = stdout.Write(b)
+			_, b, err := session.StoredSpec(l)
+			if err != nil {
 				return err
 			}
-			config := l.Profile.GetConfig()
-			if l.Run != nil {
-				config = l.Run.Config
-			}
-			sp, err := spec.FromConfig(config)
-			if err != nil {
-				return fmt.Errorf("result %s was stored without a run spec (by an older cairn?): %w", l.ID, err)
-			}
-			_, err = stdout.Write(session.SpecText(sp))
+			_, err = stdout.Write(b)
 			return err
 		},
 	}

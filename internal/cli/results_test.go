@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 func TestProfileStoreReport(t *testing.T) {
 	for _, tg := range testutil.Targets() {
 		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel() // the targets are independent servers and files: CI's time
 			url := tg.URL(t)
 			prepared(t, url)
 			store := filepath.Join(t.TempDir(), "results.db")

@@ -64,8 +64,9 @@ func instance(t *testing.T, text []byte) (any, []string) {
 }
 
 // TestShippedSpecsMatchTheSchemas validates, with an independent JSON Schema validator, every
-// study shipped in studies/ and studies/ci/ against docs/study.schema.json and every workload's
-// --print-spec (a run and a profile) against docs/spec.schema.json.
+// study shipped in studies/ and studies/ci/ against docs/study.schema.json, and the web UI's
+// examples (docs/examples) and every workload's --print-spec (a run and a profile) against
+// docs/spec.schema.json.
 func TestShippedSpecsMatchTheSchemas(t *testing.T) {
 	specSchema, studySchema := compileSchema(t, "spec.schema.json"), compileSchema(t, "study.schema.json")
 	check := func(name string, sch *jsonschema.Schema, text []byte) {
@@ -94,6 +95,18 @@ func TestShippedSpecsMatchTheSchemas(t *testing.T) {
 			continue // comments only: a study that waits for a workload not built yet
 		}
 		check(f, studySchema, b)
+	}
+	// the web UI's examples (cairn serve's New job page)
+	examples, _ := filepath.Glob("../../docs/examples/*.yaml")
+	if len(examples) < 3 {
+		t.Fatalf("found %d examples in docs/examples", len(examples))
+	}
+	for _, f := range examples {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(f, specSchema, b)
 	}
 	for _, w := range workload.All() {
 		info := w.Info()

@@ -107,6 +107,7 @@ func TestTPCHGenFiles(t *testing.T) {
 func TestTPCHOnEveryTarget(t *testing.T) {
 	for _, tg := range testutil.Targets() {
 		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel() // the targets are independent servers and files: CI's time
 			url := tg.URL(t)
 			cairn(t, "tpch", "cleanup", "--db", url)
 			t.Cleanup(func() { cairn(t, "tpch", "cleanup", "--db", url) })

@@ -22,6 +22,34 @@ type Item struct {
 	Diff []string
 }
 
+// ItemsError says why stored results cannot be drawn in one report.
+type ItemsError struct{ Msg string }
+
+func (e *ItemsError) Error() string { return e.Msg }
+
+// BadInput marks the error as the user's to fix (exit 2, HTTP 400).
+func (e *ItemsError) BadInput() {}
+
+// Items are stored results as one report draws them, the command line's and the web service's
+// alike: results of one workload, overlaid; a study only alone, its cases being its overlays.
+func Items(ls []results.Loaded, diff []string) ([]Item, error) {
+	if len(ls) == 0 {
+		return nil, &ItemsError{"nothing to report: give at least one id"}
+	}
+	workload := ls[0].Workload()
+	items := make([]Item, len(ls))
+	for i, l := range ls {
+		if l.Workload() != workload {
+			return nil, &ItemsError{fmt.Sprintf("result %s is %s and result %s is %s: a report overlays results of one workload", ls[0].ID, workload, l.ID, l.Workload())}
+		}
+		if l.Study != nil && len(ls) > 1 {
+			return nil, &ItemsError{fmt.Sprintf("result %s is a study: report it alone (its cases are drawn side by side)", l.ID)}
+		}
+		items[i] = Item{Run: l.Run, Profile: l.Profile, Study: l.Study, Diff: diff}
+	}
+	return items, nil
+}
+
 // Axis is how a chart's x axis maps values.
 type Axis string
 

@@ -39,6 +39,9 @@ type Edge struct {
 	At       time.Time `json:"at"`
 	Headline int64     `json:"headline"`
 	Counter  int64     `json:"counter"`
+	// NoCounter: the server answered without its transaction counter (Counter is not one), so a
+	// merge counts TPM on the clients.
+	NoCounter bool `json:"no_counter,omitempty"`
 }
 
 // PartClient is one part of a merged run: its result id, VUs and client CPU.
@@ -164,6 +167,7 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 	var cpu float64
 	var start, end *Edge
 	serverOK := true
+	counterOK := true // every part read the server's transaction counter at both edges
 	var own int64
 	for _, d := range ds {
 		m.VU += d.VU
@@ -226,6 +230,7 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 			continue
 		}
 		own += p.OwnTxns
+		counterOK = counterOK && !p.Start.NoCounter && !p.End.NoCounter
 		if start == nil || p.Start.At.Before(start.At) {
 			start = p.Start
 		}
@@ -288,7 +293,7 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 		mins := m.Window.Seconds / 60
 		m.Result.Headline = &Headline{Name: fh.Name, Unit: fh.Unit, Source: "server", Txn: fh.Txn,
 			Value: math.Floor(float64(end.Headline-start.Headline) / mins)}
-		if first.Result.TPM != nil && strings.HasPrefix(first.Result.TPMSource, "server") {
+		if first.Result.TPM != nil && strings.HasPrefix(first.Result.TPMSource, "server") && counterOK {
 			tpm := int64(math.Floor(float64(end.Counter-start.Counter-own) / mins))
 			m.Result.TPM, m.Result.TPMSource = &tpm, first.Result.TPMSource
 		}
@@ -303,6 +308,10 @@ func merge(ds []*Document, ids map[*Document]string) (*Document, error) {
 	if m.Result.TPM == nil && m.Window.ClientSeconds > 0 && first.Result.TPM != nil {
 		tpm := int64(math.Floor(float64(total) / (m.Window.ClientSeconds / 60)))
 		m.Result.TPM, m.Result.TPMSource = &tpm, "client: committed and rolled-back transactions counted by cairn"
+		if !counterOK {
+			m.Result.TPMSource = "client: a part could not read the server's transaction counter"
+			m.Notes = append(m.Notes, "a part could not read the server's transaction counter at an edge of its window: TPM is client-counted")
+		}
 	}
 	if m.Window.Start.IsZero() {
 		m.Window.Start = first.Part.StartAt

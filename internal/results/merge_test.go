@@ -1,6 +1,8 @@
 package results
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,5 +35,47 @@ func TestMergeSeries(t *testing.T) {
 			got[i].Window != want[i].Window || got[i].P95ms != want[i].P95ms {
 			t.Errorf("second %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestMergeWithoutACounter: a part whose server answered without its transaction counter at an
+// edge (target.Reading.NoCounter) read no counter there; the merge must not subtract that reading
+// as one, and counts TPM on the clients, saying so, while NOPM (the headline's own reading) stays
+// the server's.
+func TestMergeWithoutACounter(t *testing.T) {
+	start := time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC)
+	part := func(i int, end Edge) Loaded {
+		tpm := int64(1200)
+		d := &Document{Kind: KindRun, Workload: "tpcc", StartedAt: start, MainTxn: "new_order",
+			Txns: map[string]*Txn{"new_order": {Count: 450, Rollbacks: 5}, "payment": {Count: 550}},
+			Part: &Part{I: i, N: 2, Run: "r", StartAt: start.Add(2 * time.Second),
+				Start: &Edge{At: start.Add(2 * time.Second), Headline: 1000, Counter: 50000},
+				End:   &end},
+			Window: Window{Seconds: 60, ClientSeconds: 60, PlannedSeconds: 60}}
+		d.Result.TPM, d.Result.TPMSource = &tpm, "server: xact_commit + xact_rollback"
+		d.Result.Headline = &Headline{Name: "NOPM", Unit: "NOPM", Source: "server", Txn: "new_order", Value: 445}
+		return Loaded{ID: fmt.Sprint(i), Run: d}
+	}
+	at := start.Add(62 * time.Second)
+	read := Edge{At: at, Headline: 1890, Counter: 52400}
+	lost := Edge{At: at.Add(time.Millisecond), Headline: 1890, NoCounter: true}
+	m, err := Merge([]Loaded{part(1, read), part(2, lost)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientTPM := int64(2 * (450 + 550)) // both parts' transactions over the 1-minute window
+	if m.Result.TPM == nil || *m.Result.TPM != clientTPM || !strings.HasPrefix(m.Result.TPMSource, "client") {
+		t.Errorf("TPM %v from %q, want the clients' %d", m.Result.TPM, m.Result.TPMSource, clientTPM)
+	}
+	if h := m.HeadlineFigure(); h == nil || h.Source != "server" {
+		t.Errorf("headline %+v, want the server's reading", h)
+	}
+	// Both read: the server's counter, less nothing of cairn's own.
+	m, err = Merge([]Loaded{part(1, read), part(2, read)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Result.TPM == nil || !strings.HasPrefix(m.Result.TPMSource, "server") {
+		t.Errorf("TPM %v from %q with both counters read, want the server's", m.Result.TPM, m.Result.TPMSource)
 	}
 }

@@ -436,8 +436,10 @@ func (s *Store) UpdateProfile(ctx context.Context, p *results.Profile) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
 		cfg, _ := json.Marshal(r.config)
 		host, _ := json.Marshal(r.host)
+		// The headline's name too: a profile is begun before any step has measured one.
 		if _, err := tx.ExecContext(ctx, `UPDATE results SET headline = ?, tpm = ?, main_p95_ms = ?, interrupted = ?,
-			config = ?, host = ?, vu = ?, not_as_planned = ? WHERE id = ?`, r.headline, r.tpm, r.p95, r.interrupted, string(cfg), string(host), r.vu, r.marks, id); err != nil {
+			config = ?, host = ?, vu = ?, not_as_planned = ?, headline_name = ? WHERE id = ?`,
+			r.headline, r.tpm, r.p95, r.interrupted, string(cfg), string(host), r.vu, r.marks, r.headlineName, id); err != nil {
 			return err
 		}
 		return setDocument(ctx, tx, id, results.StripRuns(p))
@@ -496,7 +498,7 @@ func profileRow(p *results.Profile) row {
 		vus[i] = strconv.Itoa(v)
 	}
 	r := row{kind: results.KindProfile, workload: p.Workload, target: p.Target, started: p.StartedAt, vu: strings.Join(vus, ","),
-		headlineName: p.Headline, interrupted: p.Interrupted, config: p.Config, host: p.Host, marks: results.MarkCodes(p.Reasons())}
+		headlineName: p.HeadlineName(), interrupted: p.Interrupted, config: p.Config, host: p.Host, marks: results.MarkCodes(p.Reasons())}
 	// A profile's headline in lists is its peak step's.
 	for _, st := range p.Steps {
 		if st.VU == p.Marks.Peak && st.Summary.Headline.N > 0 {

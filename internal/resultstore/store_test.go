@@ -88,8 +88,9 @@ func TestStoreRoundTrip(t *testing.T) {
 		t.Fatalf("series rows %d, histogram rows %d", series, hists)
 	}
 
-	// A profile with two steps, stored as it runs.
-	p := &results.Profile{Format: results.FormatVersion, Workload: "tpcc", VUs: []int{1, 2}, Repeat: 1, Target: d.Target, Headline: "NOPM"}
+	// A profile with two steps, stored as it runs: begun before a step has measured its figure,
+	// whose name it learns from its first step.
+	p := &results.Profile{Format: results.FormatVersion, Workload: "tpcc", VUs: []int{1, 2}, Repeat: 1, Target: d.Target}
 	if err := s.BeginProfile(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -116,6 +117,9 @@ func TestStoreRoundTrip(t *testing.T) {
 	es, err := s.List(ctx, Filter{})
 	if err != nil || len(es) != 2 || es[0].Kind != results.KindProfile || *es[0].Headline != 2000 || es[0].VU != "1,2" {
 		t.Fatalf("list: %v %+v", err, es)
+	}
+	if name, _, _ := p.Steps[0].Runs[0].Headline(); name == "" || es[0].HeadlineName != name {
+		t.Errorf("the profile is listed with headline %q, want its steps' %q", es[0].HeadlineName, name)
 	}
 	if es, _ := s.List(ctx, Filter{Steps: true}); len(es) != 4 {
 		t.Fatalf("list with steps: %d entries", len(es))

@@ -191,12 +191,19 @@ func (c *lentConn) args(on target.Conn, args []any) []any {
 	return args
 }
 
-// take borrows a connection with name prepared on it if it is one of the lender's statements.
-func (c *lentConn) take(ctx context.Context, name string) (*lease, error) {
+// take borrows a connection with name prepared on it if it is one of the lender's statements. The
+// context it returns is ctx without its cancellation, for the statement on the lent connection: the
+// connection is an executor's (or, after the run, the lender's own), and a driver cancels a
+// statement by a deadline on its socket, which on a blocking socket (blockconn) shuts the socket
+// down for good. An observer stopping mid-statement would so break an executor's connection, and
+// when the answer had already arrived the driver did not even notice: the next statement on it
+// failed with a broken pipe. cairn's own statements are short; a cancelled caller waits for one.
+func (c *lentConn) take(ctx context.Context, name string) (*lease, context.Context, error) {
 	s, err := c.l.borrow(ctx, c.mon)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	ctx = context.WithoutCancel(ctx)
 	c.l.mu.Lock()
 	q, ok := c.l.stmts[name]
 	c.l.mu.Unlock()
@@ -204,11 +211,11 @@ func (c *lentConn) take(ctx context.Context, name string) (*lease, error) {
 		s.sent++
 		if err := s.c.Prepare(ctx, name, q); err != nil {
 			s.end(c.l)
-			return nil, err
+			return nil, nil, err
 		}
 		s.prepared[name] = true
 	}
-	return s, nil
+	return s, ctx, nil
 }
 
 // Prepare records the statement, and prepares it on a lent connection at once so that an error
@@ -221,7 +228,7 @@ func (c *lentConn) Prepare(ctx context.Context, name, query string) error {
 	}
 	c.l.stmts[name] = query
 	c.l.mu.Unlock()
-	s, err := c.take(ctx, name)
+	s, _, err := c.take(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -230,7 +237,7 @@ func (c *lentConn) Prepare(ctx context.Context, name, query string) error {
 }
 
 func (c *lentConn) Exec(ctx context.Context, nameOrSQL string, args ...any) (int64, error) {
-	s, err := c.take(ctx, nameOrSQL)
+	s, ctx, err := c.take(ctx, nameOrSQL)
 	if err != nil {
 		return 0, err
 	}
@@ -240,7 +247,7 @@ func (c *lentConn) Exec(ctx context.Context, nameOrSQL string, args ...any) (int
 }
 
 func (c *lentConn) QueryRow(ctx context.Context, nameOrSQL string, args ...any) target.Row {
-	s, err := c.take(ctx, nameOrSQL)
+	s, ctx, err := c.take(ctx, nameOrSQL)
 	if err != nil {
 		return errRow{err}
 	}
@@ -249,7 +256,7 @@ func (c *lentConn) QueryRow(ctx context.Context, nameOrSQL string, args ...any) 
 }
 
 func (c *lentConn) Query(ctx context.Context, nameOrSQL string, args ...any) (target.Rows, error) {
-	s, err := c.take(ctx, nameOrSQL)
+	s, ctx, err := c.take(ctx, nameOrSQL)
 	if err != nil {
 		return nil, err
 	}

@@ -217,3 +217,58 @@ func TestLenderKeepsToThePool(t *testing.T) {
 	}
 	t.Logf("%d observer statements, the slowest %v; %d transactions committed, %d own", sampled.Load(), time.Duration(slowest.Load()), committed, out.OwnTxns)
 }
+
+// TestLenderCancelKeepsTheConnection: an observer that stops (its context cancelled) in the middle
+// of a statement on a lent connection must not break that connection. The connection is an
+// executor's, or the lender's own after the run: on a blocking socket (blockconn) the driver's
+// cancellation is a deadline, which shuts the socket down for good, and a statement that had
+// already got its answer left the driver thinking the connection alive; the next statement on it
+// then failed with "write: broken pipe" (TestTerminalsOverPooledConnections, in CI).
+func TestLenderCancelKeepsTheConnection(t *testing.T) {
+	flushing(t, edgeTable(t))
+	ctx := context.Background()
+	tg, err := target.Open(ctx, testutil.PG(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	l := NewLender(tg)
+	defer l.Close()
+	obs := l.Conn()
+	// cancelled runs a 300 ms statement whose context is cancelled 50 ms in.
+	cancelled := func() {
+		cctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(50*time.Millisecond, cancel)
+		var s string
+		obs.QueryRow(cctx, "SELECT pg_sleep(0.3)::text").Scan(&s) // its own outcome is not the test's
+	}
+	// After the run, on the lender's own connection.
+	cancelled()
+	var n int
+	if err := obs.QueryRow(ctx, "SELECT 1").Scan(&n); err != nil {
+		t.Fatalf("the lender's own connection after an observer's cancelled statement: %v", err)
+	}
+	// During a run, on the executors' connections: each one lent a cancelled statement.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(700 * time.Millisecond) // inside the window
+		for range 3 {
+			cancelled()
+		}
+		if err := obs.QueryRow(ctx, "SELECT 1").Scan(&n); err != nil {
+			t.Errorf("an executor's connection after an observer's cancelled statement: %v", err)
+		}
+	}()
+	e := edgeEngine(tg, Config{VUs: 3, Terminals: 30, Rampup: 500 * time.Millisecond, Duration: 2 * time.Second, Seed: 1})
+	e.NewVU = func(int) (workload.VU, error) { return &pooledBumper{}, nil }
+	e.Lender = l
+	out, err := e.Run(ctx)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot := out.Window.Total(); out.Reconnects != 0 || tot.Errors != 0 || tot.Count == 0 {
+		t.Errorf("the executors reconnected %d times, %d of %d transactions failed: an observer's cancel broke their connections", out.Reconnects, tot.Errors, tot.Count)
+	}
+}

@@ -45,6 +45,11 @@ var routes = []route{
 	{"GET", "/healthz", nil, (*api).healthz},
 	{"GET", "/api/v1/host", nil, (*api).host},
 	{"POST", "/api/v1/validate", nil, (*api).validate},
+	{"GET", "/api/v1/workloads", nil, (*api).workloads},
+	{"GET", "/api/v1/examples", nil, (*api).examples},
+	{"POST", "/api/v1/edit", nil, (*api).edit},
+	{"GET", "/api/v1/docs", nil, (*api).docList},
+	{"GET", "/api/v1/docs/{name}", nil, (*api).doc},
 	{"POST", "/api/v1/jobs", nil, (*api).create},
 	{"GET", "/api/v1/jobs", nil, (*api).jobs},
 	{"GET", "/api/v1/jobs/{id}", nil, (*api).job},
@@ -55,7 +60,9 @@ var routes = []route{
 	{"GET", "/api/v1/results/{id}", nil, (*api).result},
 	{"GET", "/api/v1/results/{id}/report", nil, (*api).report},
 	{"GET", "/api/v1/results/{id}/export", nil, (*api).export},
+	{"GET", "/api/v1/results/{id}/spec", nil, (*api).spec},
 	{"GET", "/api/v1/compare", nil, (*api).compare},
+	{"GET", "/api/v1/report", nil, (*api).reports},
 	{"GET", "/metrics", nil, (*api).metrics},
 	{"GET", "/", []string{"/", "/ui/{path}"}, (*api).ui},
 }
@@ -621,18 +628,59 @@ func (a *api) export(w http.ResponseWriter, r *http.Request) {
 
 // report is the offline HTML report of a result, as 'cairn report ID' writes it.
 func (a *api) report(w http.ResponseWriter, r *http.Request) {
-	l, ok := a.load(w, r)
-	if !ok {
+	a.writeReport(w, r, []string{r.PathValue("id")})
+}
+
+// reports is the offline HTML report of several results overlaid, as 'cairn report 1 2' writes
+// it: ids as compare takes them (1+2, 1,2,3+4), each id of a group drawn on its own.
+func (a *api) reports(w http.ResponseWriter, r *http.Request) {
+	ids := strings.FieldsFunc(r.URL.Query().Get("ids"), func(c rune) bool { return c == ',' || c == '+' || c == ' ' })
+	if len(ids) == 0 {
+		writeError(w, http.StatusBadRequest, "ids: give one or more result ids: ids=1+2", "ids")
+		return
+	}
+	a.writeReport(w, r, ids)
+}
+
+func (a *api) writeReport(w http.ResponseWriter, r *http.Request, ids []string) {
+	ls, err := resultstore.Read(r.Context(), a.cfg.Store, ids)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	items, err := report.Items(ls, nil)
+	if err != nil {
+		fail(w, err)
 		return
 	}
 	var b bytes.Buffer
-	item := report.Item{Run: l.Run, Profile: l.Profile, Study: l.Study}
-	if err := report.HTML(&b, []report.Item{item}, "cairn report: "+l.ID); err != nil {
+	if err := report.HTML(&b, items, "cairn report: "+strings.Join(ids, ", ")); err != nil {
 		fail(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = w.Write(b.Bytes())
+}
+
+// storedSpec is the body of GET /api/v1/results/{id}/spec: what POST /api/v1/jobs takes.
+type storedSpec struct {
+	Kind string `json:"kind"`
+	Spec string `json:"spec"`
+}
+
+// spec is what a stored result ran with, as 'cairn results show ID --spec' prints it, with the
+// job kind that runs it again; its passwords are the ${VAR} references the result stores.
+func (a *api) spec(w http.ResponseWriter, r *http.Request) {
+	l, ok := a.load(w, r)
+	if !ok {
+		return
+	}
+	kind, text, err := session.StoredSpec(l)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, storedSpec{Kind: kind, Spec: string(text)})
 }
 
 // compare is what 'cairn results compare' prints: ids=1,2,3+4 (a + or a space between

@@ -403,6 +403,22 @@ func TestEveryRoute(t *testing.T) {
 			if !strings.Contains(cmp.Text, "%") {
 				t.Errorf("compare: %s", cmp.Text)
 			}
+			// What the result ran with, to run again: its password the ${VAR} it was given.
+			var sp struct{ Kind, Spec string }
+			s.ok(200, "GET", "/api/v1/results/"+a.ResultID+"/spec", nil, &sp)
+			if sp.Kind != "run" || !strings.Contains(sp.Spec, "workload: oltp") || !strings.Contains(sp.Spec, "${CAIRN_SERVE_TEST_PW}") && kind != "sqlite" {
+				t.Errorf("result %s's spec: %+v", a.ResultID, sp)
+			}
+			// PostgreSQL's role has a password no spec's text holds otherwise.
+			if kind == "postgres" && strings.Contains(sp.Spec, pw) {
+				t.Errorf("result %s's spec holds the password", a.ResultID)
+			}
+			if h := string(s.ok(200, "GET", "/api/v1/report?ids="+a.ResultID+"+"+b.ResultID, nil, nil)); !strings.Contains(h, `data-chart-id="runs-throughput"`) {
+				t.Errorf("the report of two runs overlays no throughput: %.200s", h)
+			}
+			s.ok(400, "GET", "/api/v1/report", nil, nil)
+			s.ok(404, "GET", "/api/v1/report?ids=9999", nil, nil)
+			s.ok(404, "GET", "/api/v1/results/9999/spec", nil, nil)
 			if kind == "postgres" {
 				var h map[string]any
 				s.ok(200, "GET", "/api/v1/host", nil, &h)
@@ -431,6 +447,12 @@ func TestEveryRoute(t *testing.T) {
 				s.ok(200, "GET", "/api/v1/results/"+p.ResultID, nil, &prof)
 				if steps != 2 || prof.Kind != "profile" {
 					t.Errorf("the profile job: %d step events, result %s a %q", steps, p.ResultID, prof.Kind)
+				}
+				// One report overlays results of one workload, as cairn report does.
+				var re struct{ Error string }
+				s.ok(400, "GET", "/api/v1/report?ids="+a.ResultID+"+"+p.ResultID, nil, &re)
+				if !strings.Contains(re.Error, "one workload") {
+					t.Errorf("the report of an oltp run and a tpcb profile: %q", re.Error)
 				}
 				var e struct{ Error, Field string }
 				s.ok(400, "POST", "/api/v1/jobs", map[string]string{"kind": "check", "spec": spec}, &e)

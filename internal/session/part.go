@@ -184,8 +184,8 @@ func (pt *part) done(ctx context.Context, t target.Target) error {
 func (pt *part) mark(d *results.Document, out *run.Outcome) {
 	p := &results.Part{I: pt.I, N: pt.N, Run: pt.run, StartAt: pt.startAt.UTC(), OwnTxns: out.OwnTxns, Restarted: out.Restarted}
 	if out.Start.OK && out.End.OK {
-		p.Start = &results.Edge{At: out.Start.At.UTC(), Headline: out.Start.Headline, Counter: out.Start.Counter}
-		p.End = &results.Edge{At: out.End.At.UTC(), Headline: out.End.Headline, Counter: out.End.Counter}
+		p.Start = &results.Edge{At: out.Start.At.UTC(), Headline: out.Start.Headline, Counter: out.Start.Counter, NoCounter: out.Start.NoCounter}
+		p.End = &results.Edge{At: out.End.At.UTC(), Headline: out.End.Headline, Counter: out.End.Counter, NoCounter: out.End.NoCounter}
 	}
 	d.Part = p
 	d.Notes = append(d.Notes, fmt.Sprintf("part %d/%d of run %q: its figures are its share's; 'cairn results merge' makes the run's", pt.I, pt.N, pt.run))

@@ -359,6 +359,28 @@ func SpecText(s *spec.Spec) []byte {
 	return append([]byte(spec.SecretsNote(s.SecretVars(), "cairn run --spec reads")), s.YAML()...)
 }
 
+// StoredSpec is what a stored result ran with, as text that runs it again: a study's file
+// (kind "study", for 'cairn study run'), or a run's or profile's run spec (kind "run", for
+// 'cairn run --spec'). Its passwords stay ${VAR} references, as the result stores them.
+func StoredSpec(l results.Loaded) (kind string, text []byte, err error) {
+	if l.Study != nil {
+		b, err := study.FileText(l.Study)
+		if err != nil {
+			return "", nil, fmt.Errorf("result %s was stored without its study file (by an older cairn?): %w", l.ID, err)
+		}
+		return "study", b, nil
+	}
+	config := l.Profile.GetConfig()
+	if l.Run != nil {
+		config = l.Run.Config
+	}
+	sp, err := spec.FromConfig(config)
+	if err != nil {
+		return "", nil, fmt.Errorf("result %s was stored without a run spec (by an older cairn?): %w", l.ID, err)
+	}
+	return "run", SpecText(sp), nil
+}
+
 // Prepare runs a workload's prepare on db; a complete schema is not an error, an interruption
 // leaves a partial one that cleanup removes (said on Err).
 func Prepare(ctx context.Context, w workload.Workload, db string, opts any, o Options) error {

@@ -123,7 +123,7 @@ func (s *Spec) engineFields() []options.Field {
 		if !info.Uses(f.Name) {
 			continue
 		}
-		if !s.Profile && (f.Name == "repeat" || f.Name == "pause") {
+		if !s.Profile && ProfileOnly(f.Name) {
 			continue
 		}
 		out = append(out, f)
@@ -479,7 +479,7 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 			}
 		default:
 			f, ok := options.Lookup(&s.Engine, k)
-			if ok && s.WorkloadOf().Info().Uses(k) && (s.Profile || (k != "repeat" && k != "pause")) {
+			if ok && s.WorkloadOf().Info().Uses(k) && (s.Profile || !ProfileOnly(k)) {
 				if err := dec.decodeField(k, v, f, &s.Engine); err != nil {
 					return nil, err
 				}

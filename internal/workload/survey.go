@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/cairn-bench/cairn/internal/target"
 )
 
@@ -17,6 +19,12 @@ type Surveyed struct {
 	Server  string // "PostgreSQL 15.4"
 	Schema  *Schema
 	Created bool // a SQLite file that is not there yet: a prepare creates it
+	// Bytes is what the schema's tables and their indexes hold on disk (0: no schema, or a
+	// database that does not say): PostgreSQL's pg_total_relation_size, SQLite's dbstat pages,
+	// MySQL's and MariaDB's information_schema data_length + index_length, which is InnoDB's
+	// estimate (Approx).
+	Bytes  int64
+	Approx bool
 }
 
 // Survey opens db (each member of a shard set), reads its server's version and inspects f's
@@ -42,11 +50,16 @@ func Survey(ctx context.Context, db string, f Footprint) ([]Surveyed, error) {
 			return nil, err
 		}
 		s, err := Inspect(ctx, c, m, f)
+		var bytes int64
+		if err == nil && s.State != StateNone {
+			bytes, err = tableBytes(ctx, c, m.Dialect(), s.Objects)
+		}
 		c.Close()
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Surveyed{Where: target.Where(m), Server: strings.TrimSpace(m.Name() + " " + v), Schema: s})
+		out = append(out, Surveyed{Where: target.Where(m), Server: strings.TrimSpace(m.Name() + " " + v), Schema: s,
+			Bytes: bytes, Approx: m.Dialect().Base == "mysql"})
 	}
 	return out, nil
 }
@@ -70,6 +83,13 @@ func (s Surveyed) Line() string {
 		line += "; " + size
 	}
 	line += ")"
+	if s.Bytes > 0 {
+		about := ""
+		if s.Approx {
+			about = "about "
+		}
+		line += ", " + about + humanize.IBytes(uint64(s.Bytes)) + " on disk"
+	}
 	if len(sc.Missing) > 0 {
 		line += ", missing " + strings.Join(sc.Missing, ", ")
 	}
@@ -122,4 +142,24 @@ func (s *Schema) Sizes() string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// tableBytes sums what the schema's tables and their indexes hold on disk.
+func tableBytes(ctx context.Context, c target.Conn, d target.Dialect, objs []Object) (int64, error) {
+	var sum int64
+	for _, o := range objs {
+		if o.Kind != KindTable {
+			continue
+		}
+		q, err := schemaSQL(d, "table_bytes", "", o.Name)
+		if err != nil || q == "" {
+			return 0, err
+		}
+		var n int64
+		if err := c.QueryRow(ctx, q).Scan(&n); err != nil {
+			return 0, fmt.Errorf("size of table %s: %w", o.Name, err)
+		}
+		sum += n
+	}
+	return sum, nil
 }

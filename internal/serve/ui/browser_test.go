@@ -170,8 +170,9 @@ func (p *page) listen(base string) func(ev any) {
 				p.note(&p.problems, "console."+string(ev.Type)+": "+strings.Join(args, " "))
 			}
 		case *log.EventEntryAdded:
-			// The test's bad spec is answered 400, as it should be.
-			expected := ev.Entry.Source == log.EntrySourceNetwork && strings.HasSuffix(ev.Entry.URL, "/api/v1/validate")
+			// The test's bad spec is answered 400, as it should be (validate's, and the form's
+			// edit of a text that is not YAML).
+			expected := ev.Entry.Source == log.EntrySourceNetwork && (strings.HasSuffix(ev.Entry.URL, "/api/v1/validate") || strings.HasSuffix(ev.Entry.URL, "/api/v1/edit"))
 			if ev.Entry.Level == log.EntryLevelError && !expected {
 				p.note(&p.problems, "browser log: "+ev.Entry.Text+" "+ev.Entry.URL)
 			}

@@ -1,10 +1,13 @@
-// The UI's router: the hash names the view (#/jobs, #/jobs/ID, #/new, #/results, #/results/ID,
-// #/compare?ids=1,2), so that each view has an address to reload or share.
+// The UI's router: the hash names the view (#/jobs, #/jobs/ID, #/new, #/new?from=job/ID or
+// #/new?from=result/ID, #/results, #/results/ID, #/compare?ids=1,2), so that each view has an
+// address to reload or share.
 
 import { jobList, jobView } from "./jobs.js";
 import { newJob } from "./form.js";
 import { resultList, resultView, compareView } from "./results.js";
+import { specFrom } from "./again.js";
 import { el } from "./dom.js";
+import { docsView } from "./docs.js";
 
 const main = document.getElementById("main");
 let current = null;
@@ -27,7 +30,12 @@ async function route() {
     if (section === "jobs" && parts[1]) {
       await jobView(main, parts[1], ctl.signal);
     } else if (section === "new") {
-      newJob(main, navigate);
+      // #/new?from=job/ID or from=result/ID: the form opens with that spec (Edit and run again)
+      const preset = query.get("from") ? await specFrom(query.get("from")) : null;
+      if (ctl.signal.aborted) { return; }
+      await newJob(main, navigate, preset);
+    } else if (section === "docs") {
+      await docsView(main, parts[1], query);
     } else if (section === "results" && parts[1]) {
       await resultView(main, parts[1], ctl.signal);
     } else if (section === "results") {

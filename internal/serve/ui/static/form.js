@@ -2,23 +2,13 @@
 // a study, validated by the server as cairn run --spec and cairn study plan validate, with the
 // message shown beside the line of the key it names.
 
-import { postJSON } from "./api.js";
+import { getJSON, postJSON } from "./api.js";
+import { fields } from "./fields.js";
 import { el } from "./dom.js";
 import { locate } from "./yamlpath.js";
 
-const examples = {
-  run: `# A short TPC-C run on an embedded SQLite file (relative to where cairn serve runs),
-# which is prepared first with one warehouse when it has no schema.
-workload: tpcc
-db: sqlite://cairn-serve.db
-vu: 2
-rampup: 2s
-duration: 20s
-progress: 1s
-prepare:
-  warehouses: 1
-`,
-  study: `# A small study: TPC-C on SQLite at 1 and 2 VUs, twice each, in random order. A study on
+// A study's example; the run specs' are docs/examples, served by GET /api/v1/examples.
+const studyExample = `# A small study: TPC-C on SQLite at 1 and 2 VUs, twice each, in random order. A study on
 # PostgreSQL or MySQL names its settings here and gives db as a URL whose password is
 # \${CAIRN_PASSWORD}, read from cairn serve's environment (cairn serve --allow-env names the
 # variables it may read; \${VAR} is read nowhere else).
@@ -32,18 +22,25 @@ duration: 10s
 pause: 0s
 repeat: 2
 order: random
-`,
-};
-examples.prepare = examples.run;
-examples.check = examples.run;
-examples.cleanup = examples.run;
+`;
+
+let examples = null;
+async function loadExamples() {
+  if (!examples) { examples = (await getJSON("/api/v1/examples")).examples; }
+  return examples;
+}
 
 const LINE = 18; // px: the editor's line height (style.css)
 const PAD = 8; // px: its padding
 
 let draft = null; // what the user typed, kept while the page stays open
 
-export function newJob(main, navigate) {
+export async function newJob(main, navigate, preset) {
+  // Handed a spec ({kind, spec}: Edit and run again, again.js), the form opens with it.
+  if (preset) { draft = { text: preset.spec, kind: preset.kind }; }
+  const exs = await loadExamples();
+  const first = exs.find((e) => e.name.startsWith("sqlite")) || exs[0];
+  const exampleOf = (k) => (k === "study" ? studyExample : first.spec);
   const kind = el("select", { id: "kind" }, ["run", "study", "prepare", "check", "cleanup"].map((k) => el("option", { value: k }, k)));
   const text = el("textarea", { id: "spec", spellcheck: "false", autocomplete: "off", "aria-label": "spec" });
   const band = el("div", { class: "band" });
@@ -56,15 +53,30 @@ export function newJob(main, navigate) {
   // A cleanup drops what a prepare may have taken hours to load: it starts only once confirmed,
   // with what it will drop named, read from the database just before.
   const confirmBox = el("div", { class: "confirm", id: "confirm", hidden: true });
+  const example = el("select", { id: "example" }, el("option", { value: "" }, "load an example…"), exs.map((e) => el("option", { value: e.name }, e.title)));
+  const testConn = el("button", { type: "button", id: "test-conn" }, "Test connection");
+  const conn = el("ul", { class: "notes", id: "connection", hidden: true });
+  const form = el("div", { class: "fields", id: "fields" });
 
-  text.value = draft ? draft.text : examples.run;
+  text.value = draft ? draft.text : first.spec;
   if (draft) { kind.value = draft.kind; }
   let problem = null;
+  let synced = { read: () => {} };
   const keep = () => { draft = { text: text.value, kind: kind.value }; };
   kind.addEventListener("change", () => {
-    if (Object.values(examples).includes(text.value)) { text.value = examples[kind.value]; }
+    if ([studyExample, ...exs.map((e) => e.spec)].includes(text.value)) { text.value = exampleOf(kind.value); synced.read(); }
     clear();
     keep();
+  });
+  example.addEventListener("change", () => {
+    const e = exs.find((x) => x.name === example.value);
+    if (!e) { return; }
+    text.value = e.spec;
+    if (kind.value === "study") { kind.value = e.kind; }
+    example.value = "";
+    clear();
+    keep();
+    synced.read();
   });
 
   const clear = () => {
@@ -95,7 +107,7 @@ export function newJob(main, navigate) {
     }
   };
   text.addEventListener("scroll", place);
-  text.addEventListener("input", () => { clear(); keep(); plan.hidden = true; });
+  text.addEventListener("input", () => { clear(); keep(); plan.hidden = true; synced.read(); });
 
   const show = (e) => {
     problem = { field: e.field || "", message: e.message };
@@ -103,7 +115,26 @@ export function newJob(main, navigate) {
     status.className = "warn";
     place();
   };
-  const busy = (b) => { validate.disabled = b; start.disabled = b; };
+  const busy = (b) => { validate.disabled = b; start.disabled = b; testConn.disabled = b; };
+
+  // Test connection looks at the database as a prepare would find it (the same survey Validate
+  // makes): the server and its version, and what it holds of the workload's schema.
+  testConn.addEventListener("click", async () => {
+    clear();
+    busy(true);
+    conn.hidden = false;
+    conn.replaceChildren(el("li", {}, "connecting…"));
+    const v = synced.values ? synced.values() : {};
+    const probe = "workload: " + (v.workload || "tpcc") + "\n" + (v.db ? "db: " + JSON.stringify(v.db) + "\n" : "");
+    try {
+      const r = await postJSON("/api/v1/validate", { kind: "prepare", spec: probe });
+      conn.replaceChildren(...(r.target || []).map((l) => el("li", { class: "ok" }, l)));
+    } catch (e) {
+      conn.replaceChildren(el("li", { class: "warn" }, e.message));
+    } finally {
+      busy(false);
+    }
+  });
 
   // check asks the server to validate the spec and look at its database; null when not valid.
   const check = async () => {
@@ -168,13 +199,17 @@ export function newJob(main, navigate) {
   });
 
   main.replaceChildren(el("section", { class: "item" },
-    el("div", { class: "bar" }, el("h2", { class: "grow" }, "New job"), el("label", {}, "kind ", kind), validate, start),
+    el("div", { class: "bar" }, el("h2", { class: "grow" }, "New job"), example, el("label", {}, "kind ", kind), testConn, validate, start),
     el("p", { class: "notes" }, "A run spec (YAML or JSON, as cairn run --spec reads; a list of VU counts makes it a profile) or a study (as cairn study run reads). prepare, check and cleanup take a run spec. Passwords are written as ${VAR}: the server reads them from its own environment, only the variables it allows (cairn serve --allow-env, CAIRN_PASSWORD by default), and only in db's password."),
     status,
+    conn,
     found,
     confirmBox,
+    form,
+    el("h3", {}, "YAML"),
     el("div", { class: "editor" },
       el("div", { class: "code" }, el("div", { class: "paper" }), band, text),
       marks),
     plan));
+  synced = await fields(form, text, () => { clear(); keep(); plan.hidden = true; });
 }

@@ -4,6 +4,7 @@
 import { getJSON, postJSON, getText, events } from "./api.js";
 import { el, num, when, stateBadge } from "./dom.js";
 import { palette } from "./meta.js";
+import { againButtons } from "./again.js";
 
 const finalStates = new Set(["done", "failed", "stopped", "interrupted"]);
 
@@ -87,6 +88,7 @@ export async function jobView(main, id, signal) {
   const badge = el("span", { id: "job-state" }, stateBadge(job.state));
   const stop = el("button", { class: "stop", id: "stop", type: "button" }, "Stop");
   const resultLink = el("span", { id: "job-result" });
+  const again = el("span", { class: "bar", id: "job-again" }); // Run again, once the job has ended
   const errorLine = el("p", { class: "warn", id: "job-error" });
   const tiles = {
     headline: tile("headline", "NOPM", true), tpm: tile("tpm", "TPM", true),
@@ -144,7 +146,7 @@ export async function jobView(main, id, signal) {
     el("section", { class: "item" },
       el("div", { class: "bar" },
         el("h2", { class: "grow" }, "Job " + job.id + ": " + job.kind + (job.workload ? " " + job.workload : "") + (job.target ? " on " + job.target : "")),
-        badge, resultLink, stop),
+        badge, resultLink, again, stop),
       el("p", { class: "notes" }, "created " + when(job.created_at) + " UTC" + (job.started_at ? " · started " + when(job.started_at) + " UTC" : "")),
       errorLine, kept,
       el("details", {}, el("summary", {}, "Spec"), el("pre", {}, job.spec || ""))),
@@ -185,6 +187,7 @@ export async function jobView(main, id, signal) {
       storedShown = resultID;
       stored(resultID);
     }
+    if (finalStates.has(state) && !again.firstChild) { again.append(...againButtons("job/" + id, job.kind, errorLine)); }
   };
   stop.addEventListener("click", async () => {
     stopping = true;

@@ -1,9 +1,11 @@
 // The results browser: the stored results with filters, a result's report, and a comparison of
-// two or more of them, as cairn results list, report and results compare give them.
+// two or more of them, as cairn results list, report and results compare give them, with the
+// report's charts of them overlaid.
 
 import { getJSON, request } from "./api.js";
 import { el, num, when } from "./dom.js";
 import { workloads, targets } from "./meta.js";
+import { againButtons } from "./again.js";
 
 const kinds = ["run", "profile", "study"];
 
@@ -14,7 +16,19 @@ function select(id, values, value) {
 function resultFigure(e) {
   if (e.live) { return "live study"; }
   if (e.headline === undefined || e.headline === null) { return ""; }
-  return num(e.headline) + " " + (e.headline_name || "");
+  // a profile (and a study, by its first case) is listed by its peak step, as results list says
+  return (e.kind === "run" ? "" : "peak ") + num(e.headline) + " " + (e.headline_name || "");
+}
+
+// stepsText says what a profile's (or a study's) steps measure: the unit of the figure they are
+// ranked by and the VU range, as "NOPM, 8–64 VU, 5 steps".
+function stepsText(e) {
+  const vus = String(e.vu || "").split(",").map(Number).filter((v) => v > 0);
+  if (!vus.length) { return e.vu || ""; }
+  const lo = Math.min(...vus);
+  const hi = Math.max(...vus);
+  const n = new Set(vus).size;
+  return [e.headline_name, (lo === hi ? lo : lo + "–" + hi) + " VU", n + (n === 1 ? " step" : " steps")].filter(Boolean).join(", ");
 }
 
 export async function resultList(main, query, signal) {
@@ -68,10 +82,11 @@ export async function resultList(main, query, signal) {
       el("td", {}, when(e.started_at)),
       el("td", {}, e.workload || ""),
       el("td", {}, [e.target_name, e.target_version].filter(Boolean).join(" ")),
-      el("td", { class: "n" }, e.vu || ""),
+      e.kind === "run" ? el("td", { class: "n" }, e.vu || "")
+        : el("td", { class: "n", "data-steps": "", title: "VUs " + (e.vu || "") }, stepsText(e)),
       el("td", { class: "n" }, resultFigure(e)),
       el("td", { class: "n" }, e.main_p95_ms === undefined ? "" : num(e.main_p95_ms)),
-      el("td", { class: "n" }, num(e.window_seconds)),
+      el("td", { class: "n" }, e.kind === "run" ? num(e.window_seconds) : ""),
       el("td", { class: "warn" }, e.interrupted ? "interrupted" : ""));
     box.addEventListener("change", () => {
       if (box.checked) { picked.add(id); } else { picked.delete(id); }
@@ -83,17 +98,23 @@ export async function resultList(main, query, signal) {
   }));
 }
 
-// resultView shows a result's report, fetched with the token and shown from a blob, since a
-// frame's own request could not carry it.
+// resultView shows a result's report, with Run again and Edit and run again.
 export async function resultView(main, id, signal) {
   const frame = el("iframe", { class: "report", id: "report", title: "report of result " + id });
-  const problem = el("p", { class: "warn" });
+  const problem = el("p", { class: "warn", id: "result-problem" });
   const exportLink = (format) => el("button", { type: "button", onclick: () => download(id, format, problem) }, "Export " + format.toUpperCase());
   main.replaceChildren(el("section", { class: "item" },
-    el("div", { class: "bar" }, el("h2", { class: "grow" }, "Result " + id), exportLink("json"), exportLink("csv"),
+    el("div", { class: "bar" }, el("h2", { class: "grow" }, "Result " + id),
+      againButtons("result/" + id, "", problem), exportLink("json"), exportLink("csv"),
       el("a", { href: "#/results" }, "all results")),
     problem, frame));
-  const resp = await request("/api/v1/results/" + encodeURIComponent(id) + "/report");
+  await showReport(frame, problem, "/api/v1/results/" + encodeURIComponent(id) + "/report", signal);
+}
+
+// showReport loads a report into frame, fetched with the token and shown from a blob, since a
+// frame's own request could not carry it; a refusal is told in problem instead.
+async function showReport(frame, problem, path, signal) {
+  const resp = await request(path);
   if (signal.aborted) { return; }
   if (!resp.ok) {
     let msg = resp.status + " " + resp.statusText;
@@ -121,18 +142,32 @@ async function download(id, format, problem) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
+// compareView is what cairn results compare prints, and under it the report of the compared
+// results, their charts overlaid (the report's own, as cairn report A B draws them).
 export async function compareView(main, query, signal) {
   // the route's + arrives as a space, which the API takes back as +
   const args = (query.get("ids") || "").trim().split(/\s+/).filter(Boolean);
+  const ids = args.map(encodeURIComponent).join("+");
   const out = el("pre", { class: "compare", id: "compare-text" }, "…");
+  const frame = el("iframe", { class: "report", id: "compare-report", title: "charts of " + args.join(", ") });
+  const problem = el("p", { class: "warn", id: "compare-problem" });
   main.replaceChildren(el("section", { class: "item" },
     el("div", { class: "bar" }, el("h2", { class: "grow" }, "Compare " + args.join(" with ")), el("a", { href: "#/results" }, "all results")),
-    out));
+    out),
+  el("section", { class: "item" }, el("h3", {}, "Charts"), problem, frame));
+  // The frame opens at the report's charts: the figures of each result stand above them.
+  frame.addEventListener("load", () => {
+    const w = frame.contentWindow;
+    const first = w && w.document.querySelector(".chart");
+    if (first) { w.scrollTo(0, first.getBoundingClientRect().top + w.scrollY - 48); }
+  }, { once: true });
+  const charts = showReport(frame, problem, "/api/v1/report?ids=" + ids, signal);
   try {
-    const { text } = await getJSON("/api/v1/compare?ids=" + args.map(encodeURIComponent).join("+"));
+    const { text } = await getJSON("/api/v1/compare?ids=" + ids);
     if (!signal.aborted) { out.textContent = text; }
   } catch (e) {
     out.textContent = "";
     out.replaceWith(el("p", { class: "warn", id: "compare-text" }, e.message));
   }
+  await charts;
 }

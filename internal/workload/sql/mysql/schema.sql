@@ -27,3 +27,7 @@ DROP PROCEDURE IF EXISTS NAME
 -- during a load, so unique_checks = 0 saved nothing else.
 -- name: load_session
 SET foreign_key_checks = 0
+-- The bytes a table's data and indexes hold, as information_schema gives them (InnoDB's own
+-- estimate, refreshed by its statistics: Survey words the sum "about").
+-- name: table_bytes
+SELECT CAST(COALESCE(SUM(data_length + index_length), 0) AS SIGNED) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'NAME'

@@ -20,3 +20,6 @@ DROP FUNCTION IF EXISTS NAME
 -- The session settings of every loading connection, whatever the workload (LoadSession).
 -- name: load_session
 SET synchronous_commit = off
+-- The bytes a table and its indexes and TOAST hold on disk (Survey's size of a schema).
+-- name: table_bytes
+SELECT COALESCE(pg_total_relation_size(to_regclass('NAME')), 0)::bigint

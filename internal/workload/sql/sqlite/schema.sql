@@ -18,3 +18,6 @@ VACUUM
 -- The session settings of every loading connection, whatever the workload (LoadSession).
 -- name: load_session
 PRAGMA synchronous = OFF
+-- The bytes of the pages a table and its indexes use (Survey's size of a schema).
+-- name: table_bytes
+SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name = 'NAME' OR name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'NAME')
