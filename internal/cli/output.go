@@ -10,6 +10,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/cairn-bench/cairn/internal/event"
 )
 
 // progress shows rows loaded: a bar with rows/s and an ETA on a terminal, a line every 5 s otherwise.
@@ -66,12 +68,13 @@ func (p *progress) start(rows *atomic.Int64) {
 				_ = p.bar.Set64(min(n, p.total))
 				continue
 			}
-			rate := float64(n) / time.Since(t0).Seconds()
+			// The rate and the time left as serve's build progress has them (event.Loading).
+			l := event.Loading{Elapsed: time.Since(t0), Total: p.total, Rows: n}
 			eta := "?"
-			if rate > 0 && n < p.total {
-				eta = (time.Duration(float64(p.total-n)/rate) * time.Second).Round(time.Second).String()
+			if left, ok := l.Left(); ok {
+				eta = left.Round(time.Second).String()
 			}
-			fmt.Fprintf(p.w, "%s: %d/%d rows (%.0f%%), %.0f rows/s, ETA %s\n", p.label, n, p.total, 100*float64(n)/float64(p.total), rate, eta)
+			fmt.Fprintf(p.w, "%s: %d/%d rows (%.0f%%), %.0f rows/s, ETA %s\n", p.label, n, p.total, 100*float64(n)/float64(p.total), l.Rate(), eta)
 		}
 	}()
 }

@@ -142,9 +142,18 @@ type Tick struct {
 // Progress is one live progress sample: the engine publishes one every progress interval and one
 // at the end, Line wording it as the terminal shows it.
 type Progress struct {
-	Elapsed    time.Duration
-	Phase      string // "rampup", "window", "done"
-	InWindow   time.Duration
+	Elapsed  time.Duration
+	Phase    string // "rampup", "window", "done"
+	InWindow time.Duration
+	// Headline names the run's headline figure ("NOPM", "TPS", "requests/s"). PerMinute: it is a
+	// per-minute rate of one type's completions (TPC-C's NOPM), HeadlinePM its rate over the
+	// interval; otherwise the headline is the interval's transactions per second (Count over
+	// Interval) and HeadlinePM is 0.
+	Headline  string
+	PerMinute bool
+	// HeadlinePM and TxnPM (TPM) are per-minute rates over the interval, counted by Source:
+	// "server" (the database's counters, as the run's headline is) or "client" (cairn's own
+	// count, where the database has no counter or did not answer).
 	HeadlinePM float64
 	TxnPM      float64
 	Source     string
@@ -163,6 +172,43 @@ type Progress struct {
 	TopWaits []results.WaitEvent
 	// Line is the sample as the progress line words it (the workload's own, or the common one).
 	Line string
+}
+
+// Loading is a prepare's load as it goes: published once a second while it loads and once when
+// it ends (Done). Rows of Total have been loaded in Elapsed; Total is what the prepare expects to
+// load (TPC-C's order lines vary around it). Tables and Loaders count the rows per table and per
+// loader (connection) where the load counts them (workload.Tally): loads through
+// workload.BulkLoad do; both are empty otherwise.
+type Loading struct {
+	Elapsed     time.Duration
+	Total, Rows int64
+	Tables      []TableRows
+	Loaders     []int64
+	Done        bool
+}
+
+// TableRows is one table's rows loaded so far.
+type TableRows struct {
+	Name string
+	Rows int64
+}
+
+// Rate is the rows loaded per second since the load began.
+func (l Loading) Rate() float64 {
+	if l.Elapsed <= 0 {
+		return 0
+	}
+	return float64(l.Rows) / l.Elapsed.Seconds()
+}
+
+// Left estimates the time the load still takes, at its rate so far; false while there is no rate
+// or once the rows expected are loaded.
+func (l Loading) Left() (time.Duration, bool) {
+	r := l.Rate()
+	if r <= 0 || l.Rows >= l.Total {
+		return 0, false
+	}
+	return time.Duration(float64(l.Total-l.Rows) / r * float64(time.Second)), true
 }
 
 // QueryDone: a workload's own test (TPC-H's power or throughput test) finished one timed query
@@ -191,3 +237,4 @@ func (Interrupted) event() {}
 func (Tick) event()        {}
 func (Progress) event()    {}
 func (QueryDone) event()   {}
+func (Loading) event()     {}

@@ -168,7 +168,9 @@ type Engine struct {
 	Target   target.Target
 	Types    []string
 	Headline int // index of the headline transaction type, or -1
-	NewVU    func(id int) (workload.VU, error)
+	// HeadlineName names the run's headline figure in the progress samples (event.Progress).
+	HeadlineName string
+	NewVU        func(id int) (workload.VU, error)
 	// HeadlineSQL is the scalar the window snapshots read (see workload.Headliner); may be "".
 	HeadlineSQL string
 	// Main is the type whose mean latency and schedule lag the progress samples show.
@@ -1086,7 +1088,7 @@ func (m *monitor) sample(now time.Duration, last bool) {
 		m.nextProg += e.Cfg.Progress
 	}
 	set := m.progSet
-	p := event.Progress{Elapsed: now, Phase: m.phase(last), Interval: now - m.lastProgAt}
+	p := event.Progress{Elapsed: now, Phase: m.phase(last), Interval: now - m.lastProgAt, Headline: e.HeadlineName, PerMinute: e.Headline >= 0}
 	if p.Phase == "window" {
 		p.InWindow = now - e.ws
 	}

@@ -14,9 +14,10 @@ import (
 // events is a running job's subscriber of its session's bus: it turns what happens into the
 // job's server-sent events and log, the log in the words the terminal shows (session.Words).
 type events struct {
-	m   *manager
-	r   *running
-	lat *hdrhistogram.Histogram
+	m     *manager
+	r     *running
+	lat   *hdrhistogram.Histogram
+	types []string // the transaction types the last tick named: the progress samples' p95 index them
 }
 
 // Handle: steps, settings, a workload's timed queries and the stored result's id become events,
@@ -44,8 +45,27 @@ func (ev *events) Handle(_ context.Context, e event.Event) error {
 			q["error"] = tm.Error
 		}
 		m.publishLocked(r, "query", q)
+	case event.Loading:
+		type table struct {
+			Name string `json:"name"`
+			Rows int64  `json:"rows"`
+		}
+		tables := []table{}
+		for _, t := range e.Tables {
+			tables = append(tables, table(t))
+		}
+		v := map[string]any{"elapsed_s": e.Elapsed.Seconds(), "total": e.Total, "rows": e.Rows, "rate": e.Rate(),
+			"tables": tables, "loaders": e.Loaders, "done": e.Done}
+		if left, ok := e.Left(); ok {
+			v["left_s"] = left.Seconds()
+		}
+		m.publishLocked(r, "loading", v)
 	case event.Applied:
-		m.publishLocked(r, "setting", map[string]any{"name": e.Name, "value": e.Value, "read_back": e.ReadBack, "live": e.Live})
+		v := map[string]any{"name": e.Name, "value": e.Value, "read_back": e.ReadBack, "live": e.Live}
+		if e.Live {
+			v["at_s"] = e.At.Seconds() // from the window's start: the chart marks it there
+		}
+		m.publishLocked(r, "setting", v)
 	case event.Opened:
 		// Recorded at once: a service killed before the end leaves the record naming the
 		// profile or study it had stored so far.
@@ -93,6 +113,14 @@ func (ev *events) tick(t event.Tick) {
 			v["p99_ms"] = float64(ev.lat.ValueAtQuantile(99)) / 1000
 		}
 		v["retries"] = t.Set.Total().Retries
+		// Each type's transactions of this second, for the per-type lines drawn on demand.
+		types := make(map[string]int64, len(t.Types))
+		for i, name := range t.Types {
+			if i < len(t.Set.Counts) {
+				types[name] = t.Set.Counts[i].Count
+			}
+		}
+		v["types"] = types
 	} else if s.P95ms > 0 {
 		v["p95_ms"] = s.P95ms
 	}
@@ -117,6 +145,7 @@ func (ev *events) tick(t event.Tick) {
 	}
 	m := ev.m
 	m.mu.Lock()
+	ev.types = t.Types
 	if w := ev.r.waits; w != nil {
 		v["waits"] = w
 	}
@@ -130,16 +159,44 @@ type wait struct {
 	Share float64 `json:"share"`
 }
 
-// progress keeps the waits of a progress interval (those its line names, with their share as it
-// shows them) for the ticks that follow it.
+// progress is a progress sample as the terminal's progress line has it: the headline and TPM
+// over the interval, counted by the server where it counts them (the line's "(server)"), each
+// type's p95. It keeps the interval's waits (those its line names, with their share as it shows
+// them) for the ticks that follow it.
 func (ev *events) progress(p event.Progress) {
 	var ws []wait
 	for _, w := range p.TopWaits {
 		ws = append(ws, wait{Name: w.Name, Share: shownShare(w.Share)})
 	}
 	ev.m.mu.Lock()
+	defer ev.m.mu.Unlock()
 	ev.r.waits = ws
-	ev.m.mu.Unlock()
+	if p.Headline == "" || p.Interval <= 0 {
+		return // a workload's own tests (TPC-H's) tell their progress by their queries
+	}
+	v := map[string]any{
+		"elapsed_s":     p.Elapsed.Seconds(),
+		"phase":         p.Phase,
+		"in_window_s":   p.InWindow.Seconds(),
+		"interval_s":    p.Interval.Seconds(),
+		"headline_name": p.Headline,
+		"tpm":           p.TxnPM,
+		"source":        p.Source,
+		"tps":           float64(p.Count) / p.Interval.Seconds(),
+		"errors":        p.Errors,
+		"retries":       p.Retries,
+	}
+	if p.PerMinute {
+		v["headline_pm"] = p.HeadlinePM
+	}
+	p95 := map[string]float64{}
+	for i, x := range p.P95 {
+		if i < len(ev.types) {
+			p95[ev.types[i]] = x
+		}
+	}
+	v["p95_ms"] = p95
+	ev.m.publishLocked(ev.r, "progress", v)
 }
 
 // shownShare is a share as the progress line shows it (results.TopWaits): a whole percent from

@@ -178,6 +178,49 @@ func jobDir(store string) string { return store + ".jobs" }
 
 func (m *manager) logPath(id string) string { return filepath.Join(m.dir, id+".log") }
 
+func (m *manager) eventsPath(id string) string { return filepath.Join(m.dir, id+".events.json") }
+
+// kept is an event as a job's events file keeps it.
+type kept struct {
+	Name string          `json:"event"`
+	Data json.RawMessage `json:"data"`
+}
+
+// saveEvents keeps a job's events, as its page replays them (the bounded buffer), beside its
+// log when it ends: its page draws the same charts after serve restarts. The caller holds mu.
+func (m *manager) saveEvents(r *running) {
+	out := make([]kept, len(r.events))
+	for i, e := range r.events {
+		out[i] = kept{Name: e.Name, Data: e.Data}
+	}
+	b, err := json.Marshal(out)
+	if err == nil {
+		err = outfile.WriteBytes(m.eventsPath(r.ID), append(b, '\n'))
+	}
+	if err != nil {
+		fmt.Fprintf(m.cfg.Log, "cairn serve: job %s's events: %v\n", r.ID, err)
+	}
+}
+
+// readEvents reads the events a job kept when it ended; none when it kept none (a job that
+// ran when serve was killed, or one of a serve before they were kept).
+func (m *manager) readEvents(id string) []Event {
+	b, err := os.ReadFile(m.eventsPath(id))
+	if err != nil {
+		return nil
+	}
+	var in []kept
+	if err := json.Unmarshal(b, &in); err != nil {
+		fmt.Fprintf(m.cfg.Log, "cairn serve: job %s's events %s: %v\n", id, m.eventsPath(id), err)
+		return nil
+	}
+	out := make([]Event, len(in))
+	for i, e := range in {
+		out[i] = Event{Name: e.Name, Data: e.Data}
+	}
+	return out
+}
+
 // save writes every job's record; the caller holds mu or is alone.
 func (m *manager) save() error {
 	out := make([]Job, len(m.order))
@@ -321,6 +364,7 @@ func (m *manager) endLocked(r *running, state, msg string) {
 	now := time.Now().UTC()
 	r.State, r.Error, r.EndedAt = state, msg, &now
 	m.stateLocked(r)
+	m.saveEvents(r)
 	for c := range r.subs {
 		close(c)
 	}
@@ -375,22 +419,29 @@ func (m *manager) publishLocked(r *running, name string, v any) {
 // nil when it has ended.
 func (m *manager) watch(id string) (past []Event, live chan Event, ok bool) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	r := m.jobs[id]
 	if r == nil {
+		m.mu.Unlock()
 		return nil, nil, false
 	}
 	past = append(past, r.events...)
-	if r.subs == nil {
-		if len(past) == 0 || past[len(past)-1].Name != "state" {
-			b, _ := json.Marshal(map[string]string{"state": r.State, "result_id": r.ResultID, "error": r.Error})
-			past = append(past, Event{Name: "state", Data: b})
-		}
-		return past, nil, true
+	if r.subs != nil {
+		live = make(chan Event, 256)
+		r.subs[live] = struct{}{}
+		m.mu.Unlock()
+		return past, live, true
 	}
-	live = make(chan Event, 256)
-	r.subs[live] = struct{}{}
-	return past, live, true
+	b, _ := json.Marshal(map[string]string{"state": r.State, "result_id": r.ResultID, "error": r.Error})
+	old := r.events == nil // a job of a previous service
+	m.mu.Unlock()
+	if old {
+		// Its kept events are read when asked for, not held.
+		past = m.readEvents(id)
+	}
+	if len(past) == 0 || past[len(past)-1].Name != "state" {
+		past = append(past, Event{Name: "state", Data: b})
+	}
+	return past, nil, true
 }
 
 func (m *manager) unwatch(id string, c chan Event) {

@@ -114,7 +114,7 @@ func (se *Session) prepare(ctx context.Context) error {
 	if p == nil {
 		p = quiet{}
 	}
-	err := se.W.Prepare(ctx, se.T, se.Spec.Prepare.Options, p)
+	err := se.W.Prepare(tallied(ctx, p), se.T, se.Spec.Prepare.Options, p)
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		return nil
 	}
@@ -236,7 +236,7 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 		settings, _ = se.T.Settings(ctx, c)
 		c.Close()
 	}
-	eng := &run.Engine{Cfg: cfg, Target: se.T, Types: def.Types, Main: def.Main, Headline: -1, NewVU: def.NewVU, Statements: def.Statements}
+	eng := &run.Engine{Cfg: cfg, Target: se.T, Types: def.Types, Main: def.Main, Headline: -1, HeadlineName: def.HeadlineName, NewVU: def.NewVU, Statements: def.Statements}
 	if def.Headline == workload.HeadlineServer {
 		eng.Headline, eng.HeadlineSQL = def.HeadlineTx, def.HeadlineSQL
 	}

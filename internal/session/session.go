@@ -16,6 +16,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/observe"
@@ -67,22 +68,80 @@ func (o Options) preparing(ctx context.Context, bus *event.Bus) workload.Prepari
 	if o.Preparing != nil {
 		return o.Preparing
 	}
-	return preparingText{ctx: ctx, bus: bus}
+	return &preparingText{ctx: ctx, bus: bus, tally: &workload.Tally{}}
 }
 
-// preparingText tells prepare's output as Text events: what it says, and a line when a load begins.
+// tallied is ctx with p's Tally, when p tells the load's rows per table and loader.
+func tallied(ctx context.Context, p workload.Preparing) context.Context {
+	if pt, ok := p.(*preparingText); ok {
+		return workload.WithTally(ctx, pt.tally)
+	}
+	return ctx
+}
+
+// loadEvery is how often a load is told as a Loading event.
+const loadEvery = time.Second
+
+// preparingText tells prepare's output as Text events, a line when a load begins, and the load
+// as Loading events, once a second and once at its end.
 type preparingText struct {
-	ctx context.Context
-	bus *event.Bus
+	ctx   context.Context
+	bus   *event.Bus
+	tally *workload.Tally
+	mu    sync.Mutex
+	stop  chan struct{}
+	done  chan struct{}
 }
 
-func (p preparingText) Say(format string, a ...any) {
+func (p *preparingText) Say(format string, a ...any) {
 	p.bus.Publish(p.ctx, event.Text{Line: fmt.Sprintf(format, a...)})
 }
-func (p preparingText) Load(total int64, _ *atomic.Int64) {
+
+func (p *preparingText) Load(total int64, rows *atomic.Int64) {
+	p.Loaded()
 	p.bus.Publish(p.ctx, event.Text{Line: fmt.Sprintf("loading: %d rows", total), Err: true})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stop, p.done = make(chan struct{}), make(chan struct{})
+	go func(stop, done chan struct{}) {
+		defer close(done)
+		t0 := time.Now()
+		tell := func(last bool) {
+			p.bus.Publish(p.ctx, p.loading(time.Since(t0), total, rows.Load(), last))
+		}
+		tick := time.NewTicker(loadEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				tell(true)
+				return
+			case <-tick.C:
+				tell(false)
+			}
+		}
+	}(p.stop, p.done)
 }
-func (p preparingText) Loaded() {}
+
+func (p *preparingText) loading(el time.Duration, total, rows int64, last bool) event.Loading {
+	l := event.Loading{Elapsed: el, Total: total, Rows: rows, Loaders: p.tally.Loaders(), Done: last}
+	for _, t := range p.tally.Tables() {
+		l.Tables = append(l.Tables, event.TableRows{Name: t.Name, Rows: t.Rows})
+	}
+	return l
+}
+
+// Loaded ends the load's events, once, whoever calls it first (the workload or the session).
+func (p *preparingText) Loaded() {
+	p.mu.Lock()
+	stop, done := p.stop, p.done
+	p.stop, p.done = nil, nil
+	p.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}
 
 // lineWriter tells what a part of cairn writes as text (a workload's own run, a check, a study's
 // restart command) as Text events, a line each; Flush tells a last unended line.
@@ -335,7 +394,7 @@ func Prepare(ctx context.Context, w workload.Workload, db string, opts any, o Op
 	defer t.Close()
 	bus := o.bus(nil)
 	p := o.preparing(ctx, bus)
-	err = w.Prepare(ctx, t, opts, p)
+	err = w.Prepare(tallied(ctx, p), t, opts, p)
 	p.Loaded()
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		return nil

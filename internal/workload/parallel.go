@@ -34,6 +34,7 @@ func Parallel(ctx context.Context, t target.Target, k, n int, setup func(ctx con
 				return
 			}
 			defer c.Close()
+			ctx := withLoader(ctx, l) // a Tally counts the connection's rows as loader l's
 			if setup != nil {
 				if err := setup(ctx, c); err != nil {
 					errs[l] = err
@@ -88,11 +89,19 @@ func RetryLoad(ctx context.Context, t target.Target, load func() error) error {
 }
 
 // BulkLoad runs c.BulkLoad of the rows gen writes under RetryLoad, counting them into rows (for
-// a progress display; nil counts nothing) and taking a failed attempt's rows back from the count.
+// a progress display; nil counts nothing), and into the table's and the loader's counts of the
+// context's Tally, taking a failed attempt's rows back from the counts.
 func BulkLoad(ctx context.Context, t target.Target, c target.Conn, table string, columns []string, rows *atomic.Int64, gen func(w target.RowWriter) error) (int64, error) {
 	var n int64
+	counts := []*atomic.Int64{rows}
+	if tl := tallyOf(ctx); tl != nil {
+		counts = append(counts, tl.table(table))
+		if l, ok := ctx.Value(loaderKey{}).(int); ok {
+			counts = append(counts, tl.loader(l))
+		}
+	}
 	err := RetryLoad(ctx, t, func() error {
-		cw := &countingWriter{total: rows}
+		cw := &countingWriter{counts: counts}
 		var err error
 		n, err = c.BulkLoad(ctx, table, columns, func(w target.RowWriter) error {
 			cw.RowWriter = w
@@ -100,18 +109,23 @@ func BulkLoad(ctx context.Context, t target.Target, c target.Conn, table string,
 			cw.flush()
 			return err
 		})
-		if err != nil && rows != nil {
-			rows.Add(-cw.added)
+		if err != nil {
+			for _, c := range cw.counts {
+				if c != nil {
+					c.Add(-cw.added)
+				}
+			}
 		}
 		return err
 	})
 	return n, err
 }
 
-// countingWriter counts rows into total, in steps of 1024 so that loaders do not contend on it.
+// countingWriter counts rows into its counts (nil ones count nothing), in steps of 1024 so that
+// loaders do not contend on them.
 type countingWriter struct {
 	target.RowWriter
-	total          *atomic.Int64
+	counts         []*atomic.Int64
 	pending, added int64
 }
 
@@ -123,8 +137,12 @@ func (c *countingWriter) EndRow() error {
 }
 
 func (c *countingWriter) flush() {
-	if c.total != nil && c.pending > 0 {
-		c.total.Add(c.pending)
+	if c.pending > 0 {
+		for _, n := range c.counts {
+			if n != nil {
+				n.Add(c.pending)
+			}
+		}
 		c.added += c.pending
 	}
 	c.pending = 0

@@ -14,7 +14,7 @@ import (
 
 // TestBulkLoadRetries makes MariaDB fail a LOAD DATA with a retryable error and checks that
 // workload.BulkLoad loads the job again, ends with every row exactly once, and counts each row
-// once for the progress display. Another session holds an uncommitted row with a key the load
+// once for the progress display, in all and in its table's count (a Tally's). Another session holds an uncommitted row with a key the load
 // also writes, so the load waits on its lock and, after innodb_lock_wait_timeout (1 s), fails
 // with error 1205; the blocker rolls back after 1.5 s, so a later attempt succeeds.
 func TestBulkLoadRetries(t *testing.T) {
@@ -39,8 +39,9 @@ func TestBulkLoadRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows atomic.Int64
+	tally := &workload.Tally{}
 	attempts := 0
-	loaded, err := workload.BulkLoad(ctx, tg, loader, table, []string{"id", "v"}, &rows, func(w target.RowWriter) error {
+	loaded, err := workload.BulkLoad(workload.WithTally(ctx, tally), tg, loader, table, []string{"id", "v"}, &rows, func(w target.RowWriter) error {
 		attempts++
 		for id := int64(1); id <= n; id++ {
 			w.Int(id)
@@ -67,5 +68,8 @@ func TestBulkLoadRetries(t *testing.T) {
 	if count != n || blocked != 0 || loaded != n || rows.Load() != n {
 		t.Fatalf("%d attempts: table holds %d rows (%d the blocker's), load reported %d, progress counted %d; want %d, 0, %d, %d",
 			attempts, count, blocked, loaded, rows.Load(), n, n, n)
+	}
+	if tb := tally.Tables(); len(tb) != 1 || tb[0].Name != table || tb[0].Rows != n || len(tally.Loaders()) != 0 {
+		t.Fatalf("%d attempts: the tally counts %+v, loaders %v; want %d rows of %s, no loader (none of Parallel's)", attempts, tb, tally.Loaders(), n, table)
 	}
 }

@@ -30,6 +30,7 @@ import (
 // results store and state of its own, stopped with SIGTERM (which must exit 0) when the test ends.
 type serve struct {
 	bin, dir, store, base string
+	stop                  func() // stops the service started last
 }
 
 func startServe(t *testing.T, args ...string) *serve {
@@ -42,17 +43,30 @@ func startServe(t *testing.T, args ...string) *serve {
 	if out, err := exec.Command("go", "build", "-o", s.bin, "../../../cmd/cairn").CombinedOutput(); err != nil {
 		t.Fatalf("build cairn: %v\n%s", err, out)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	s.stop = s.launch(t, args...)
+	return s
+}
+
+// launch starts s's binary as cairn serve on its store, on a free loopback port (s.base), and
+// returns once it answers; stop sends SIGTERM and waits for its exit 0 (at the test's end if not
+// called before): a test starts serve again on the same store this way.
+func (s *serve) launch(t *testing.T, args ...string) (stop func()) {
+	t.Helper()
+	// Started again, it takes the address it had: the page's origin stays the same.
+	addr := strings.TrimPrefix(s.base, "http://")
+	if addr == "" {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr = l.Addr().String()
+		l.Close()
+		s.base = "http://" + addr
 	}
-	addr := l.Addr().String()
-	l.Close()
-	s.base = "http://" + addr
 
 	cmd := exec.Command(s.bin, append([]string{"serve", "--listen", addr, "--results", s.store}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CAIRN_STATE="+filepath.Join(dir, "state"))
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), "CAIRN_STATE="+filepath.Join(s.dir, "state"))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -60,25 +74,29 @@ func startServe(t *testing.T, args ...string) *serve {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("cairn serve after SIGTERM: %v, want exit 0; it said:\n%s", err, out.String())
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Errorf("cairn serve after SIGTERM: %v, want exit 0; it said:\n%s", err, out.String())
+				}
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Errorf("cairn serve did not exit within 30 s of SIGTERM; it said:\n%s", out.String())
 			}
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("cairn serve did not exit within 30 s of SIGTERM; it said:\n%s", out.String())
-		}
-	})
+		})
+	}
+	t.Cleanup(stop)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := http.Get(s.base + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return s
+				return stop
 			}
 		}
 		select {
@@ -506,6 +524,7 @@ func TestUIStudyInBrowser(t *testing.T) {
 		Shown    bool       `json:"shown"`
 		Settings [][]string `json:"settings"`
 		Marks    []string   `json:"marks"`
+		MarkX    []float64  `json:"markX"`
 		Points   int        `json:"points"`
 	}
 	v := until[view](t, ctx, "the study's view", 10*time.Second, `(function () {
@@ -518,6 +537,7 @@ func TestUIStudyInBrowser(t *testing.T) {
 	      return Array.from(tr.children).slice(1).map(function (td) { return td.textContent; });
 	    }),
 	    marks: ((tps.markLine && tps.markLine.data) || []).map(function (d) { return d.name; }),
+	    markX: ((tps.markLine && tps.markLine.data) || []).map(function (d) { return d.xAxis; }),
 	    points: tps.data.length
 	  };
 	})()`)
@@ -538,8 +558,17 @@ func TestUIStudyInBrowser(t *testing.T) {
 			t.Errorf("no setting row %q among %q", w, v.Settings)
 		}
 	}
-	if len(v.Marks) != 1 || v.Marks[0] != "synchronous_commit=off" {
-		t.Errorf("the throughput chart marks %q, want the live change synchronous_commit=off", v.Marks)
+	// The live change is marked where the schedule put it: half the 6 s window after its start.
+	at := map[string]float64{}
+	for i, name := range v.Marks {
+		at[name] = v.MarkX[i]
+	}
+	ws, okW := at["window start"]
+	ch, okC := at["synchronous_commit=off"]
+	if len(v.Marks) != 3 || !okW || !okC || at["window end"] <= ch {
+		t.Errorf("the throughput chart marks %q, want the window's start, the live change synchronous_commit=off and the window's end", v.Marks)
+	} else if d := ch - ws; d < 2.9 || d > 3.1 {
+		t.Errorf("the live change is marked %.1f s after the window's start (%.1f), want 3 s (at: 50%% of 6 s)", d, ws)
 	}
 	if v.Points < 5 {
 		t.Errorf("the throughput chart has %d points of a 7 s run", v.Points)
