@@ -137,7 +137,21 @@ export async function fields(box, text, onSpec) {
     file, host, port, user, name, pw,
     el("label", { class: "fld" }, el("span", { class: "k" }, "workload"), wl), el("span", { class: "fld" }, docLink));
   const optionBox = el("div", { id: "f-options" });
-  box.replaceChildren(el("h3", {}, "Form"), state, head, dbNote, optionBox);
+  // A study's own keys (docs/studies.md): its name, which its results are stored under, and the
+  // order of its runs. Shown for the study kind; its settings and schedule are the YAML's.
+  const studyName = el("input", { id: "f-name", type: "text", "data-path": "name", placeholder: "required", autocomplete: "off", spellcheck: "false", size: 16 });
+  const studyOrder = el("select", { id: "f-order", "data-path": "order" }, el("option", { value: "" }, "default (sequential)"),
+    ["sequential", "interleaved", "random"].map((v) => el("option", { value: v }, v)));
+  studyName.addEventListener("change", field("name"));
+  studyOrder.addEventListener("change", field("order"));
+  const studyBox = el("details", { class: "group", open: true, "data-group": "study", hidden: true }, el("summary", {}, "Study"),
+    el("div", { class: "fgrid" },
+      el("label", { class: "fld", "data-option": "name" }, el("span", { class: "k" }, "name"), studyName,
+        el("span", { class: "help" }, "the study's name, its results stored under it ", el("a", { href: "#/docs/studies.md", class: "doc" }, "docs"))),
+      el("label", { class: "fld", "data-option": "order" }, el("span", { class: "k" }, "order"), studyOrder,
+        el("span", { class: "help" }, "the order of its runs: each case's in turn, the cases interleaved, or at random")),
+      el("p", { class: "notes wide" }, "The settings a study sweeps or changes live, and its schedule, are written in the YAML below.")));
+  box.replaceChildren(el("h3", {}, "Form"), state, head, dbNote, studyBox, optionBox);
 
   let built = null;
   const build = (w, profile) => {
@@ -193,5 +207,7 @@ export async function fields(box, text, onSpec) {
   let timer = null;
   const read = () => { clearTimeout(timer); timer = setTimeout(() => send(null), 300); };
   await send(null);
-  return { read, values: () => values };
+  // kind shows the study's own fields for a study.
+  const kind = (k) => { studyBox.hidden = k !== "study"; };
+  return { read, values: () => values, kind };
 }

@@ -61,10 +61,11 @@ export async function newJob(main, navigate, preset) {
   text.value = draft ? draft.text : first.spec;
   if (draft) { kind.value = draft.kind; }
   let problem = null;
-  let synced = { read: () => {} };
+  let synced = { read: () => {}, kind: () => {} };
   const keep = () => { draft = { text: text.value, kind: kind.value }; };
   kind.addEventListener("change", () => {
     if ([studyExample, ...exs.map((e) => e.spec)].includes(text.value)) { text.value = exampleOf(kind.value); synced.read(); }
+    synced.kind(kind.value);
     clear();
     keep();
   });
@@ -72,7 +73,7 @@ export async function newJob(main, navigate, preset) {
     const e = exs.find((x) => x.name === example.value);
     if (!e) { return; }
     text.value = e.spec;
-    if (kind.value === "study") { kind.value = e.kind; }
+    if (kind.value === "study") { kind.value = e.kind; synced.kind(kind.value); }
     example.value = "";
     clear();
     keep();
@@ -212,4 +213,5 @@ export async function newJob(main, navigate, preset) {
       marks),
     plan));
   synced = await fields(form, text, () => { clear(); keep(); plan.hidden = true; });
+  synced.kind(kind.value);
 }
