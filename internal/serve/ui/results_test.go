@@ -350,8 +350,19 @@ func TestUIPages(t *testing.T) {
 	navigate(t, ctx, s.base+"/#/jobs/"+job.ID)
 	take("job-done", "the finished job", `!!document.querySelector("#run-again") && !!document.querySelector("#open-result")`)
 
+	// A build's view: rows per table and loader while it loads (4 SQLite warehouses take seconds).
+	build := s.post(t, "prepare", "workload: tpcc\ndb: sqlite://build.db\nprepare: {warehouses: 4}\n")
+	navigate(t, ctx, s.base+"/#/jobs/"+build.ID)
+	take("build", "a build's progress", `document.querySelectorAll("#load-tables tr[data-table]").length >= 2 && /rows\/s/.test(document.querySelector("#load-text").textContent)`)
+	if st := endState(t, ctx, 5*time.Minute); st != "done" {
+		t.Fatalf("the build ended %s", st)
+	}
+
 	navigate(t, ctx, s.base+"/#/jobs")
 	take("jobs", "the jobs list", `document.querySelectorAll("#jobs tr[data-job]").length > 0`)
+
+	navigate(t, ctx, s.base+"/#/docs/tpcc.md")
+	take("docs", "a doc served from the binary", `(function () { var d = document.querySelector("#doc"); return !!d && d.dataset.doc === "tpcc.md" && !!d.querySelector("h1"); })()`)
 
 	navigate(t, ctx, s.base+"/#/results")
 	take("results", "the results list", `document.querySelectorAll("#results tr[data-result]").length >= 4`)
