@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/undo"
@@ -30,19 +31,66 @@ type waitReader struct {
 	start, last, end   map[string]target.Wait
 	readErr            error
 
+	// sessions samples each session's wait for the session history where Read does not (a
+	// cumulative source); secEvents are the sessions seen per event in this second's secReads
+	// samples so far, classes each event's class.
+	sessions  target.SessionSampler
+	secEvents map[string]int64
+	secReads  int
+	classes   map[string]string
+
 	stop chan struct{}
 	done chan struct{}
 }
 
 func newWaitReader(src target.WaitSource, where string, interval time.Duration) *waitReader {
 	r := &waitReader{src: src, where: where, interval: interval, window: map[string]*results.WaitEvent{},
-		sinceMark: map[string]*results.WaitEvent{}, stop: make(chan struct{}), done: make(chan struct{})}
-	if src.Sampled() {
+		sinceMark: map[string]*results.WaitEvent{}, stop: make(chan struct{}), done: make(chan struct{}),
+		secEvents: map[string]int64{}, classes: map[string]string{}}
+	if ss, ok := src.(target.SessionSampler); ok && !src.Sampled() {
+		r.sessions = ss
+	}
+	if src.Sampled() || r.sessions != nil {
 		go r.sample()
 	} else {
 		close(r.done)
 	}
 	return r
+}
+
+// history says whether the reader samples sessions for the session history.
+func (r *waitReader) history() bool { return r.src.Sampled() || r.sessions != nil }
+
+// second returns the sessions seen per event in the samples since the last call, and how many
+// samples those were.
+func (r *waitReader) second() (map[string]int64, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m, n := r.secEvents, r.secReads
+	r.secEvents, r.secReads = map[string]int64{}, 0
+	return m, n
+}
+
+// sampleSessions reads the sessions' waits for the history on a cumulative source, under r.mu:
+// the edges' and the progress lines' readings use the same connection.
+func (r *waitReader) sampleSessions(ctx context.Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ws, err := r.sessions.Sessions(ctx)
+	if err != nil {
+		r.readErr = err
+		return
+	}
+	r.count(ws)
+}
+
+// count adds one sample's sessions to the second's (r.mu held).
+func (r *waitReader) count(ws []target.Wait) {
+	r.secReads++
+	for _, w := range ws {
+		r.secEvents[w.Name] += w.Count
+		r.classes[w.Name] = w.Class
+	}
 }
 
 func (r *waitReader) sample() {
@@ -56,10 +104,16 @@ func (r *waitReader) sample() {
 			return
 		case <-tk.C:
 		}
+		if r.sessions != nil {
+			r.sampleSessions(ctx)
+			continue
+		}
 		ws, err := r.src.Read(ctx)
 		r.mu.Lock()
 		if err != nil {
 			r.readErr = err
+		} else {
+			r.count(ws)
 		}
 		for _, w := range ws {
 			add(r.sinceMark, w, w.Count, 0)
@@ -257,6 +311,8 @@ type waitsObserver struct {
 	top []results.WaitEvent
 	// live reads the waits at each live segment's edges.
 	live liveWaits
+	// history is the session history's seconds (Tick).
+	history []results.HistorySecond
 }
 
 func init() {
@@ -340,6 +396,80 @@ func (o *waitsObserver) Window(start bool) {
 }
 
 func (o *waitsObserver) sampled() bool { return o.readers[0].src.Sampled() }
+
+// Tick ends a second of the session history: the sessions every server's samples saw in it, by
+// event and class, added up over the servers; its reads the most samples any server took.
+func (o *waitsObserver) Tick(sec *metrics.Second) {
+	h := results.HistorySecond{T: sec.T, Classes: map[string]int64{}, Events: map[string]int64{}}
+	sampling := false
+	for _, r := range o.readers {
+		if !r.history() {
+			continue
+		}
+		sampling = true
+		m, n := r.second()
+		h.Reads = max(h.Reads, n)
+		r.mu.Lock()
+		for name, k := range m {
+			h.Events[name] += k
+			h.Classes[r.classes[name]] += k
+		}
+		r.mu.Unlock()
+	}
+	if !sampling {
+		return
+	}
+	o.mu.Lock()
+	o.history = append(o.history, h)
+	o.mu.Unlock()
+}
+
+// sessionHistory is the session history for the document; nil where no session was sampled.
+func (o *waitsObserver) sessionHistory() *results.SessionHistory {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var src string
+	if r := o.readers[0]; r.sessions != nil {
+		src = r.sessions.DescribeSessions()
+	} else if r.src.Sampled() {
+		src = r.src.Describe()
+	}
+	if len(o.history) == 0 || src == "" {
+		return nil
+	}
+	if len(o.readers) > 1 {
+		src += fmt.Sprintf("; of each of %d %s, added up", len(o.readers), o.unit)
+	}
+	h := &results.SessionHistory{Source: src, IntervalMs: int(o.readers[0].interval / time.Millisecond),
+		Events: map[string]string{}, Seconds: o.history}
+	total := map[string]int64{}
+	for _, s := range o.history {
+		for c, n := range s.Classes {
+			total[c] += n
+		}
+	}
+	for _, r := range o.readers {
+		r.mu.Lock()
+		for name, c := range r.classes {
+			h.Events[name] = c
+			if _, ok := total[c]; !ok {
+				total[c] = 0
+			}
+		}
+		r.mu.Unlock()
+	}
+	for c := range total {
+		h.Classes = append(h.Classes, c)
+	}
+	sort.Slice(h.Classes, func(i, j int) bool {
+		a, b := h.Classes[i], h.Classes[j]
+		if total[a] != total[b] {
+			return total[a] > total[b]
+		}
+		return a < b
+	})
+	return h
+}
 
 // Interval keeps the interval's top waits, over every server, and returns the top two for the
 // progress line.
@@ -469,6 +599,7 @@ func (o *waitsObserver) Fill(d *results.Document) {
 		w.Synch = []results.WaitEvent{}
 	}
 	w.Segments = o.liveSegments(w.Sampled)
+	w.History = o.sessionHistory()
 	if len(w.Events) > 50 {
 		w.Events = w.Events[:50]
 	}

@@ -180,6 +180,30 @@ type Waits struct {
 	// Segments are the waits of each live segment's settled part, read at its edges
 	// (WaitSegment); absent for a run without live changes.
 	Segments []WaitSegment `json:"segments,omitempty"`
+	// History is the session history: what every sampled session of the target waited on, per
+	// second of the run (docs/waits.md#session-history); absent where no session was sampled.
+	History *SessionHistory `json:"history,omitempty"`
+}
+
+// SessionHistory is the sessions of the target counted per wait class (and event) in each
+// second's samples.
+type SessionHistory struct {
+	Source     string `json:"source"`
+	IntervalMs int    `json:"interval_ms"`
+	// Classes are the wait classes seen, most samples first; Events each event's class.
+	Classes []string          `json:"classes"`
+	Events  map[string]string `json:"events"`
+	Seconds []HistorySecond   `json:"seconds"`
+}
+
+// HistorySecond is one second of the session history: Reads samples taken, in which Classes[c]
+// sessions in all were seen waiting in class c (and Events[e] on event e); Classes[c] / Reads is
+// the average number of sessions in class c over the second.
+type HistorySecond struct {
+	T       float64          `json:"t"`
+	Reads   int              `json:"reads"`
+	Classes map[string]int64 `json:"classes"`
+	Events  map[string]int64 `json:"events"`
 }
 
 // ServerWaits is one server's top wait events (host:port, or host:port/db where the server

@@ -211,6 +211,16 @@ type WaitSource interface {
 	Close(ctx context.Context) error
 }
 
+// SessionSampler is a WaitSource whose Read is cumulative but which can also say what each
+// session of the target is waiting on now, for the session history (docs/waits.md#session-history):
+// Sessions returns one Wait per event, Count the sessions in it now, Class its wait class. A
+// sampled source (Sampled) needs none: its Read is that already.
+type SessionSampler interface {
+	Sessions(ctx context.Context) ([]Wait, error)
+	// DescribeSessions says where Sessions reads each session's wait, for the result.
+	DescribeSessions() string
+}
+
 // Wait is one wait event: a sample of it, or its cumulative count and time.
 type Wait struct {
 	Name   string  // "Lock:transactionid", "wait/synch/mutex/innodb/buf_pool_mutex", "CPU"

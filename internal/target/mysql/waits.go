@@ -3,6 +3,7 @@ package mysql
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,9 +30,9 @@ const (
 // the sessions in these states say how long the waits still going on have lasted.
 const (
 	lockStateEvent = `CASE WHEN STATE = 'Waiting for table level lock' THEN '` + tableLockEvent + `' ELSE '` + mdlEvent + `' END`
-	lockStates     = `FROM information_schema.PROCESSLIST
-	WHERE STATE = 'Waiting for table level lock' OR STATE LIKE 'Waiting for %metadata lock'
-	OR STATE IN ('Waiting for global read lock', 'Waiting for backup lock', 'Waiting for commit lock', 'User lock')`
+	lockStateCond  = `(STATE = 'Waiting for table level lock' OR STATE LIKE 'Waiting for %metadata lock'
+	OR STATE IN ('Waiting for global read lock', 'Waiting for backup lock', 'Waiting for commit lock', 'User lock'))`
+	lockStates = `FROM information_schema.PROCESSLIST WHERE ` + lockStateCond
 )
 
 // innodbCounters are the INNODB_METRICS counters of spins and lock waits that cairn reads where
@@ -66,6 +67,12 @@ type myWaits struct {
 	notes    []string
 	restore  []instrument
 	done     func() error
+	// sessions is the session history's query (sessionsPFS or sessionsList), its argument the
+	// run's database; consumerDone forgets the journal's entry for the events_waits_current
+	// consumer turned on for the run (restored by Close), nil when it was not.
+	sessions     string
+	db           string
+	consumerDone func() error
 }
 
 type instrument struct {
@@ -121,6 +128,10 @@ func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, instrument b
 		if err := w.openLocks(ctx, t, instrument); err != nil {
 			return nil, err
 		}
+	}
+	if err := w.openSessions(ctx, t, instrument, save); err != nil {
+		_ = w.Close(ctx)
+		return nil, err
 	}
 	args := make([]any, len(innodbCounters))
 	for i, n := range innodbCounters {
@@ -439,14 +450,24 @@ func waitClass(name string) string {
 
 func (w *myWaits) Notes() []string { return w.notes }
 
-// Close restores the instruments OpenWaits turned on.
+// Close restores the instruments and the consumer OpenWaits turned on.
 func (w *myWaits) Close(ctx context.Context) error {
-	if len(w.restore) == 0 || w.done == nil {
-		return nil
+	var errs []error
+	if w.consumerDone != nil {
+		if err := restoreConsumers(ctx, w.c, []consumer{{Name: waitsConsumer, Enabled: "NO"}}); err != nil {
+			errs = append(errs, err)
+		} else {
+			errs = append(errs, w.consumerDone())
+			w.consumerDone = nil
+		}
 	}
-	if err := restoreInstruments(ctx, w.c, w.restore); err != nil {
-		return err
+	if len(w.restore) > 0 && w.done != nil {
+		if err := restoreInstruments(ctx, w.c, w.restore); err != nil {
+			errs = append(errs, err)
+		} else {
+			w.restore = nil
+			errs = append(errs, w.done())
+		}
 	}
-	w.restore = nil
-	return w.done()
+	return errors.Join(errs...)
 }
