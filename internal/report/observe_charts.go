@@ -23,6 +23,9 @@ func observationCharts(runs, profiles []labelled) []Chart {
 		if c := runningChart(r.Run, r.label, fmt.Sprintf("run-running-%d", i+1)); c != nil {
 			out = append(out, *c)
 		}
+		if c := sessionHistory(r.Run, r.label, fmt.Sprintf("run-sessions-%d", i+1)); c != nil {
+			out = append(out, *c)
+		}
 	}
 	if c := runWaits(runs, "run-waits", "Top waits (share of the measured window)", 8, allWaits); c != nil {
 		out = append(out, *c)
@@ -351,4 +354,61 @@ func besideThroughput(cs []Chart) []Chart {
 		}
 	}
 	return out
+}
+
+// sessionHistory is the run's session history: the average active sessions in each wait class
+// every second (a class's sessions over the second's samples / the samples), stacked, the window
+// shaded and the live changes marked, with what a selected span's table of top events needs.
+func sessionHistory(d *results.Document, label, id string) *Chart {
+	if d.Waits == nil || d.Waits.History == nil || len(d.Waits.History.Seconds) < 2 {
+		return nil
+	}
+	h := d.Waits.History
+	c := &Chart{ID: id, Title: fmt.Sprintf("Session history: average active sessions per wait class (sampled every %d ms) · %s", h.IntervalMs, label),
+		XLabel: labelSeconds, YLabel: "active sessions", XAxis: AxisLinear, Bands: windowBands(d.Series), Area: true}
+	for _, class := range h.Classes {
+		s := Series{Name: class}
+		for _, sec := range h.Seconds {
+			v := 0.0
+			if sec.Reads > 0 {
+				v = math.Round(1000*float64(sec.Classes[class])/float64(sec.Reads)) / 1000
+			}
+			s.Points = append(s.Points, [2]float64{sec.T, v})
+		}
+		c.Series = append(c.Series, s)
+	}
+	marked := map[float64]bool{}
+	for _, x := range d.Changes {
+		label := fmt.Sprintf("%s=%s", x.Name, x.Value)
+		if marked[x.T] {
+			label = ""
+		}
+		marked[x.T] = true
+		c.Lines = append(c.Lines, Mark{X: x.T, Label: label})
+	}
+	sp := &SessionSpans{}
+	index := map[string]int{}
+	names := make([]string, 0, len(h.Events))
+	for name := range h.Events {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		index[name] = len(sp.Events)
+		sp.Events = append(sp.Events, name)
+		sp.Class = append(sp.Class, h.Events[name])
+	}
+	for _, sec := range h.Seconds {
+		sp.X = append(sp.X, sec.T)
+		sp.Reads = append(sp.Reads, sec.Reads)
+		pairs := []int64{}
+		for _, name := range names {
+			if n := sec.Events[name]; n > 0 {
+				pairs = append(pairs, int64(index[name]), n)
+			}
+		}
+		sp.Counts = append(sp.Counts, pairs)
+	}
+	c.Sessions = sp
+	return c
 }

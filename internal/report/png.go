@@ -94,6 +94,9 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 	p.X.Tick.Label.Font.Size, p.Y.Tick.Label.Font.Size = vg.Points(10.5), vg.Points(10.5)
 	p.Add(plotter.NewGrid())
 
+	if c.Area {
+		c.Series = stackedAreas(c.Series)
+	}
 	ymax := 0.0
 	if c.Stacked {
 		sums := map[float64]float64{}
@@ -558,4 +561,19 @@ func fitText(sty text.Style, s string, room vg.Length) string {
 		}
 	}
 	return ""
+}
+
+// stackedAreas are the series of a stacked area chart as the lines of their tops: each series'
+// points added to those below it, at the same x.
+func stackedAreas(ss []Series) []Series {
+	out := make([]Series, len(ss))
+	below := map[float64]float64{}
+	for i, s := range ss {
+		out[i] = Series{Name: s.Name, Points: make([][2]float64, len(s.Points))}
+		for j, pt := range s.Points {
+			below[pt[0]] += pt[1]
+			out[i].Points[j] = [2]float64{pt[0], below[pt[0]]}
+		}
+	}
+	return out
 }

@@ -83,6 +83,24 @@ type Chart struct {
 	Heat *Heat `json:"heat,omitempty"`
 	// Flame, when set, makes the chart a flame graph (the server's on-CPU profile).
 	Flame *Flame `json:"flame,omitempty"`
+	// Area draws the series as areas stacked one on another over a linear x axis (the session
+	// history's wait classes).
+	Area bool `json:"area,omitempty"`
+	// Lines are labelled vertical lines at x positions (a run's live changes).
+	Lines []Mark `json:"lines,omitempty"`
+	// Sessions, when set, is what lists the top events of the span a selection on the chart picks.
+	Sessions *SessionSpans `json:"sessions,omitempty"`
+}
+
+// SessionSpans is the session history's events second by second, for the table of the top events
+// in a selected span: at X[i] (the time series' t), Reads[i] samples, and in Counts[i] pairs of an
+// index into Events and the sessions seen on it over the second's samples.
+type SessionSpans struct {
+	X      []float64 `json:"x"`
+	Reads  []int     `json:"reads"`
+	Events []string  `json:"events"`
+	Class  []string  `json:"class"` // each event's wait class
+	Counts [][]int64 `json:"counts"`
 }
 
 // Heat is a heat map: a value for each x (seconds) and row (a CPU), from 0 to Max.
