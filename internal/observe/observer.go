@@ -68,6 +68,7 @@ type Env struct {
 	Conn func(ctx context.Context) (target.Conn, error)
 
 	server *Server
+	own    *ownSessions
 }
 
 // Server is where the target's server runs, found once for every observer that asks.
@@ -87,7 +88,39 @@ func (e *Env) conn(ctx context.Context, t target.Target) (target.Conn, error) {
 	if _, composite := e.Target.(target.Composite); e.Conn != nil && !composite {
 		return e.Conn(ctx)
 	}
-	return target.OwnConn(ctx, t)
+	c, err := target.OwnConn(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	// The session history leaves the observers' own sessions out where the server names them
+	// (a run's pooled connections, above, are its terminals' too: those stay in).
+	if ider, ok := t.(target.SessionIDer); ok {
+		if id, err := ider.SessionID(ctx, c); err == nil && e.own != nil {
+			e.own.add(target.Where(t), id)
+		}
+	}
+	return c, nil
+}
+
+// ownSessions are the ids of the observers' own sessions on each server (host:port/db).
+type ownSessions struct {
+	mu  sync.Mutex
+	ids map[string][]int64
+}
+
+func (o *ownSessions) add(where string, id int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ids == nil {
+		o.ids = map[string][]int64{}
+	}
+	o.ids[where] = append(o.ids[where], id)
+}
+
+func (o *ownSessions) of(where string) []int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]int64(nil), o.ids[where]...)
 }
 
 func (e *Env) note(line string) {
@@ -162,6 +195,7 @@ func (e *RemoteError) BadInput() {}
 // Start starts every registered observer on env; when one fails, those started are closed.
 func Start(ctx context.Context, env Env) (*Watch, error) {
 	w := &Watch{}
+	env.own = &ownSessions{}
 	for _, k := range registered() {
 		o, err := k.Start(ctx, &env)
 		if err != nil {

@@ -35,6 +35,7 @@ type waitReader struct {
 	// cumulative source); secEvents are the sessions seen per event in this second's secReads
 	// samples so far, classes each event's class.
 	sessions  target.SessionSampler
+	own       func() []int64 // cairn's own sessions on the server, left out of the history
 	secEvents map[string]int64
 	secReads  int
 	classes   map[string]string
@@ -76,7 +77,11 @@ func (r *waitReader) second() (map[string]int64, int) {
 func (r *waitReader) sampleSessions(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ws, err := r.sessions.Sessions(ctx)
+	var own []int64
+	if r.own != nil {
+		own = r.own()
+	}
+	ws, err := r.sessions.Sessions(ctx, own)
 	if err != nil {
 		r.readErr = err
 		return
@@ -370,7 +375,12 @@ func startWaits(ctx context.Context, env *Env) (Observer, error) {
 			return nil, fmt.Errorf("wait events: %w", err)
 		}
 		o.conns = append(o.conns, c)
-		o.readers = append(o.readers, newWaitReader(src, key, interval))
+		r := newWaitReader(src, key, interval)
+		where := target.Where(m)
+		if own := env.own; own != nil {
+			r.own = func() []int64 { return own.of(where) }
+		}
+		o.readers = append(o.readers, r)
 	}
 	if len(o.readers) == 0 {
 		return nil, nil

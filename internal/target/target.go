@@ -216,9 +216,17 @@ type WaitSource interface {
 // Sessions returns one Wait per event, Count the sessions in it now, Class its wait class. A
 // sampled source (Sampled) needs none: its Read is that already.
 type SessionSampler interface {
-	Sessions(ctx context.Context) ([]Wait, error)
+	// Sessions leaves out the sessions whose ids are in own (cairn's own, SessionIDer).
+	Sessions(ctx context.Context, own []int64) ([]Wait, error)
 	// DescribeSessions says where Sessions reads each session's wait, for the result.
 	DescribeSessions() string
+}
+
+// SessionIDer is a target whose server shows each session's id where its sessions are sampled
+// (MySQL's CONNECTION_ID(), information_schema.PROCESSLIST's ID): the session history leaves the
+// observers' own sessions out by it.
+type SessionIDer interface {
+	SessionID(ctx context.Context, c Conn) (int64, error)
 }
 
 // Wait is one wait event: a sample of it, or its cumulative count and time.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/undo"
@@ -77,16 +78,30 @@ func (w *myWaits) openSessions(ctx context.Context, t *mysqlTarget, instrument b
 		w.consumerDone = done
 		w.notes = append(w.notes, "--waits instrument turned on performance_schema's "+waitsConsumer+" consumer for the session history (restored after the run)")
 	}
-	w.sessions = sessionsPFS
+	w.sessions, w.pfsSessions = sessionsPFS, true
 	return nil
+}
+
+// SessionID implements target.SessionIDer.
+func (t *mysqlTarget) SessionID(ctx context.Context, c target.Conn) (int64, error) {
+	var id int64
+	err := c.QueryRow(ctx, "SELECT CONNECTION_ID()").Scan(&id)
+	return id, err
 }
 
 // Sessions implements target.SessionSampler: one Wait per event, counting the sessions in it now.
 // A session whose transaction InnoDB has in LOCK WAIT waits on innodb/row_lock_wait, one whose
 // state is a lock wait on that lock's event, else on its innermost wait in progress, or on "CPU"
 // with none; with the processlist alone, on its state ("state/Sending data", class "state").
-func (w *myWaits) Sessions(ctx context.Context) ([]target.Wait, error) {
-	rows, err := w.c.Query(ctx, w.sessions, w.db)
+func (w *myWaits) Sessions(ctx context.Context, own []int64) ([]target.Wait, error) {
+	q, args := w.sessions, []any{w.db}
+	if len(own) > 0 {
+		q += " AND p.ID NOT IN (?" + strings.Repeat(", ?", len(own)-1) + ")"
+		for _, id := range own {
+			args = append(args, id)
+		}
+	}
+	rows, err := w.c.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -110,9 +125,9 @@ func (w *myWaits) Sessions(ctx context.Context) ([]target.Wait, error) {
 			name = rowLockWait
 		case lockEvent != "":
 			name = lockEvent
-		case w.sessions == sessionsPFS && event != "":
+		case w.pfsSessions && event != "":
 			name = event
-		case w.sessions == sessionsPFS:
+		case w.pfsSessions:
 			name = "CPU"
 		case state == "":
 			name = "state/none"
@@ -148,7 +163,7 @@ func (w *myWaits) Sessions(ctx context.Context) ([]target.Wait, error) {
 }
 
 func (w *myWaits) DescribeSessions() string {
-	if w.sessions == sessionsPFS {
+	if w.pfsSessions {
 		return "information_schema.PROCESSLIST's active sessions of database " + w.db + " with performance_schema.events_waits_current (each one's innermost wait in progress, else CPU), InnoDB's lock waits (INNODB_TRX) and the lock states, sampled"
 	}
 	return "information_schema.PROCESSLIST's active sessions of database " + w.db + " by state, InnoDB's lock waits (INNODB_TRX) and the lock states named as waits, sampled"

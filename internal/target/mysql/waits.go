@@ -71,6 +71,7 @@ type myWaits struct {
 	// run's database; consumerDone forgets the journal's entry for the events_waits_current
 	// consumer turned on for the run (restored by Close), nil when it was not.
 	sessions     string
+	pfsSessions  bool
 	db           string
 	consumerDone func() error
 }
