@@ -409,9 +409,9 @@ func TestSamplingFloor(t *testing.T) {
 }
 
 // A --waits instrument run puts back what it turned on (InnoDB's mutexes and rw-locks, the
-// metadata locks') when interrupted (SIGINT). Killed with SIGKILL it cannot: the next plain run
-// says how many instruments are still on and how to restore them, and 'cairn restore' restores
-// them, each as it was.
+// metadata locks', the session history's events_waits_current consumer) when interrupted
+// (SIGINT). Killed with SIGKILL it cannot: the next plain run says how many instruments are still
+// on and how to restore them, and 'cairn restore' restores them and the consumer, each as it was.
 func TestMariaDBInstrumentsLeftOnWarned(t *testing.T) {
 	url := testutil.MySQL(t)
 	oltpPrepared(t, url)
@@ -428,7 +428,7 @@ func TestMariaDBInstrumentsLeftOnWarned(t *testing.T) {
 		}
 		return n
 	}
-	before, instruments := enabled(), waitInstruments(t, c)
+	before, instruments, consumer := enabled(), waitInstruments(t, c), consumerState(t, c)
 	start := func() *exec.Cmd {
 		cmd := exec.Command(cairnBinary(t), "oltp", "run", "--db", url, "--workload", "point-select", "--vu", "1", "--rampup", "0s", "--duration", "60s", "--waits", "instrument", "--no-store")
 		if err := cmd.Start(); err != nil {
@@ -442,6 +442,13 @@ func TestMariaDBInstrumentsLeftOnWarned(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		time.Sleep(200 * time.Millisecond) // all of them: one UPDATE turns them on
+		// The session history's consumer is turned on after them.
+		for i := 0; consumerState(t, c) != "YES"; i++ {
+			if i > 100 {
+				t.Fatal("the run did not turn the events_waits_current consumer on")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		return cmd
 	}
 
@@ -453,6 +460,9 @@ func TestMariaDBInstrumentsLeftOnWarned(t *testing.T) {
 	if waitInstruments(t, c) != instruments {
 		t.Errorf("the wait instruments after Ctrl-C differ from before the run")
 	}
+	if got := consumerState(t, c); got != consumer {
+		t.Errorf("the events_waits_current consumer is %s after Ctrl-C, was %s", got, consumer)
+	}
 	if p, _ := undo.Pending(); len(p) != 0 {
 		t.Errorf("the journal keeps %d entries after an interrupted run", len(p))
 	}
@@ -461,6 +471,9 @@ func TestMariaDBInstrumentsLeftOnWarned(t *testing.T) {
 	on := enabled() - before
 	cmd.Process.Kill()
 	cmd.Wait()
+	if got := consumerState(t, c); got != "YES" {
+		t.Fatalf("after kill -9 the consumer is %s: the test cannot check its restore", got)
+	}
 	code, out, stderr := cairn(t, "oltp", "run", "--db", url, "--workload", "point-select", "--vu", "1", "--rampup", "0s", "--duration", "1s", "--no-store")
 	want := fmt.Sprintf("waits: %d performance_schema instruments a cairn that did not finish (pid %d, --waits instrument) turned on are still on: 'cairn restore --db URL' turns them off", on, cmd.Process.Pid)
 	if code != 0 || !strings.Contains(out, want) {
@@ -471,6 +484,9 @@ func TestMariaDBInstrumentsLeftOnWarned(t *testing.T) {
 	}
 	if waitInstruments(t, c) != instruments {
 		t.Errorf("the wait instruments after restore differ from before the run")
+	}
+	if got := consumerState(t, c); got != consumer {
+		t.Errorf("the events_waits_current consumer is %s after cairn restore, was %s", got, consumer)
 	}
 	code, out, _ = cairn(t, "oltp", "run", "--db", url, "--workload", "point-select", "--vu", "1", "--rampup", "0s", "--duration", "1s", "--no-store")
 	if code != 0 || strings.Contains(out, "are still on") {
