@@ -68,6 +68,8 @@ func chartCases(t *testing.T) []struct {
 		// A run with synch waits and running threads adds their charts, the running threads next
 		// to the throughput they explain.
 		// Its disk I/O is drawn after its per-core CPU, requests and MB per second.
+		// A run with a session history draws it after its per-core CPU.
+		{"sessions", []Item{{Run: sessionsRun(t)}}, cat(runIDs, []string{"run-cpu-1", "run-sessions-1", "run-waits"})},
 		{"observed", []Item{{Run: observedRun(t)}}, []string{"run-throughput", "run-running-1", "run-p95", "run-distribution",
 			"run-cpu-1", "run-disk-1-ops", "run-disk-1-mbs", "run-waits", "run-wait-groups", "run-synch-waits"}},
 		// A study with live changes opens with each case's runs over time, the changes marked, then
