@@ -18,7 +18,7 @@ func newRestore(stdout io.Writer) *cobra.Command {
 		Use:   "restore",
 		Short: "Undo what a cairn that crashed left changed: a server's CPU binding, wait instruments, settings",
 		Long: `cairn records every change it makes outside itself (a server process's CPU binding, performance_schema
-instruments, server settings) in its journal before making it, and removes the record once the
+instruments and consumers, server settings) in its journal before making it, and removes the record once the
 change is undone, at the end of a run, on an error or on Ctrl-C. What a killed or crashed cairn
 left behind is still in the journal: 'cairn restore' undoes it. Changes on a database need its URL
 (--db, with the password the journal never holds); changes of a cairn that still runs are left to

@@ -15,7 +15,7 @@ type Observation struct {
 	// StacksHz is perf's sampling rate for --observe stacks; bench/observe.sh raises it tenfold to
 	// measure what a sample costs above the noise of a run.
 	StacksHz int    `opt:"stacks-hz" min:"1" max:"999" help:"perf's sampling rate for --observe stacks, per CPU (99: off the kernel's own timer ticks)"`
-	Waits    string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks, metadata locks), restored after; read: read what is on"`
+	Waits    string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks, metadata locks, and the events_waits_current consumer the session history reads), restored after; read: read what is on"`
 }
 
 // Off reports whether the run is observed only for its host facts.
