@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cairn-bench/cairn/internal/observe"
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
 	"github.com/cairn-bench/cairn/internal/undo"
@@ -82,6 +83,7 @@ func TestObservedRunPG(t *testing.T) {
 		t.Fatal(err)
 	}
 	released := make(chan struct{})
+	lockedAt := time.Now()
 	go func() {
 		time.Sleep(3 * time.Second) // three quarters of the window
 		c.Rollback(ctx)
@@ -105,6 +107,15 @@ func TestObservedRunPG(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "waits Lock:transactionid") {
 		t.Errorf("no progress line shows the lock:\n%s", stderr)
+	}
+	var doc results.Document
+	if b, err := os.ReadFile(locked); err != nil || json.Unmarshal(b, &doc) != nil {
+		t.Fatalf("read %s: %v", locked, err)
+	}
+	// The session history: both sessions in Lock in every sample while the row is held.
+	lockedSeconds(t, &doc, lockedAt, 3*time.Second, "Lock", 2)
+	if doc.Waits.History.Events["Lock:transactionid"] != "Lock" || !strings.HasPrefix(doc.Waits.History.Source, "pg_stat_activity") {
+		t.Errorf("history events %v from %q", doc.Waits.History.Events, doc.Waits.History.Source)
 	}
 	inWindow := 0
 	for _, s := range field(t, d, "timeseries").([]any) {
@@ -209,6 +220,7 @@ func TestMariaDBRowLockWaits(t *testing.T) {
 	}
 	tg, _ := testutil.Open(t, url)
 	const hold = 3 * time.Second // three quarters of the window
+	lockedAt := time.Now()
 	released := testutil.HoldLock(t, tg, "UPDATE pgbench_branches SET bbalance = bbalance WHERE bid = 1", hold)
 	js := filepath.Join(t.TempDir(), "locked.json")
 	code, out, stderr := cairn(t, "tpcb", "run", "--db", url, "-c", "2", "-T", "4s", "-P", "1s", "--no-store", "--json", js)
@@ -238,6 +250,20 @@ func TestMariaDBRowLockWaits(t *testing.T) {
 	}
 	if !strings.Contains(w["source"].(string), "Innodb_row_lock_time") {
 		t.Errorf("source %v", w["source"])
+	}
+	// The session history without --waits instrument: the processlist's states and INNODB_TRX's
+	// lock waits, the consumer left off (and said so); both sessions on the row lock while it is
+	// held.
+	var doc results.Document
+	if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &doc) != nil {
+		t.Fatalf("read %s: %v", js, err)
+	}
+	lockedSeconds(t, &doc, lockedAt, hold, "lock/row", 2)
+	if h := doc.Waits.History; !strings.Contains(h.Source, "by state") || h.Events["CPU"] != "" {
+		t.Errorf("without the consumer the history reads %q, events %v", h.Source, h.Events)
+	}
+	if !containsNote(doc.Waits.Notes, "events_waits_current consumer is off") {
+		t.Errorf("the notes do not say the consumer is off: %q", doc.Waits.Notes)
 	}
 }
 

@@ -241,3 +241,32 @@ func containsString(l []string, s string) bool {
 	}
 	return false
 }
+
+// lockedSeconds checks a session history against a lock taken at locked and held for hold, before
+// a run of n sessions that all wait for it: every second of the run after the first (in which the
+// sessions begin, and reach the lock) that ends within the hold (less a sampling interval) has
+// each of its samples see all n sessions in class.
+func lockedSeconds(t *testing.T, d *results.Document, locked time.Time, hold time.Duration, class string, n int64) {
+	t.Helper()
+	if d.Waits == nil || d.Waits.History == nil {
+		t.Fatalf("no session history: %+v", d.Waits)
+	}
+	h := d.Waits.History
+	end := locked.Add(hold).Sub(d.StartedAt).Seconds() - float64(h.IntervalMs)/1000
+	seen := 0
+	for i, s := range h.Seconds {
+		if s.T > end {
+			break
+		}
+		if i == 0 {
+			continue
+		}
+		seen++
+		if s.Reads < 5 || s.Classes[class] != n*int64(s.Reads) {
+			t.Errorf("second %.3f, inside the lock (until %.2f s): %d sessions in %s over %d samples, want %d each (%v)", s.T, end, s.Classes[class], class, s.Reads, n, s.Events)
+		}
+	}
+	if seen == 0 {
+		t.Logf("the run started %.2f s after the lock was taken, too late for a second inside it", d.StartedAt.Sub(locked).Seconds())
+	}
+}
