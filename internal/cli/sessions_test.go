@@ -98,12 +98,12 @@ func TestMariaDBSessionHistory(t *testing.T) {
 	}
 	done := make(chan ran, 1)
 	go func() {
-		code, out, stderr := cairn(t, "tpcb", "run", "--db", url, "-c", "1", "-T", "12s", "-P", "1s", "--waits", "instrument",
+		code, out, stderr := cairn(t, "tpcb", "run", "--db", url, "-c", "1", "-T", "14s", "-P", "1s", "--waits", "instrument",
 			"--results", store, "--json", js)
 		done <- ran{code: code, out: out, stderr: stderr}
 	}()
-	// The lock is taken about 4 s after the run was started, and held 4 s: both edges fall inside
-	// the 12 s window whatever the connecting took (the test checks that they did).
+	// The lock is taken about 4 s after the run was started, and held 5 s: both edges fall inside
+	// the 14 s window whatever the connecting took (the test checks that they did).
 	time.Sleep(4 * time.Second)
 	lc, err := tg.Conn(ctx)
 	if err != nil {
@@ -118,7 +118,7 @@ func TestMariaDBSessionHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	held := time.Now()
-	time.Sleep(4 * time.Second)
+	time.Sleep(5 * time.Second)
 	release := time.Now()
 	if err := lc.Rollback(ctx); err != nil {
 		t.Fatal(err)
@@ -153,8 +153,10 @@ func TestMariaDBSessionHistory(t *testing.T) {
 	// An edge is known to within what the test measured around it: the lock was granted between
 	// asking and holding (the VU's transaction could hold the row for that long), released between
 	// the ROLLBACK's start and its answer; a second's samples are those taken between two ticks,
-	// each up to a sampling interval late against its tick.
-	slack := float64(h.IntervalMs) / 1000
+	// each up to a sampling interval late against its tick; and InnoDB refreshes what INNODB_TRX
+	// shows at most every 100 ms, so a wait is seen up to that late.
+	const trxRefresh = 0.1
+	slack := float64(h.IntervalMs)/1000 + trxRefresh
 	from, to := at(held)+slack, at(release)-slack
 	freeBefore, freeAfter := at(asked)-slack, at(rolled)+slack
 	if freeBefore < 1 || freeAfter > d.Window.Seconds {
@@ -194,7 +196,7 @@ func TestMariaDBSessionHistory(t *testing.T) {
 		t.Logf("t %.3f: %d samples, %v", s.T, s.Reads, s.Classes)
 	}
 	t.Logf("the lock held %.3f–%.3f s (asked %.3f, rolled back %.3f): %d seconds inside, %d outside", at(held), at(release), at(asked), at(rolled), inside, outside)
-	if inside < 2 || outside < 4 {
+	if inside < 3 || outside < 4 {
 		t.Errorf("%d seconds inside the lock and %d outside it: the run's seconds %v do not cover the lock %.2f–%.2f s", inside, outside, h.Seconds, from, to)
 	}
 
@@ -212,6 +214,12 @@ func TestMariaDBSessionHistory(t *testing.T) {
 	p, err := chromedp.Run(bctx, chromedp.Evaluate[*sessionsPage](fmt.Sprintf(readSessions, from, to), chromedp.EvalAwaitPromise))
 	if err != nil || p == nil {
 		t.Fatalf("read the session history in the page: %v", err)
+	}
+	if keep := os.Getenv("CAIRN_REPORT_SHOT"); keep != "" {
+		if shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100)); err == nil {
+			_ = os.MkdirAll(keep, 0o755)
+			_ = os.WriteFile(filepath.Join(keep, "session-history.png"), shot, 0o644)
+		}
 	}
 	if !p.Stacked || p.Painted < 0.02 || len(p.Series) == 0 || !containsString(p.Series, "lock/row") {
 		t.Errorf("the session history is not drawn as stacked areas with lock/row: %+v", p)
