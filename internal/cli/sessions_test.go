@@ -216,9 +216,12 @@ func TestMariaDBSessionHistory(t *testing.T) {
 		t.Fatalf("read the session history in the page: %v", err)
 	}
 	if keep := os.Getenv("CAIRN_REPORT_SHOT"); keep != "" {
-		if shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100)); err == nil {
-			_ = os.MkdirAll(keep, 0o755)
+		_ = os.MkdirAll(keep, 0o755)
+		if shot, err := chromedp.Run(bctx, chromedp.Screenshot(`[data-chart-id="run-sessions-1"]`)); err == nil {
 			_ = os.WriteFile(filepath.Join(keep, "session-history.png"), shot, 0o644)
+		}
+		if shot, err := chromedp.Run(bctx, chromedp.Screenshot(`table.sessions-top`)); err == nil {
+			_ = os.WriteFile(filepath.Join(keep, "session-history-table.png"), shot, 0o644)
 		}
 	}
 	if !p.Stacked || p.Painted < 0.02 || len(p.Series) == 0 || !containsString(p.Series, "lock/row") {
