@@ -58,6 +58,12 @@ func (w *myWaits) openSessions(ctx context.Context, t *mysqlTarget, instrument b
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	// A run killed with --waits instrument could not turn the consumer off: the journal says so.
+	if pid, err := consumerLeftOn(ctx, w.c, target.Where(t)); err != nil {
+		return err
+	} else if pid > 0 {
+		w.notes = append(w.notes, fmt.Sprintf("performance_schema's %s consumer a cairn that did not finish (pid %d, --waits instrument) turned on is still on: 'cairn restore --db URL' turns it off", waitsConsumer, pid))
+	}
 	switch {
 	case !on["global_instrumentation"] || !on["thread_instrumentation"]:
 		w.notes = append(w.notes, "session history: performance_schema's global_instrumentation or thread_instrumentation consumer is off, so each session's wait is its processlist state")
@@ -181,6 +187,32 @@ func sessionClass(name string) string {
 		return "state"
 	}
 	return waitClass(name)
+}
+
+// consumerLeftOn names the last cairn no longer running that the journal says turned consumers on
+// at where and did not restore them, one of which is still not as it found it; 0 if none.
+func consumerLeftOn(ctx context.Context, c target.Conn, where string) (int, error) {
+	pending, err := undo.Pending()
+	if err != nil {
+		return 0, err
+	}
+	pid := 0
+	for _, e := range pending {
+		var d consumersUndo
+		if e.Kind != "mysql-consumers" || e.Alive() || json.Unmarshal(e.Data, &d) != nil || d.Where != where {
+			continue
+		}
+		for _, r := range d.Rows {
+			var n int
+			if err := c.QueryRow(ctx, "SELECT COUNT(*) FROM performance_schema.setup_consumers WHERE NAME = ? AND ENABLED <> ?", r.Name, r.Enabled).Scan(&n); err != nil {
+				return 0, err
+			}
+			if n > 0 {
+				pid = e.PID
+			}
+		}
+	}
+	return pid, nil
 }
 
 // consumersUndo is the journal's record of performance_schema consumers cairn turned on.
