@@ -34,6 +34,8 @@ type waitReader struct {
 	// sessions samples each session's wait for the session history where Read does not (a
 	// cumulative source); secEvents are the sessions seen per event in this second's secReads
 	// samples so far, classes each event's class.
+	// conn serializes the statements on the source's connection (lock order: mu, then conn).
+	conn      sync.Mutex
 	sessions  target.SessionSampler
 	own       func() []int64 // cairn's own sessions on the server, left out of the history
 	secEvents map[string]int64
@@ -44,8 +46,9 @@ type waitReader struct {
 	done chan struct{}
 }
 
-func newWaitReader(src target.WaitSource, where string, interval time.Duration) *waitReader {
-	r := &waitReader{src: src, where: where, interval: interval, window: map[string]*results.WaitEvent{},
+// newWaitReader starts following src; own, when set, names cairn's own sessions on its server.
+func newWaitReader(src target.WaitSource, where string, interval time.Duration, own func() []int64) *waitReader {
+	r := &waitReader{src: src, where: where, interval: interval, own: own, window: map[string]*results.WaitEvent{},
 		sinceMark: map[string]*results.WaitEvent{}, stop: make(chan struct{}), done: make(chan struct{}),
 		secEvents: map[string]int64{}, classes: map[string]string{}}
 	if ss, ok := src.(target.SessionSampler); ok && !src.Sampled() {
@@ -72,16 +75,19 @@ func (r *waitReader) second() (map[string]int64, int) {
 	return m, n
 }
 
-// sampleSessions reads the sessions' waits for the history on a cumulative source, under r.mu:
-// the edges' and the progress lines' readings use the same connection.
+// sampleSessions reads the sessions' waits for the history on a cumulative source, under r.conn:
+// the edges' and the progress lines' readings use the same connection. r.mu is held only to
+// count, so that the engine's Tick never waits for a query.
 func (r *waitReader) sampleSessions(ctx context.Context) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var own []int64
 	if r.own != nil {
 		own = r.own()
 	}
+	r.conn.Lock()
 	ws, err := r.sessions.Sessions(ctx, own)
+	r.conn.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if err != nil {
 		r.readErr = err
 		return
@@ -143,7 +149,9 @@ func add(m map[string]*results.WaitEvent, w target.Wait, n int64, ms float64) {
 }
 
 func (r *waitReader) readAll() map[string]target.Wait {
+	r.conn.Lock()
 	ws, err := r.src.Read(context.Background())
+	r.conn.Unlock()
 	if err != nil {
 		r.readErr = err
 		return nil
@@ -375,12 +383,11 @@ func startWaits(ctx context.Context, env *Env) (Observer, error) {
 			return nil, fmt.Errorf("wait events: %w", err)
 		}
 		o.conns = append(o.conns, c)
-		r := newWaitReader(src, key, interval)
-		where := target.Where(m)
-		if own := env.own; own != nil {
-			r.own = func() []int64 { return own.of(where) }
+		var own func() []int64
+		if ids, where := env.own, target.Where(m); ids != nil {
+			own = func() []int64 { return ids.of(where) }
 		}
-		o.readers = append(o.readers, r)
+		o.readers = append(o.readers, newWaitReader(src, key, interval, own))
 	}
 	if len(o.readers) == 0 {
 		return nil, nil
