@@ -431,6 +431,10 @@ type Second struct {
 	// (docs/result-format.md#disk-io); live figures only: the document keeps them in its
 	// disk-io section.
 	Disks []DiskRates `json:"-"`
+	// Sessions are the session history's second (docs/waits.md#session-history): the average
+	// active sessions in each wait class over the second's samples, as the waits observer
+	// counted them; live figures only: the document keeps them in waits.history.
+	Sessions map[string]float64 `json:"-"`
 }
 
 // DiskRates is one whole block device's I/O over an interval, as iostat -x computes it from two

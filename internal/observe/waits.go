@@ -436,6 +436,12 @@ func (o *waitsObserver) Tick(sec *metrics.Second) {
 	if !sampling {
 		return
 	}
+	if h.Reads > 0 {
+		sec.Sessions = make(map[string]float64, len(h.Classes))
+		for c, n := range h.Classes {
+			sec.Sessions[c] = math.Round(1000*float64(n)/float64(h.Reads)) / 1000
+		}
+	}
 	o.mu.Lock()
 	o.history = append(o.history, h)
 	o.mu.Unlock()

@@ -136,6 +136,9 @@ func (ev *events) tick(t event.Tick) {
 	if len(s.Disks) > 0 {
 		v["disks"] = s.Disks
 	}
+	if s.Sessions != nil {
+		v["sessions"] = s.Sessions
+	}
 	if len(s.Cores) > 0 {
 		cores := make([]float64, len(s.Cores))
 		for i, c := range s.Cores {

@@ -257,6 +257,12 @@ func TestUILiveBuildRunAndHistory(t *testing.T) {
 	if tc := until[chart](t, ctx, "the throughput chart", 10*time.Second, chartState+`("throughput")`); func() bool { _, ok := tc.mark("window start"); return !ok }() {
 		t.Errorf("the throughput chart does not mark the window's start: %+v", tc.Marks)
 	}
+	// The session history as it goes: each wait class's active sessions stacked, a point every
+	// second, the window's start marked.
+	until[chart](t, ctx, "the session history", 20*time.Second, `(function () {
+	  var c = `+chartState+`("sessions");
+	  return c && c.shown && c.series.some(function (x) { return x.points >= 3; }) && c.marks.some(function (m) { return m.name === "window start"; }) ? c : null;
+	})()`)
 	// Each type's completions per minute, on demand.
 	if err := chromedp.Do(ctx, chromedp.Click("#per-type")); err != nil {
 		t.Fatal(err)

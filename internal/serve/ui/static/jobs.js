@@ -104,6 +104,7 @@ export async function jobView(main, id, signal) {
     latency: el("div", { class: "chart", "data-chart-id": "latency" }),
     cores: el("div", { class: "chart", "data-chart-id": "cores" }),
     waits: el("div", { class: "chart", "data-chart-id": "waits" }),
+    sessions: el("div", { class: "chart", "data-chart-id": "sessions" }),
   };
   const perType = el("input", { type: "checkbox", id: "per-type" });
   const chartBox = el("div", { id: "run-charts", hidden: true },
@@ -208,6 +209,7 @@ export async function jobView(main, id, signal) {
   let s;
   const reset = () => {
     s = { offset: 0, last: 0, x: 0, phase: "", ws: null, tps: [], qps: [], p50: [], p95: [], p99: [], marks: [], cores: [], waits: [], log: [],
+      sessions: {}, sessionX: [],
       headline: [], tpm: [], headlineName: "", types: {}, typeP95: {}, load: {}, loadRate: [], loadPrev: null, events: 0 };
     logPre.textContent = "";
     settingsBody.replaceChildren();
@@ -232,6 +234,8 @@ export async function jobView(main, id, signal) {
       yAxis: { type: "value", min: 0, max: 100, name: "% busy" },
       series: [{ name: "busy", type: "bar", data: [] }],
     });
+    charts.sessions.setOption(lineOption("Active sessions per wait class (the session history, each second)", "sessions", [], palette));
+    charts.sessions.setOption({ legend: { type: "scroll", top: 32, left: 10, right: 10 }, grid: { top: 84 } });
     charts.waits.setOption({
       animation: false, color: palette.slice(3),
       title: { text: "Top waits, last progress interval", left: 10, top: 8, textStyle: { fontSize: 14 },
@@ -284,6 +288,10 @@ export async function jobView(main, id, signal) {
       yAxis: { data: s.waits.map((w) => w.name) },
       series: [{ data: s.waits.map((w) => 100 * (w.share || 0)) }],
     });
+    const classes = Object.keys(s.sessions);
+    charts.sessions.setOption({ legend: { data: classes },
+      series: classes.map((c, i) => ({ name: c, type: "line", stack: "sessions", showSymbol: false, lineStyle: { width: 1 },
+        areaStyle: { opacity: 0.75 }, data: s.sessions[c], markLine: i === 0 ? markLine(s.marks) : undefined })) }, { replaceMerge: ["series"] });
     const tables = Object.keys(s.load);
     charts.loading.setOption({ legend: { data: ["all tables", ...tables] },
       // a load of a second or two has a point or two: drawn as dots, a line needs two
@@ -334,6 +342,15 @@ export async function jobView(main, id, signal) {
     }
     if (Array.isArray(t.cores)) { s.cores = t.cores; }
     if (Array.isArray(t.waits)) { s.waits = t.waits.slice(0, 10); }
+    // Each class has a point every second the sampler counted, 0 where it saw none in it, so
+    // that the classes stack.
+    if (t.sessions) {
+      for (const c of Object.keys(t.sessions)) {
+        if (!s.sessions[c]) { s.sessions[c] = s.sessionX.map((px) => [px, 0]); }
+      }
+      s.sessionX.push(x);
+      for (const [c, pts] of Object.entries(s.sessions)) { pts.push([x, t.sessions[c] || 0]); }
+    }
     const sec = "last second, counted by cairn";
     put("tps", t.tps, sec); put("qps", t.qps, sec); put("p95", t.p95_ms, sec); put("p99", t.p99_ms, sec);
     put("errors", t.errors, "last second"); put("retries", t.retries, "last second"); put("vus", t.vus);
