@@ -143,7 +143,17 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 			return nil, err
 		}
 	}
-	for i, s := range c.Series {
+	// Stacked areas are drawn top first, each filled down to the axis, so that each one below
+	// covers all but its own band of the one above.
+	order := make([]int, len(c.Series))
+	for i := range order {
+		order[i] = i
+	}
+	if c.Area {
+		slices.Reverse(order)
+	}
+	for _, i := range order {
+		s := c.Series[i]
 		if len(c.Categories) > 0 {
 			break
 		}
@@ -157,6 +167,9 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 			return nil, fmt.Errorf("series %q: %w", s.Name, err)
 		}
 		line.Color, line.Width = col, vg.Points(1.8)
+		if c.Area {
+			line.FillColor = col
+		}
 		p.Add(line)
 		if c.XAxis != AxisPercentile && len(s.Points) <= 60 {
 			sc, err := plotter.NewScatter(xys)
@@ -178,6 +191,25 @@ func drawPNG(c Chart) (*vgimg.Canvas, error) {
 			return nil, err
 		}
 		legend.Add(legendName(s.Name), line)
+	}
+
+	for _, m := range c.Lines {
+		l, err := plotter.NewLine(plotter.XYs{{X: m.X, Y: 0}, {X: m.X, Y: ymax}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width, l.Dashes = color.Black, vg.Points(1.2), []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+		if m.Label != "" {
+			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: m.X, Y: ymax * 0.95}}, Labels: []string{" " + m.Label}})
+			if err != nil {
+				return nil, err
+			}
+			for j := range lb.TextStyle {
+				lb.TextStyle[j].Font.Variant, lb.TextStyle[j].Font.Size = sans, vg.Points(10.5)
+			}
+			p.Add(lb)
+		}
 	}
 
 	switch {
