@@ -31,11 +31,11 @@ type waitReader struct {
 	start, last, end   map[string]target.Wait
 	readErr            error
 
+	// conn serializes the statements on the source's connection (lock order: mu, then conn).
+	conn sync.Mutex
 	// sessions samples each session's wait for the session history where Read does not (a
 	// cumulative source); secEvents are the sessions seen per event in this second's secReads
 	// samples so far, classes each event's class.
-	// conn serializes the statements on the source's connection (lock order: mu, then conn).
-	conn      sync.Mutex
 	sessions  target.SessionSampler
 	own       func() []int64 // cairn's own sessions on the server, left out of the history
 	secEvents map[string]int64
@@ -464,7 +464,7 @@ func (o *waitsObserver) sessionHistory() *results.SessionHistory {
 		src += fmt.Sprintf("; of each of %d %s, added up", len(o.readers), o.unit)
 	}
 	h := &results.SessionHistory{Source: src, IntervalMs: int(o.readers[0].interval / time.Millisecond),
-		Events: map[string]string{}, Seconds: o.history}
+		Classes: []string{}, Events: map[string]string{}, Seconds: o.history}
 	total := map[string]int64{}
 	for _, s := range o.history {
 		for c, n := range s.Classes {

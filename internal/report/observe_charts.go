@@ -360,7 +360,8 @@ func besideThroughput(cs []Chart) []Chart {
 // every second (a class's sessions over the second's samples / the samples), stacked, the window
 // shaded and the live changes marked, with what a selected span's table of top events needs.
 func sessionHistory(d *results.Document, label, id string) *Chart {
-	if d.Waits == nil || d.Waits.History == nil || len(d.Waits.History.Seconds) < 2 {
+	// A run in which no sample saw an active session has nothing to stack.
+	if d.Waits == nil || d.Waits.History == nil || len(d.Waits.History.Seconds) < 2 || len(d.Waits.History.Classes) == 0 {
 		return nil
 	}
 	h := d.Waits.History
