@@ -17,6 +17,9 @@
 # found by its listening socket) is printed too, per build, for the runs of a local server.
 # BENCH_ROUNDS (default 3) rounds; the medians over the rounds are printed last.
 #
+# BENCH_FLAGS (default none) are more flags for every run of both builds: "--observe on" measures
+# what a change to the observers costs, "--observe on --wait-sample 10ms" the same at ten times
+# the samplers' rate.
 # BENCH_BASE_BIN, a cairn binary, is the base instead of BASE's build: for a revision that does not
 # build as committed (8e94ed6^, the build before the MySQL wire, lacks internal/serve/ui, committed
 # later: build it with that directory from 492afa6).
@@ -38,6 +41,7 @@ CLIENTS=${BENCH_CLIENTS:-4 16}
 T=${BENCH_TIME:-20}
 TT=${BENCH_TPCC_TIME:-30}
 ROUNDS=${BENCH_ROUNDS:-3}
+read -ra FLAGS <<< "${BENCH_FLAGS:-}"
 PGDB=${BENCH_PG_DB:-cairn_bench}
 MYDB=${BENCH_MYSQL_DB:-cairn_bench}
 TDB=${BENCH_TPCC_DB:-cairn_regress_tpcc}
@@ -88,7 +92,7 @@ FIG="$out/figures.txt"
 # measure BUILD NAME ARGS...: one run; records NAME|BUILD|throughput|cpu|client CPU / server CPU.
 measure() {
   local build=$1 name=$2; shift 2
-  "$out/$build" "$@" --no-store --progress 0 --json "$out/$name-$build.json" > "$out/$name-$build.txt" 2>&1
+  "$out/$build" "$@" "${FLAGS[@]}" --no-store --progress 0 --json "$out/$name-$build.json" > "$out/$name-$build.txt" 2>&1
   python3 - "$out/$name-$build.json" "$name" "$build" >> "$FIG" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
