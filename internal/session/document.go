@@ -28,6 +28,7 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	d.Target = results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(),
 		Database: t.Database(), Settings: settings}
 	d.Host = host
+	d.Data = def.Data
 	d.VU = cfg.VUs
 	d.Seed = cfg.Seed
 	d.Window.RampupSeconds = cfg.Rampup.Seconds()

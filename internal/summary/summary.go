@@ -61,6 +61,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}()
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%s run on %s %s · %s · mode %s · seed %d\n", Title(d.Workload), d.Target.Name, d.Target.Version, workload.Plural(d.VU, "VU"), d.Mode, d.Seed)
+	if b := d.Bundle; b != nil {
+		fmt.Fprintf(w, "run again from bundle %s (its run %s, sha256 %s)\n", b.File, b.Result, b.SHA256[:min(12, len(b.SHA256))])
+	}
 	if d.Window.Seconds > 0 {
 		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
 	}
