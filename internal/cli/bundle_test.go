@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"os"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/testutil"
+	"github.com/cairn-bench/cairn/internal/workload"
+	"github.com/cairn-bench/cairn/internal/workload/oltp"
 )
 
 // A PostgreSQL TPC-C run handed on: 'results bundle' writes one file holding its spec (the
@@ -163,5 +166,31 @@ func TestBundleBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "never.db")); err == nil {
 		t.Errorf("a refused --bundle created the database file")
+	}
+}
+
+// Prepare records the cairn that generated the data (the meta record's cairn_version) from the
+// session's version, whichever way it is asked for: 'prepare', and 'run --prepare'.
+func TestPrepareRecordsCairnVersion(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		db   string
+		args []string
+	}{
+		{"p.db", []string{"oltp", "prepare", "--table-size", "100"}},
+		{"r.db", []string{"oltp", "run", "--prepare", "--table-size", "100", "--vu", "1", "--rampup", "0s", "--duration", "1s", "--progress", "0", "--no-store"}},
+	} {
+		url := "sqlite://" + filepath.Join(dir, c.db)
+		if code, out, stderr := cairn(t, append(c.args, "--db", url)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", c.args, code, out, stderr)
+		}
+		tg, _ := testutil.Open(t, url)
+		m, err := workload.ReadMeta[oltp.Meta](context.Background(), tg, oltp.Footprint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.CairnVersion != Version || m.PreparedAt.IsZero() {
+			t.Errorf("%v: the data's record says cairn %q at %v, want %q", c.args, m.CairnVersion, m.PreparedAt, Version)
+		}
 	}
 }
