@@ -125,9 +125,12 @@ func TestBundleRunAgain(t *testing.T) {
 		sort.Strings(keys)
 		return keys
 	}
-	out = run(0, "results", "compare", "1", "2")
-	if got, want := strings.Join(differ(out), " "), "config.db data.prepared_at target.database"; got != want {
-		t.Errorf("the rerun's conditions differ in %s, want %s:\n%s", got, want, out)
+	// In the store the bundle came from, and as a receiver has it: the bundle's file.
+	for _, a := range []string{"1", file} {
+		out = run(0, "results", "compare", a, "2")
+		if got, want := strings.Join(differ(out), " "), "config.db data.prepared_at target.database"; got != want {
+			t.Errorf("compare %s 2: the rerun's conditions differ in %s, want %s:\n%s", a, got, want, out)
+		}
 	}
 	// A database whose work_mem differs: compare says so.
 	run(0, "run", "--bundle", file, "--db", as(dbs[2], "${CAIRN_BUNDLE_PW}"))

@@ -153,7 +153,8 @@ figures are means, and a difference is called significant only when a two-sided 
 test over the runs gives p < 0.05, as benchstat does. Profiles are matched step by step by VU count;
 steps run with --repeat are tested the same way. One study id compares its cases, each against
 the first listed level, per VU count, over its repeats; several study ids of one design compare
-the studies case by case. See docs/results-store.md.`,
+the studies case by case. An argument ending in .json is a bundle's file ('cairn results
+bundle'): its runs, one group. See docs/results-store.md.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("compare needs at least two ids (or groups like 3,4,5), got %d", len(args))

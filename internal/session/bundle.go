@@ -52,18 +52,11 @@ type Rerun struct {
 // recorded (its seed, its sizes) are the spec's prepare's, so that a database with no schema is
 // prepared with the same data, and one holding another size is refused as a prepare refuses it.
 func Reruns(file, db string, change func(*spec.Spec) error) ([]Rerun, error) {
-	text, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, inputf("--bundle %s: no such file (make one with 'cairn results bundle ID… -o FILE')", file)
-	}
-	if err != nil {
-		return nil, inputf("--bundle %s: %v", file, err)
-	}
-	b, err := results.ReadBundle(text, file)
+	b, err := readBundle(file)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(text)
+	sum := b.SHA256
 	var out []Rerun
 	for _, r := range b.Runs {
 		s, err := spec.ReadStored([]byte(r.Spec), func(s *spec.Spec) error {
@@ -92,7 +85,30 @@ func Reruns(file, db string, change func(*spec.Spec) error) ([]Rerun, error) {
 			}
 			return nil, err
 		}
-		out = append(out, Rerun{Spec: s, From: results.FromBundle{File: file, SHA256: hex.EncodeToString(sum[:]), Result: r.ID}})
+		out = append(out, Rerun{Spec: s, From: results.FromBundle{File: file, SHA256: sum, Result: r.ID}})
 	}
 	return out, nil
+}
+
+// openedBundle is a bundle read from its file, with the file's SHA-256.
+type openedBundle struct {
+	*results.Bundle
+	SHA256 string
+}
+
+// readBundle reads the bundle at file; a file missing or not a bundle is the user's to fix.
+func readBundle(file string) (*openedBundle, error) {
+	text, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, inputf("%s: no such file (make a bundle with 'cairn results bundle ID… -o FILE')", file)
+	}
+	if err != nil {
+		return nil, inputf("%s: %v", file, err)
+	}
+	b, err := results.ReadBundle(text, file)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(text)
+	return &openedBundle{b, hex.EncodeToString(sum[:])}, nil
 }
