@@ -18,6 +18,24 @@ type ClientThreads struct {
 	VUWaitShare float64 `json:"vu_wait_share"`
 }
 
+// IssueLag is how late the VUs issued their transactions in the window: from when each was due
+// (the previous one's end in a closed loop; that plus the keying or thinking time asked when
+// paced; its intended start in an open loop) to its start (docs/result-format.md#client).
+type IssueLag struct {
+	Transactions int64   `json:"transactions"` // those counted: started in the window
+	MeanMs       float64 `json:"mean_ms"`
+	MaxMs        float64 `json:"max_ms"`
+	// VUShare is the lag summed over the VUs, over their time in the window (vu × window).
+	VUShare float64 `json:"vu_share"`
+}
+
+// Text is the figures in words: "VUs issued each transaction 0.021 ms after it was due on
+// average (max 4.31 ms), 0.8% of their time in the window".
+func (l *IssueLag) Text() string {
+	return fmt.Sprintf("VUs issued each transaction %.3f ms after it was due on average (max %.2f ms), %.1f%% of their time in the window",
+		l.MeanMs, l.MaxMs, 100*l.VUShare)
+}
+
 // ClientBoundUse is the share of the CPUs it may use from which cairn itself was the
 // bottleneck: the run is marked client_bound. ClientWaitWarn is the share of the window its VUs
 // waited for a CPU from which the summary warns: their latencies include that wait. The wait

@@ -439,6 +439,8 @@ type Client struct {
 	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 	// Threads is what cairn's own threads ran and waited for a CPU in the window (client.go).
 	Threads *ClientThreads `json:"threads,omitempty"`
+	// IssueLag is how late the VUs issued their transactions in the window (client.go).
+	IssueLag *IssueLag `json:"issue_lag,omitempty"`
 }
 
 // EncodeHist serializes a histogram in HdrHistogram's compressed V2 format, which the library

@@ -627,3 +627,31 @@ func TestEdgePublishingNotInProgress(t *testing.T) {
 		return
 	}
 }
+
+// chooser is a sleeper that takes choose to pick its next transaction: time between one
+// transaction's end and the next one's start, which the issue lag counts.
+type chooser struct {
+	sleeper
+	choose time.Duration
+}
+
+func (c *chooser) Next() int { time.Sleep(c.choose); return c.sleeper.Next() }
+
+// TestIssueLag: VUs that take 3 ms to choose each next transaction issue each at least 3 ms after
+// the last one ended; the lag counts the transactions started in the window, which differ from
+// those that ended in it by at most one a VU at each edge.
+func TestIssueLag(t *testing.T) {
+	const choose = 3 * time.Millisecond
+	out := engine(t, Config{VUs: 2, Rampup: 300 * time.Millisecond, Duration: 1500 * time.Millisecond, Seed: 1},
+		func() workload.VU { return &chooser{sleeper: sleeper{d: 2 * time.Millisecond}, choose: choose} })
+	l, n := out.IssueLag, out.Window.Counts[0].Count
+	if l == nil {
+		t.Fatal("no issue lag measured")
+	}
+	if l.N < n-2 || l.N > n+2 {
+		t.Errorf("issue lag over %d transactions; %d ended in the window (2 VUs)", l.N, n)
+	}
+	if l.N == 0 || l.Sum < time.Duration(l.N)*choose || l.Max < choose {
+		t.Errorf("issue lag %v over %d transactions (max %v): want at least %v each", l.Sum, l.N, l.Max, choose)
+	}
+}

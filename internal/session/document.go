@@ -30,6 +30,10 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	d.Host = host
 	d.Data = def.Data
 	d.VU = cfg.VUs
+	if l := out.IssueLag; l != nil && l.N > 0 && d.Window.ClientSeconds > 0 {
+		d.Client.IssueLag = &results.IssueLag{Transactions: l.N, MeanMs: float64(l.Sum) / float64(l.N) / 1e6,
+			MaxMs: float64(l.Max) / 1e6, VUShare: l.Sum.Seconds() / (float64(cfg.VUs) * d.Window.ClientSeconds)}
+	}
 	d.Seed = cfg.Seed
 	d.Window.RampupSeconds = cfg.Rampup.Seconds()
 	addStatements(d, out.Statements, def.Statements)

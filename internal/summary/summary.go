@@ -133,6 +133,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 			fmt.Fprintf(w, "warning: cairn's VUs waited %.0f%% of the window for a CPU: the host's CPUs were short, for the client at least; latencies include that wait\n", 100*th.VUWaitShare)
 		}
 	}
+	if l := d.Client.IssueLag; l != nil {
+		fmt.Fprintf(w, "client issue lag: %s\n", l.Text())
+	}
 	Observations(w, d)
 	if d.Window.Seconds > 0 {
 		fmt.Fprintln(w, diagnosis.Diagnosis(d, nil))
