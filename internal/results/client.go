@@ -36,6 +36,26 @@ func (l *IssueLag) Text() string {
 		l.MeanMs, l.MaxMs, 100*l.VUShare)
 }
 
+// ClientClock is how late the run's clock came to the window's per-second ticks and its edges
+// (docs/result-format.md#client).
+type ClientClock struct {
+	Ticks       int      `json:"ticks"` // the window's ticks before its end
+	TickMeanMs  float64  `json:"tick_late_mean_ms"`
+	TickMaxMs   float64  `json:"tick_late_max_ms"`
+	StartLateMs float64  `json:"start_late_ms"`
+	EndLateMs   *float64 `json:"end_late_ms,omitempty"` // absent when the window did not end as planned
+}
+
+// Text is the figures in words: "ticks 0.42 ms late on average (max 3.10 ms, 28 ticks); the
+// window's start 0.20 ms late, its end 0.31 ms late".
+func (c *ClientClock) Text() string {
+	t := fmt.Sprintf("ticks %.2f ms late on average (max %.2f ms, %d ticks); the window's start %.2f ms late", c.TickMeanMs, c.TickMaxMs, c.Ticks, c.StartLateMs)
+	if c.EndLateMs != nil {
+		t += fmt.Sprintf(", its end %.2f ms late", *c.EndLateMs)
+	}
+	return t
+}
+
 // ClientBoundUse is the share of the CPUs it may use from which cairn itself was the
 // bottleneck: the run is marked client_bound. ClientWaitWarn is the share of the window its VUs
 // waited for a CPU from which the summary warns: their latencies include that wait. The wait

@@ -441,6 +441,8 @@ type Client struct {
 	Threads *ClientThreads `json:"threads,omitempty"`
 	// IssueLag is how late the VUs issued their transactions in the window (client.go).
 	IssueLag *IssueLag `json:"issue_lag,omitempty"`
+	// Clock is how late the run's clock came to the window's ticks and edges (client.go).
+	Clock *ClientClock `json:"clock,omitempty"`
 }
 
 // EncodeHist serializes a histogram in HdrHistogram's compressed V2 format, which the library

@@ -145,6 +145,20 @@ type Outcome struct {
 	// IssueLag is how late the VUs issued their transactions in the window; nil when it was not
 	// measured (terminals over pooled connections, VUs abandoned at the end).
 	IssueLag *IssueLag
+	// Clock is how late the run's clock came to the window's ticks and edges.
+	Clock ClockLag
+}
+
+// ClockLag is how late the run's clock (the monitor) woke to the window's seconds and edges, on
+// its own clock: each second's tick inside the window (not the one at its end) against the whole
+// second it was due at, and each edge against its planned time. A late tick puts more than its
+// second into its point of the series (results.LateTicks); a late edge moves the window.
+type ClockLag struct {
+	Ticks            int
+	TickSum, TickMax time.Duration
+	StartLate        time.Duration
+	EndLate          time.Duration
+	Ended            bool // the window ended at its planned end (not Ctrl-C, not an outage): EndLate is set
 }
 
 // Span is a stretch of the run's clock.
@@ -887,6 +901,7 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) []
 			out.OutageStop = true
 		}
 		if !out.WindowStarted && now >= e.ws && !interrupted && !out.OutageStop {
+			out.Clock.StartLate = now - e.ws
 			m.windowStart()
 			if e.ws > m.lastTick {
 				// The seconds before the window end at its start, wherever it falls.
@@ -898,10 +913,19 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) []
 		last := interrupted || windowOver || out.OutageStop
 		if last {
 			if out.WindowStarted {
+				if windowOver {
+					out.Clock.EndLate, out.Clock.Ended = now-e.we, true
+				}
 				m.windowEnd(now)
 			}
 			out.Interrupted = interrupted && !windowOver
 			out.OutageStop = out.OutageStop && !windowOver && !interrupted
+		}
+		if now >= m.next && !last && out.WindowStarted {
+			late := now - m.next
+			out.Clock.Ticks++
+			out.Clock.TickSum += late
+			out.Clock.TickMax = max(out.Clock.TickMax, late)
 		}
 		if now >= m.next || last {
 			m.second(now, last)

@@ -655,3 +655,42 @@ func TestIssueLag(t *testing.T) {
 		t.Errorf("issue lag %v over %d transactions (max %v): want at least %v each", l.Sum, l.N, l.Max, choose)
 	}
 }
+
+// TestClockLag: a tick subscriber that holds the run's clock 1.3 s at the window's first tick makes
+// the next tick at least 0.3 s late; every tick of the window before its end is counted, one per
+// point of the series in the window less the one at its end.
+func TestClockLag(t *testing.T) {
+	tg, err := target.Open(context.Background(), testutil.SQLite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	const hold = 1300 * time.Millisecond
+	held := false
+	e := &Engine{Cfg: Config{VUs: 1, Rampup: 500 * time.Millisecond, Duration: 4 * time.Second, Seed: 1}, Target: tg, Types: []string{"t"}, Headline: -1,
+		NewVU: func(int) (workload.VU, error) { return &sleeper{d: 5 * time.Millisecond}, nil }}
+	e.Bus = event.New(event.Func(func(_ context.Context, ev event.Event) error {
+		if tk, ok := ev.(event.Tick); ok && tk.Second.Window && !held {
+			held = true
+			time.Sleep(hold)
+		}
+		return nil
+	}))
+	out, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := 0
+	for _, s := range out.Series {
+		if s.Window {
+			points++
+		}
+	}
+	c := out.Clock
+	if c.Ticks != points-1 {
+		t.Errorf("%d ticks counted, the window has %d points (want one less: its end's)", c.Ticks, points)
+	}
+	if c.TickMax < hold-time.Second || c.TickSum < c.TickMax || c.StartLate < 0 || !c.Ended || c.EndLate < 0 {
+		t.Errorf("clock %+v: want a tick at least %v late, a start and an end", c, hold-time.Second)
+	}
+}

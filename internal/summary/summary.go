@@ -136,6 +136,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	if l := d.Client.IssueLag; l != nil {
 		fmt.Fprintf(w, "client issue lag: %s\n", l.Text())
 	}
+	if c := d.Client.Clock; c != nil {
+		fmt.Fprintf(w, "client clock: %s\n", c.Text())
+	}
 	Observations(w, d)
 	if d.Window.Seconds > 0 {
 		fmt.Fprintln(w, diagnosis.Diagnosis(d, nil))
