@@ -61,6 +61,8 @@ func Reruns(file, db string, change func(*spec.Spec) error) ([]Rerun, error) {
 	for _, r := range b.Runs {
 		s, err := spec.ReadStored([]byte(r.Spec), func(s *spec.Spec) error {
 			s.DB = db
+			// A part of a run of several load generators (or a merged run) runs whole, here.
+			s.Part, s.StartAt, s.PartRun = "", "", ""
 			if d := r.Run.Data; d != nil {
 				keys := make([]string, 0, len(d.Prepare))
 				for k := range d.Prepare {
