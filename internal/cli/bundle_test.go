@@ -98,6 +98,17 @@ func TestBundleRunAgain(t *testing.T) {
 	if !strings.Contains(out, "run again from bundle "+file+" (its run 1, sha256 ") || !strings.Contains(out, "stored as result 2") {
 		t.Errorf("the rerun does not say where it came from:\n%s", out)
 	}
+	html := filepath.Join(dir, "again.html")
+	run(0, "report", "2", "-o", html)
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"run again from bundle", "by cairn " + Version + ": no-procs false, partition false, seed 4242, warehouses 1"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the rerun's report lacks %q", want)
+		}
+	}
 	var again results.Document
 	if err := json.Unmarshal([]byte(run(0, "results", "export", "2")), &again); err != nil {
 		t.Fatal(err)
