@@ -208,3 +208,42 @@ func TestPrepareRecordsCairnVersion(t *testing.T) {
 		}
 	}
 }
+
+// A bundle of two repeats, run again on a fresh SQLite file, compared with its reruns as groups:
+// the conditions differ only in the database (SQLite's address is its file) and the time the data
+// was prepared, and the headline's difference comes with its interval.
+func TestBundleRepeatsCompare(t *testing.T) {
+	dir := t.TempDir()
+	store, file := filepath.Join(dir, "r.db"), filepath.Join(dir, "two.json")
+	a, b := "sqlite://"+filepath.Join(dir, "a.db"), "sqlite://"+filepath.Join(dir, "b.db")
+	for _, args := range [][]string{
+		{"tpcb", "run", "--db", a, "--prepare", "--vu", "1", "--duration", "1s", "--progress", "0", "--seed", "5"},
+		{"tpcb", "run", "--db", a, "--vu", "1", "--duration", "1s", "--progress", "0", "--seed", "5"},
+		{"results", "bundle", "1", "2", "-o", file},
+		{"run", "--bundle", file, "--db", b},
+	} {
+		if code, out, stderr := cairn(t, append(args, "--results", store)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out, stderr)
+		}
+	}
+	code, out, stderr := cairn(t, "results", "compare", file, "3,4", "--results", store)
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s%s", code, out, stderr)
+	}
+	want := "conditions that differ (A #1 → B #3):\n" +
+		"  config.db: " + a + " → " + b + "\n" +
+		"  data.prepared_at: "
+	if !strings.Contains(out, want) {
+		t.Errorf("compare lacks %q:\n%s", want, out)
+	}
+	_, rest, _ := strings.Cut(out, "  data.prepared_at: ")
+	_, rest, _ = strings.Cut(rest, "\n")
+	next := "  target.address: " + strings.TrimPrefix(a, "sqlite://") + " → " + strings.TrimPrefix(b, "sqlite://") + "\n" +
+		"  target.database: " + strings.TrimPrefix(a, "sqlite://") + " → " + strings.TrimPrefix(b, "sqlite://") + "\n\n"
+	if !strings.HasPrefix(rest, next) {
+		t.Errorf("after data.prepared_at, want only %q:\n%s", next, out)
+	}
+	if !strings.Contains(out, "A: #"+file+":1,"+file+":2 (mean of 2)") || !strings.Contains(out, "TPS, B against A: ") || !strings.Contains(out, "(95%, Welch's t over the runs)") {
+		t.Errorf("compare lacks the bundle's group or the interval of the difference:\n%s", out)
+	}
+}
