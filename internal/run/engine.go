@@ -1352,15 +1352,15 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		if cfg.Rate > 0 {
 			v.due = intended
 		}
-		if v.due >= 0 && start >= e.ws && start < time.Duration(e.end.Load()) {
-			v.lag.add(max(start-v.due, 0))
-		}
 		v.busy.Store(int64(start) + 1)
 		rolledBack, retries, class, err := e.attempt(ctx, v.vu)
 		end := time.Since(e.t0)
 		v.busy.Store(0)
 		v.held.Store(v.completed(end))
 		we := time.Duration(e.end.Load())
+		if v.due >= 0 && start >= e.ws && start < we {
+			v.lag.add(max(start-v.due, 0))
+		}
 		s = metrics.Sample{Type: typ, LatencyUs: int64((end - intended) / time.Microsecond),
 			ServiceUs: int64((end - start) / time.Microsecond), Retries: retries, RolledBack: rolledBack,
 			InWindow: end >= e.ws && end < we, Late: cfg.LatencyLimit > 0 && end-intended > cfg.LatencyLimit}
