@@ -226,7 +226,13 @@ func TestBundleRepeatsCompare(t *testing.T) {
 			t.Fatalf("%v: exit %d\n%s%s", args, code, out, stderr)
 		}
 	}
-	code, out, stderr := cairn(t, "results", "compare", file, "3,4", "--results", store)
+	// --json writes one document: a bundle of two runs is refused before either runs.
+	code, out, stderr := cairn(t, "run", "--bundle", file, "--db", "sqlite://"+filepath.Join(dir, "c.db"), "--json", filepath.Join(dir, "c.json"), "--results", store)
+	if code != ExitUsage || !strings.Contains(stderr, "--json writes one document") {
+		t.Errorf("--json with a bundle of two runs: exit %d %q%q", code, out, stderr)
+	}
+	oneCleanLine(t, stderr)
+	code, out, stderr = cairn(t, "results", "compare", file, "3,4", "--results", store)
 	if code != 0 {
 		t.Fatalf("compare: exit %d\n%s%s", code, out, stderr)
 	}

@@ -118,6 +118,9 @@ func runBundle(cmd *cobra.Command, file, db string, sets []string, f runFlags, s
 	if err != nil {
 		return err
 	}
+	if f.json != "" && len(reruns) > 1 {
+		return usagef("--json writes one document and %s holds %d runs: leave --json out and export each result ('cairn results export ID')", file, len(reruns))
+	}
 	for _, r := range reruns {
 		if f.printSpec {
 			if _, err := stdout.Write(session.SpecText(r.Spec)); err != nil {
