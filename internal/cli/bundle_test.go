@@ -51,7 +51,7 @@ func TestBundleRunAgain(t *testing.T) {
 		return out
 	}
 	// The password written literally in the URL: cairn must make it a reference itself.
-	run(0, "tpcc", "run", "--db", as(dbs[0], secret), "--prepare", "--warehouses", "1", "--seed", "4242",
+	first := run(0, "tpcc", "run", "--db", as(dbs[0], secret), "--prepare", "--warehouses", "1", "--seed", "4242",
 		"--vu", "2", "--rampup", "1s", "--duration", "4s", "--progress", "0")
 	out := run(0, "results", "bundle", "1", "-o", file)
 	if !strings.Contains(out, "wrote 1 run to "+file) {
@@ -91,6 +91,7 @@ func TestBundleRunAgain(t *testing.T) {
 	case d.Histograms["new_order"] == "" || d.HeadlineFigure() == nil:
 		t.Errorf("the document lacks its histograms or headline")
 	}
+	clientChecked(t, d, first)
 
 	// Run again on a fresh database, its password now a reference read from the environment.
 	t.Setenv("CAIRN_BUNDLE_PW", secret)
@@ -251,5 +252,41 @@ func TestBundleRepeatsCompare(t *testing.T) {
 	}
 	if !strings.Contains(out, "A: #"+file+":1,"+file+":2 (mean of 2)") || !strings.Contains(out, "TPS, B against A: ") || !strings.Contains(out, "(95%, Welch's t over the runs)") {
 		t.Errorf("compare lacks the bundle's group or the interval of the difference:\n%s", out)
+	}
+}
+
+// clientChecked checks a real run's issue lag and clock against what the run counted: the lag
+// over the transactions started in the window (those that ended in it, give or take one a VU at
+// each edge), its share of the VUs' time from its own mean and count; a clock tick for each point
+// of the window's series but its end's; and the summary's lines.
+func clientChecked(t *testing.T, d *results.Document, out string) {
+	t.Helper()
+	l, c := d.Client.IssueLag, d.Client.Clock
+	if l == nil || c == nil {
+		t.Fatalf("no issue lag (%v) or clock (%v) in the document", l, c)
+	}
+	var ended int64
+	for _, tx := range d.Txns {
+		ended += tx.Count + tx.Errors
+	}
+	if vu := int64(d.VU); l.Transactions < ended-2*vu || l.Transactions > ended+2*vu {
+		t.Errorf("issue lag over %d transactions; %d ended in the window (%d VUs)", l.Transactions, ended, d.VU)
+	}
+	if share := l.MeanMs * float64(l.Transactions) / 1000 / (float64(d.VU) * d.Window.ClientSeconds); share-l.VUShare > 1e-9 || l.VUShare-share > 1e-9 || l.MaxMs < l.MeanMs {
+		t.Errorf("issue lag %+v: vu_share, from its mean and count, is %v", l, share)
+	}
+	points := 0
+	for _, s := range d.Series {
+		if s.Window {
+			points++
+		}
+	}
+	if c.Ticks != points-1 || c.EndLateMs == nil || c.TickMaxMs < c.TickMeanMs {
+		t.Errorf("clock %+v: want %d ticks (the window's %d points but its end's) and an end", c, points-1, points)
+	}
+	for _, want := range []string{"client issue lag: " + l.Text() + "\n", "client clock: " + c.Text() + "\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q", want)
+		}
 	}
 }
