@@ -328,7 +328,8 @@ func TestDiskIOSyncCommitCompare(t *testing.T) {
 			row = l
 		}
 	}
-	f := strings.Fields(row)
+	// Compare prints counts with thousands separators: 2,188.
+	f := strings.Fields(strings.ReplaceAll(row, ",", ""))
 	if len(f) < 5 || f[2] != fmt.Sprintf("%.0f", on) || f[3] != fmt.Sprintf("%.0f", off) {
 		t.Fatalf("compare's disk w/s row %q: want %.0f and %.0f, as stored\n%s", row, on, off, out)
 	}

@@ -53,6 +53,7 @@ var floors = map[string]int{
 	"sqlfile":               10,
 	"workload/tpch/dbgen":   10,
 	"textfmt":               10,
+	"steady":                10, // a series' warm-up, interval and drift: arithmetic only
 }
 
 // maxChain is the most packages one import chain may pass through, cmd/cairn included: each is

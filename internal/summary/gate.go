@@ -112,20 +112,8 @@ func Gate(w io.Writer, groups [][]results.Loaded, pct float64, by string) error 
 			fmt.Fprintf(w, "FAIL  %d VUs %s: B measured no step at %d VUs\n", s.VU, name, s.VU)
 		}
 	} else {
-		docs := func(g []results.Loaded) []*results.Document {
-			var out []*results.Document
-			for _, l := range g {
-				out = append(out, l.Run)
-			}
-			return out
-		}
-		a, b := docs(base), docs(other)
-		name := "headline"
-		if n, _, ok := a[0].Headline(); ok {
-			name = n
-		}
-		f := results.RunFigures(name, a[0].MainTxn, a[0].TxnOrder)[0]
-		verdict(name, results.Compare(f.Values(a), f.Values(b)))
+		name, va, vb := headlineValues(base, other)
+		verdict(name, results.Compare(va, vb))
 	}
 	if failed > 0 {
 		return &Regression{Failed: failed, Gated: gated, PCT: pct}
@@ -182,27 +170,14 @@ const (
 // independent means (the delta method) — within-run only and approximate, which the line says.
 func gateByInterval(w io.Writer, base, other []results.Loaded, pct float64) error {
 	fmt.Fprintf(w, "\nregression gate: the headline fails when the 95%% interval of B's change from A lies wholly below -%g%%\n", pct)
-	docs := func(g []results.Loaded) []*results.Document {
-		var out []*results.Document
-		for _, l := range g {
-			out = append(out, l.Run)
-		}
-		return out
-	}
-	a, b := docs(base), docs(other)
-	name := "headline"
-	if n, _, ok := a[0].Headline(); ok {
-		name = n
-	}
-	f := results.RunFigures(name, a[0].MainTxn, a[0].TxnOrder)[0]
-	va, vb := f.Values(a), f.Values(b)
+	name, va, vb := headlineValues(base, other)
 	st := results.Compare(va, vb)
 	var lo, hi float64
 	var basis string
 	if d, ok := results.Differ(va, vb); ok {
 		lo, hi, basis = d.Lo, d.Hi, "Welch's t over the runs"
-	} else if len(va) == 1 && len(vb) == 1 && a[0].Result.Interval(name) != nil && b[0].Result.Interval(name) != nil && va[0] != 0 {
-		ra, rb := a[0].Result.Interval(name).Rel, b[0].Result.Interval(name).Rel
+	} else if len(va) == 1 && len(vb) == 1 && base[0].Run.Result.Interval(name) != nil && other[0].Run.Result.Interval(name) != nil && va[0] != 0 {
+		ra, rb := base[0].Run.Result.Interval(name).Rel, other[0].Run.Result.Interval(name).Rel
 		c := vb[0]/va[0] - 1
 		h := (1 + c) * math.Sqrt(ra*ra+rb*rb)
 		lo, hi, basis = c-h, c+h, "the two runs' own windows only, approximate: it does not include the spread between runs"
@@ -217,4 +192,23 @@ func gateByInterval(w io.Writer, base, other []results.Loaded, pct float64) erro
 	}
 	fmt.Fprintf(w, "PASS  %s: A %s → B %s: %s, not wholly worse than -%g%%\n", name, gateValue(st.Base), gateValue(st.Other), span, pct)
 	return nil
+}
+
+// headlineValues are the headline figure's name and its values in each run of the two groups,
+// named and read as A's first run has it.
+func headlineValues(base, other []results.Loaded) (name string, va, vb []float64) {
+	docs := func(g []results.Loaded) []*results.Document {
+		var out []*results.Document
+		for _, l := range g {
+			out = append(out, l.Run)
+		}
+		return out
+	}
+	a, b := docs(base), docs(other)
+	name = "headline"
+	if n, _, ok := a[0].Headline(); ok {
+		name = n
+	}
+	f := results.RunFigures(name, a[0].MainTxn, a[0].TxnOrder)[0]
+	return name, f.Values(a), f.Values(b)
 }

@@ -69,7 +69,7 @@ func TestUIConsoleByForms(t *testing.T) {
 		var j struct {
 			ResultID string `json:"result_id"`
 		}
-		getAPI(t, s, "/api/v1/jobs/"+job, &j)
+		s.get(t, "/api/v1/jobs/"+job, &j)
 		if j.ResultID == "" {
 			t.Fatalf("job %s stored no result", job)
 		}
@@ -142,8 +142,8 @@ func TestUIConsoleByForms(t *testing.T) {
 	var spec1, spec2 struct {
 		Spec string `json:"spec"`
 	}
-	getAPI(t, s, "/api/v1/results/"+first+"/spec", &spec1)
-	getAPI(t, s, "/api/v1/results/"+second+"/spec", &spec2)
+	s.get(t, "/api/v1/results/"+first+"/spec", &spec1)
+	s.get(t, "/api/v1/results/"+second+"/spec", &spec2)
 	if spec1.Spec != spec2.Spec {
 		t.Errorf("result %s run again stored another spec:\n%s\nwant\n%s", second, spec2.Spec, spec1.Spec)
 	}

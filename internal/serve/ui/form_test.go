@@ -138,9 +138,9 @@ func TestUICleanupAsksFirst(t *testing.T) {
 func TestUIStopQueuedJob(t *testing.T) {
 	s, _, ctx := openForm(t)
 	spec := "workload: tpcb\ndb: sqlite://q.db\nvu: 1\nrampup: 0s\nduration: 5m\nprogress: 1s\nprepare:\n  scale: 1\n"
-	first := postJob(t, s, spec)
+	first := s.post(t, "run", spec).ID
 	defer stopJob(t, s, first)
-	second := postJob(t, s, spec)
+	second := s.post(t, "run", spec).ID
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/jobs/"+second)); err != nil {
 		t.Fatal(err)
 	}
@@ -185,24 +185,6 @@ func jobCount(t *testing.T, s *serve) int {
 		t.Fatal(err)
 	}
 	return len(body.Jobs)
-}
-
-func postJob(t *testing.T, s *serve, spec string) string {
-	t.Helper()
-	b, _ := json.Marshal(map[string]string{"kind": "run", "spec": spec})
-	resp, err := http.Post(s.base+"/api/v1/jobs", "application/json", strings.NewReader(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var j struct {
-		ID    string `json:"id"`
-		Error string `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&j); err != nil || j.ID == "" {
-		t.Fatalf("post job: %v %s (HTTP %d)", err, j.Error, resp.StatusCode)
-	}
-	return j.ID
 }
 
 func stopJob(t *testing.T, s *serve, id string) {

@@ -1,12 +1,9 @@
 package ui_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,41 +14,6 @@ import (
 
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
-
-// startJob starts a job of any kind through the API, as the form's Start does, and returns its id.
-func startJob(t *testing.T, s *serve, kind, spec string) string {
-	t.Helper()
-	body, _ := json.Marshal(map[string]string{"kind": kind, "spec": spec})
-	resp, err := http.Post(s.base+"/api/v1/jobs", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var j struct {
-		ID    string `json:"id"`
-		Error string `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&j); err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("POST /api/v1/jobs %s: %d %v %s", kind, resp.StatusCode, err, j.Error)
-	}
-	return j.ID
-}
-
-// getAPI reads a JSON answer of the service into v.
-func getAPI(t *testing.T, s *serve, path string, v any) {
-	t.Helper()
-	resp, err := http.Get(s.base + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d", path, resp.StatusCode)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-}
 
 // pgSpecDB is the test's PostgreSQL URL with its password as ${CAIRN_PASSWORD}, set in the
 // environment the service inherits, as a spec sent to the service names it.
@@ -176,7 +138,7 @@ func TestUILiveBuildRunAndHistory(t *testing.T) {
 	t.Cleanup(p.report)
 
 	// The build: 4 warehouses on 2 loaders, some seconds of loading on a busy host.
-	build := startJob(t, s, "prepare", "workload: tpcc\ndb: "+db+"\nprepare: {warehouses: 4, loaders: 2}\n")
+	build := s.post(t, "prepare", "workload: tpcc\ndb: "+db+"\nprepare: {warehouses: 4, loaders: 2}\n").ID
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/jobs/"+build)); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +192,7 @@ func TestUILiveBuildRunAndHistory(t *testing.T) {
 	}
 
 	// The run: NOPM and TPM live.
-	run := startJob(t, s, "run", "workload: tpcc\ndb: "+db+"\nvu: 2\nrampup: 2s\nduration: 20s\nprogress: 2s\n")
+	run := s.post(t, "run", "workload: tpcc\ndb: "+db+"\nvu: 2\nrampup: 2s\nduration: 20s\nprogress: 2s\n").ID
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/jobs/"+run)); err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +236,7 @@ func TestUILiveBuildRunAndHistory(t *testing.T) {
 	var job struct {
 		ResultID string `json:"result_id"`
 	}
-	getAPI(t, s, "/api/v1/jobs/"+run, &job)
+	s.get(t, "/api/v1/jobs/"+run, &job)
 	var doc struct {
 		Result struct {
 			Headline struct {
@@ -290,7 +252,7 @@ func TestUILiveBuildRunAndHistory(t *testing.T) {
 			} `json:"latency_ms"`
 		} `json:"transactions"`
 	}
-	getAPI(t, s, "/api/v1/results/"+job.ResultID, &doc)
+	s.get(t, "/api/v1/results/"+job.ResultID, &doc)
 	if doc.Result.TPM == nil {
 		t.Fatalf("result %s has no TPM", job.ResultID)
 	}
@@ -356,7 +318,7 @@ func TestUIProfileMarksSteps(t *testing.T) {
 	p := &page{t: t}
 	ctx := testutil.Browser(t, 4*time.Minute, 1400, 900, p.listen(s.base))
 	t.Cleanup(p.report)
-	id := startJob(t, s, "run", "workload: tpcc\ndb: sqlite://tpcc.db\nvu: [1, 2]\nrampup: 1s\nduration: 3s\npause: 0s\nprogress: 1s\nprepare: {warehouses: 1}\n")
+	id := s.post(t, "run", "workload: tpcc\ndb: sqlite://tpcc.db\nvu: [1, 2]\nrampup: 1s\nduration: 3s\npause: 0s\nprogress: 1s\nprepare: {warehouses: 1}\n").ID
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/jobs/"+id)); err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +356,7 @@ func TestUIProfileMarksSteps(t *testing.T) {
 	var job struct {
 		ResultID string `json:"result_id"`
 	}
-	getAPI(t, s, "/api/v1/jobs/"+id, &job)
+	s.get(t, "/api/v1/jobs/"+id, &job)
 	var prof struct {
 		Headline string `json:"headline"`
 		Marks    struct {
@@ -409,7 +371,7 @@ func TestUIProfileMarksSteps(t *testing.T) {
 			} `json:"summary"`
 		} `json:"steps"`
 	}
-	getAPI(t, s, "/api/v1/results/"+job.ResultID, &prof)
+	s.get(t, "/api/v1/results/"+job.ResultID, &prof)
 	want, found := 0.0, false
 	for _, st := range prof.Steps {
 		if st.VU == prof.Marks.Peak {
@@ -439,7 +401,7 @@ func TestUIOwnHeadline(t *testing.T) {
 	ctx := testutil.Browser(t, 3*time.Minute, 1400, 900, p.listen(s.base))
 	t.Cleanup(p.report)
 	// 30 s: the page must see it run on a host busy enough to take seconds to open a page
-	id := startJob(t, s, "run", "workload: oltp\ndb: sqlite://oltp.db\nvu: 1\nrampup: 1s\nduration: 30s\nprogress: 1s\noptions: {workload: point-select}\nprepare: {tables: 1, table-size: 1000}\n")
+	id := s.post(t, "run", "workload: oltp\ndb: sqlite://oltp.db\nvu: 1\nrampup: 1s\nduration: 30s\nprogress: 1s\noptions: {workload: point-select}\nprepare: {tables: 1, table-size: 1000}\n").ID
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.base+"/#/jobs/"+id)); err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +425,7 @@ func TestUIOwnHeadline(t *testing.T) {
 	var job struct {
 		ResultID string `json:"result_id"`
 	}
-	getAPI(t, s, "/api/v1/jobs/"+id, &job)
+	s.get(t, "/api/v1/jobs/"+id, &job)
 	var doc struct {
 		Result struct {
 			Headline struct {
@@ -472,7 +434,7 @@ func TestUIOwnHeadline(t *testing.T) {
 			} `json:"headline"`
 		} `json:"result"`
 	}
-	getAPI(t, s, "/api/v1/results/"+job.ResultID, &doc)
+	s.get(t, "/api/v1/results/"+job.ResultID, &doc)
 	end := until[map[string]tileView](t, ctx, "the stored headline", 20*time.Second, `(function () {
 	  var v = `+tilesState+`;
 	  return v.headline.source === "stored" ? v : null;

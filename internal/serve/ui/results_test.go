@@ -36,6 +36,7 @@ type apiSpec struct {
 	Spec string `json:"spec"`
 }
 
+// get reads a JSON answer of the service into v.
 func (s *serve) get(t *testing.T, path string, v any) {
 	t.Helper()
 	resp, err := http.Get(s.base + path)
@@ -51,6 +52,7 @@ func (s *serve) get(t *testing.T, path string, v any) {
 	}
 }
 
+// post starts a job of any kind through the API, as the form's Start does.
 func (s *serve) post(t *testing.T, kind, spec string) apiJob {
 	t.Helper()
 	b, _ := json.Marshal(map[string]string{"kind": kind, "spec": spec})
@@ -61,7 +63,7 @@ func (s *serve) post(t *testing.T, kind, spec string) apiJob {
 	defer resp.Body.Close()
 	var j apiJob
 	if err := json.NewDecoder(resp.Body).Decode(&j); err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("POST /api/v1/jobs: %s %v", resp.Status, err)
+		t.Fatalf("POST /api/v1/jobs %s: %s %v %s", kind, resp.Status, err, j.Error)
 	}
 	return j
 }

@@ -3,8 +3,10 @@ package fanout_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -66,11 +68,10 @@ func run(t *testing.T, db string, set map[string]string) (*results.Document, *fa
 		t.Fatal(err)
 	}
 	set["db"] = db
-	for _, k := range []string{"db", "vu", "rampup", "duration", "rate", "options.parallelism", "options.fanout", "options.protocol", "options.slow-log"} {
-		if v, ok := set[k]; ok {
-			if err := s.Set(k, v); err != nil {
-				t.Fatalf("set %s: %v", k, err)
-			}
+	// Every key given is set (a list of those it knew once left wait-sample out, unnoticed).
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if err := s.Set(k, set[k]); err != nil {
+			t.Fatalf("set %s: %v", k, err)
 		}
 	}
 	if err := s.Check(); err != nil {
