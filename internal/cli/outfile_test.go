@@ -56,6 +56,19 @@ func TestOutputsWrittenThrough(t *testing.T) {
 	if fi, err := os.Lstat(exported); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("export -o replaced the symlink %s (%v)", exported, err)
 	}
+	bundled := filepath.Join(dir, "bundle.json")
+	if err := os.Symlink(filepath.Join(dir, "bundle-target.json"), bundled); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := cairn(t, append([]string{"results", "bundle", "1", "-o", bundled}, r...)...); code != 0 {
+		t.Fatalf("bundle: exit %d\n%s%s", code, out, stderr)
+	}
+	if fi, err := os.Lstat(bundled); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("bundle -o replaced the symlink %s (%v)", bundled, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "bundle-target.json")); err != nil || !strings.Contains(string(b), `"format": "cairn-bundle"`) {
+		t.Errorf("the bundle's symlink target was not written (%v)", err)
+	}
 
 	// Devices of our own (never /dev/full itself): the null device takes the bytes, the full one
 	// fails the command with exit 1, and both stay devices.
@@ -66,12 +79,12 @@ func TestOutputsWrittenThrough(t *testing.T) {
 	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"report", "1", "-o", null}, {"results", "export", "1", "-o", null}} {
+	for _, args := range [][]string{{"report", "1", "-o", null}, {"results", "export", "1", "-o", null}, {"results", "bundle", "1", "-o", null}} {
 		if code, out, stderr := cairn(t, append(args, r...)...); code != 0 {
 			t.Errorf("%v: exit %d\n%s%s", args, code, out, stderr)
 		}
 	}
-	for _, args := range [][]string{{"report", "1", "-o", full}, {"results", "export", "1", "-o", full}, {"results", "export", "1", "--format", "csv", "-o", full}} {
+	for _, args := range [][]string{{"report", "1", "-o", full}, {"results", "export", "1", "-o", full}, {"results", "export", "1", "--format", "csv", "-o", full}, {"results", "bundle", "1", "-o", full}} {
 		code, out, stderr := cairn(t, append(args, r...)...)
 		if code != ExitFailed {
 			t.Errorf("%v: exit %d, want %d\n%s%s", args, code, ExitFailed, out, stderr)

@@ -54,7 +54,7 @@ $CAIRN_RESULTS, else $XDG_DATA_HOME/cairn/results.db, else ~/.local/share/cairn/
 		Args: cobra.ArbitraryArgs,
 		RunE: group,
 	}
-	cmd.AddCommand(newResultsList(stdout), newResultsShow(stdout), newResultsCompare(stdout), newResultsExport(stdout), newResultsRm(stdout), newResultsMerge(stdout))
+	cmd.AddCommand(newResultsList(stdout), newResultsShow(stdout), newResultsCompare(stdout), newResultsExport(stdout), newResultsBundle(stdout), newResultsRm(stdout), newResultsMerge(stdout))
 	return cmd
 }
 
@@ -153,7 +153,8 @@ figures are means, and a difference is called significant only when a two-sided 
 test over the runs gives p < 0.05, as benchstat does. Profiles are matched step by step by VU count;
 steps run with --repeat are tested the same way. One study id compares its cases, each against
 the first listed level, per VU count, over its repeats; several study ids of one design compare
-the studies case by case. See docs/results-store.md.`,
+the studies case by case. An argument ending in .json is a bundle's file ('cairn results
+bundle'): its runs, one group. See docs/results-store.md.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("compare needs at least two ids (or groups like 3,4,5), got %d", len(args))
@@ -206,6 +207,40 @@ the per-second time series), and for a profile one row per run of each step.`,
 	cmd.Flags().StringVar(&format, "format", "json", "json or csv")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to this file instead of standard output")
 	cmd.Flags().BoolVar(&series, "series", false, "csv of a run: the per-second time series instead of the per-transaction table")
+	return cmd
+}
+
+func newResultsBundle(stdout io.Writer) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "bundle ID… -o FILE",
+		Short: "Write stored runs into one file that says everything needed to understand and repeat them ('cairn run --bundle' runs them again)",
+		Long: `Write one JSON document holding each run whole: the run spec it ran (passwords stay ${VAR}
+references), cairn's version and commit, the database's version and every setting read, the
+host's facts, the data's prepare record (its seed, sizes and the cairn that generated it), the
+figures, series and histograms. 'cairn run --bundle FILE --db URL' runs them again. -o - writes
+to standard output. See docs/results-store.md.`,
+		Args: exactIDs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("results bundle needs -o FILE: the bundle's file (- for standard output)")
+			}
+			b, err := session.Bundle(cmd.Context(), resultsPath(cmd), Version, args)
+			if err != nil {
+				return err
+			}
+			write := func(w io.Writer) error { return results.WriteBundle(w, b) }
+			if out == "-" {
+				return write(stdout)
+			}
+			if err := outfile.Write(out, write); err != nil {
+				return fmt.Errorf("-o: %w", err)
+			}
+			fmt.Fprintf(stdout, "wrote %s to %s ('cairn run --bundle %s --db URL' runs it again)\n", workload.Plural(len(b.Runs), "run"), out, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the bundle's file (- for standard output)")
 	return cmd
 }
 

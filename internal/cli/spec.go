@@ -14,12 +14,12 @@ import (
 // newSpecRun is 'cairn run --spec FILE': any workload's run or profile from its run spec (YAML
 // or JSON, as --print-spec writes it), with fields changed by --set PATH=VALUE.
 func newSpecRun(stdout, stderr io.Writer) *cobra.Command {
-	var file, part string
+	var file, part, bundle, db string
 	var sets []string
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run --spec FILE [--set PATH=VALUE]… [--part I/N]",
-		Short: "Run or profile any workload from a run spec (YAML or JSON; docs/spec.md)",
+		Use:   "run --spec FILE [--set PATH=VALUE]… [--part I/N] | run --bundle FILE --db URL",
+		Short: "Run or profile any workload from a run spec (YAML or JSON; docs/spec.md), or run a bundle's runs again",
 		Long: `Run the run or profile a spec describes: a spec with one VU count is a run, one with a list of
 VU counts a profile. --set changes a field by its dotted path (vu=4, duration=30s, options.mode=sql,
 prepare.warehouses=4) and may be repeated; --part I/N is --set part=I/N, for the parts of one
@@ -28,9 +28,26 @@ ${VAR} in the spec's values is read from the environment. docs/spec.md describes
 
   cairn tpcc run --db URL --vu 2 --duration 10s --seed 7 --print-spec > s.yaml
   cairn run --spec s.yaml
-  cairn run --spec s.yaml --set vu=4 --set options.mode=sql`,
+  cairn run --spec s.yaml --set vu=4 --set options.mode=sql
+
+--bundle FILE runs each run of a bundle ('cairn results bundle') again on the database --db
+names: its spec and seed, and, where that database holds no schema, the same data prepared
+as the run's prepare recorded it (seed and sizes). Each result records the bundle it ran
+from; 'cairn results compare' then lists what differs in the conditions (docs/results-store.md).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case bundle != "" && file != "":
+				return usagef("give --spec FILE or --bundle FILE, not both")
+			case bundle != "" && db == "":
+				return usagef("--bundle needs --db URL: the database to run the bundle's runs on (a bundle holds no password)")
+			case bundle == "" && db != "":
+				return usagef("--db goes with --bundle: a spec names its own db (change it with --set db=URL)")
+			case bundle != "" && part != "":
+				return usagef("--part splits a spec's run between load generators: run a bundle whole")
+			case bundle != "":
+				return runBundle(cmd, bundle, db, sets, f, stdout, stderr)
+			}
 			if file == "" {
 				return usagef("cairn run needs --spec FILE (or use 'cairn WORKLOAD run' with flags)")
 			}
@@ -63,6 +80,8 @@ ${VAR} in the spec's values is read from the environment. docs/spec.md describes
 		}}
 	fs := cmd.Flags()
 	fs.StringVar(&file, "spec", "", "the run spec: a YAML or JSON file")
+	fs.StringVar(&bundle, "bundle", "", "run each run of this bundle ('cairn results bundle') again, on --db")
+	fs.StringVar(&db, "db", "", "with --bundle: the database to run on (a URL; ${VAR} in it is read from the environment)")
 	fs.StringArrayVar(&sets, "set", nil, "change a field of the spec: PATH=VALUE (repeatable)")
 	fs.StringVar(&part, "part", "", "I/N: run the I-th of N shares of the spec's VUs, as --set part=I/N (docs/scale.md)")
 	fs.StringVar(&f.json, "json", "", "write the result (or profile) document to this file")
@@ -84,6 +103,34 @@ func applySets(sets []string, set func(path, value string) error, example string
 			if errors.As(err, &se) {
 				return usagef("--set %s: %s", kv, se.Msg)
 			}
+			return err
+		}
+	}
+	return nil
+}
+
+// runBundle runs each run of a bundle again on db, in the bundle's order; the first that fails
+// ends it.
+func runBundle(cmd *cobra.Command, file, db string, sets []string, f runFlags, stdout, stderr io.Writer) error {
+	reruns, err := session.Reruns(file, db, func(s *spec.Spec) error {
+		return applySets(sets, s.Set, "vu=4 or duration=30s")
+	})
+	if err != nil {
+		return err
+	}
+	if f.json != "" && len(reruns) > 1 {
+		return usagef("--json writes one document and %s holds %d runs: leave --json out and export each result ('cairn results export ID')", file, len(reruns))
+	}
+	for _, r := range reruns {
+		if f.printSpec {
+			if _, err := stdout.Write(session.SpecText(r.Spec)); err != nil {
+				return err
+			}
+			continue
+		}
+		o := jobOptions(resultsPath(cmd), f, stdout, stderr)
+		o.From = &r.From
+		if err := session.Execute(cmd.Context(), r.Spec, o); err != nil {
 			return err
 		}
 	}

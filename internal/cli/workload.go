@@ -73,7 +73,7 @@ func newPrepare(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 			if err := options.Valid(opts, givenFlag(cmd)); err != nil {
 				return err
 			}
-			return session.Prepare(cmd.Context(), w, db, opts, session.Options{Subscribers: printer(stdout, stderr),
+			return session.Prepare(cmd.Context(), w, db, opts, session.Options{Version: Version, Subscribers: printer(stdout, stderr),
 				Preparing: &terminalPreparing{out: stdout, err: stderr}})
 		}}
 	dbFlag(cmd, &db, true, true)
@@ -198,7 +198,7 @@ func newTool(t workload.Tool, stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			p := &terminalPreparing{out: stdout, err: stderr}
-			err := t.Run(cmd.Context(), opts, p)
+			err := t.Run(workload.WithVersion(cmd.Context(), Version), opts, p)
 			p.Loaded()
 			if err != nil && cmd.Context().Err() != nil {
 				return errInterrupted

@@ -180,6 +180,17 @@ func summarizeRun(d *results.Document, label string) itemView {
 	if d.ProfileID != "" {
 		v.Facts = append(v.Facts, kv{"profile", "#" + d.ProfileID})
 	}
+	if b := d.Bundle; b != nil {
+		v.Facts = append(v.Facts, kv{"run again from bundle", fmt.Sprintf("%s (its run %s, sha256 %s)", b.File, b.Result, b.SHA256)})
+	}
+	if x := d.Data; x != nil {
+		opts := make([]string, 0, len(x.Prepare))
+		for k, val := range x.Prepare {
+			opts = append(opts, k+" "+val)
+		}
+		sort.Strings(opts)
+		v.Facts = append(v.Facts, kv{"data", fmt.Sprintf("prepared %s by cairn %s: %s", x.PreparedAt.UTC().Format("2006-01-02 15:04:05 MST"), x.CairnVersion, strings.Join(opts, ", "))})
+	}
 	v.Facts = append(v.Facts, kv{"virtual users", strconv.Itoa(d.VU)})
 	if d.Mode != "" {
 		v.Facts = append(v.Facts, kv{"mode", d.Mode})

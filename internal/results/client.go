@@ -18,6 +18,44 @@ type ClientThreads struct {
 	VUWaitShare float64 `json:"vu_wait_share"`
 }
 
+// IssueLag is how late the VUs issued their transactions in the window: from when each was due
+// (the previous one's end in a closed loop; that plus the keying or thinking time asked when
+// paced; its intended start in an open loop) to its start (docs/result-format.md#client).
+type IssueLag struct {
+	Transactions int64   `json:"transactions"` // those counted: started in the window
+	MeanMs       float64 `json:"mean_ms"`
+	MaxMs        float64 `json:"max_ms"`
+	// VUShare is the lag summed over the VUs, over their time in the window (vu × window).
+	VUShare float64 `json:"vu_share"`
+}
+
+// Text is the figures in words: "VUs issued each transaction 0.021 ms after it was due on
+// average (max 4.31 ms), 0.8% of their time in the window".
+func (l *IssueLag) Text() string {
+	return fmt.Sprintf("VUs issued each transaction %.3f ms after it was due on average (max %.2f ms), %.1f%% of their time in the window",
+		l.MeanMs, l.MaxMs, 100*l.VUShare)
+}
+
+// ClientClock is how late the run's clock came to the window's per-second ticks and its edges
+// (docs/result-format.md#client).
+type ClientClock struct {
+	Ticks       int      `json:"ticks"` // the window's ticks before its end
+	TickMeanMs  float64  `json:"tick_late_mean_ms"`
+	TickMaxMs   float64  `json:"tick_late_max_ms"`
+	StartLateMs float64  `json:"start_late_ms"`
+	EndLateMs   *float64 `json:"end_late_ms,omitempty"` // absent when the window did not end as planned
+}
+
+// Text is the figures in words: "ticks 0.42 ms late on average (max 3.10 ms, 28 ticks); the
+// window's start 0.20 ms late, its end 0.31 ms late".
+func (c *ClientClock) Text() string {
+	t := fmt.Sprintf("ticks %.2f ms late on average (max %.2f ms, %d ticks); the window's start %.2f ms late", c.TickMeanMs, c.TickMaxMs, c.Ticks, c.StartLateMs)
+	if c.EndLateMs != nil {
+		t += fmt.Sprintf(", its end %.2f ms late", *c.EndLateMs)
+	}
+	return t
+}
+
 // ClientBoundUse is the share of the CPUs it may use from which cairn itself was the
 // bottleneck: the run is marked client_bound. ClientWaitWarn is the share of the window its VUs
 // waited for a CPU from which the summary warns: their latencies include that wait. The wait

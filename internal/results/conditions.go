@@ -89,14 +89,15 @@ func filesystems(d *Document) []Condition {
 
 // Conditions are what a run was measured under, flattened to dotted keys and their values: the
 // cairn that measured (cairn.*), the database and every setting read (target.*), the host's facts
-// (host.*) and the run spec (config.*). What the run measured is not among them (the host's
-// PAUSE latency, a workload's own figures under extra), only what was there before it.
+// (host.*), the data as its prepare recorded it (data.*) and the run spec (config.*). What the
+// run measured is not among them (the host's PAUSE latency, a workload's own figures under
+// extra), only what was there before it.
 func (d *Document) Conditions() map[string]string {
 	out := map[string]string{}
 	for _, part := range []struct {
 		key string
 		v   any
-	}{{"cairn", d.Cairn}, {"target", d.Target}, {"host", d.Host}, {"config", d.Config}} {
+	}{{"cairn", d.Cairn}, {"target", d.Target}, {"host", d.Host}, {"data", d.Data}, {"config", d.Config}} {
 		b, err := json.Marshal(part.v)
 		if err != nil {
 			continue
@@ -115,9 +116,14 @@ func (d *Document) Conditions() map[string]string {
 			out[c.Name] = c.Value
 		}
 	}
-	// The host's PAUSE latency is measured at the run's start, not a fact of the host.
+	// The host's PAUSE latency is measured at the run's start, not a fact of the host; its
+	// findings are advice drawn from the facts listed (and from that PAUSE latency). Where the
+	// data's record says what data was measured (data.*), the spec's prepare says only what a
+	// prepare would have made of a database with none: a run that prepared and one that found the
+	// data there measured the same.
 	for k := range out {
-		if strings.HasPrefix(k, "host.pause.") {
+		if strings.HasPrefix(k, "host.pause.") || strings.HasPrefix(k, "host.findings.") ||
+			d.Data != nil && strings.HasPrefix(k, "config.prepare.") {
 			delete(out, k)
 		}
 	}

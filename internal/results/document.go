@@ -40,21 +40,26 @@ type Document struct {
 	Interrupted bool      `json:"interrupted"`
 	// NotAsPlanned is the mark of a run that did not measure what was planned, with its reasons
 	// (mark.go); absent when it did.
-	NotAsPlanned []Reason         `json:"not_as_planned,omitempty"`
-	Target       Target           `json:"target"`
-	Host         *Host            `json:"host,omitempty"`
-	VU           int              `json:"vu"`
-	Mode         string           `json:"mode,omitempty"`
-	Seed         uint64           `json:"seed"`
-	Window       Window           `json:"window"`
-	Result       Result           `json:"result"`
-	Txns         map[string]*Txn  `json:"transactions"`
-	TxnOrder     []string         `json:"transaction_order"`
-	Statements   map[string]*Stmt `json:"statements,omitempty"`
-	StmtOrder    []string         `json:"statement_order,omitempty"`
-	Queries      *Queries         `json:"queries,omitempty"`
-	Errors       map[string]int64 `json:"errors"`
-	Client       Client           `json:"client"`
+	NotAsPlanned []Reason `json:"not_as_planned,omitempty"`
+	Target       Target   `json:"target"`
+	Host         *Host    `json:"host,omitempty"`
+	// Data is the data the run measured, as its prepare recorded it (bundle.go); absent for a
+	// workload that records none.
+	Data *Data `json:"data,omitempty"`
+	// Bundle is the bundle the run was run again from ('cairn run --bundle'); absent otherwise.
+	Bundle     *FromBundle      `json:"from_bundle,omitempty"`
+	VU         int              `json:"vu"`
+	Mode       string           `json:"mode,omitempty"`
+	Seed       uint64           `json:"seed"`
+	Window     Window           `json:"window"`
+	Result     Result           `json:"result"`
+	Txns       map[string]*Txn  `json:"transactions"`
+	TxnOrder   []string         `json:"transaction_order"`
+	Statements map[string]*Stmt `json:"statements,omitempty"`
+	StmtOrder  []string         `json:"statement_order,omitempty"`
+	Queries    *Queries         `json:"queries,omitempty"`
+	Errors     map[string]int64 `json:"errors"`
+	Client     Client           `json:"client"`
 	// Terminals is set when terminals were served by pooled connections (terminals.go).
 	Terminals *Terminals `json:"terminals,omitempty"`
 	// Outage is the time the database gave no service in the window, and the failed attempts
@@ -434,6 +439,10 @@ type Client struct {
 	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 	// Threads is what cairn's own threads ran and waited for a CPU in the window (client.go).
 	Threads *ClientThreads `json:"threads,omitempty"`
+	// IssueLag is how late the VUs issued their transactions in the window (client.go).
+	IssueLag *IssueLag `json:"issue_lag,omitempty"`
+	// Clock is how late the run's clock came to the window's ticks and edges (client.go).
+	Clock *ClientClock `json:"clock,omitempty"`
 }
 
 // EncodeHist serializes a histogram in HdrHistogram's compressed V2 format, which the library

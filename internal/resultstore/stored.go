@@ -103,38 +103,42 @@ func (s *Store) LoadGroups(ctx context.Context, groups [][]string) ([][]results.
 		}
 		out = append(out, g)
 	}
+	return out, Comparable(out)
+}
+
+// Comparable says whether groups of results can be compared side by side (one workload, runs
+// with runs, profiles alone in their group), or whether one is a study to compare alone or with
+// studies of its design; a MismatchError says why not.
+func Comparable(out [][]results.Loaded) error {
 	first := out[0][0]
 	if len(out) == 1 && len(out[0]) == 1 {
 		if first.Study == nil {
-			return nil, &MismatchError{Why: NotAStudy, First: first, Other: first}
+			return &MismatchError{Why: NotAStudy, First: first, Other: first}
 		}
-		return out, nil
+		return nil
 	}
 	if studiesAlone(out) {
 		var ls []results.Loaded
 		for _, g := range out {
 			ls = append(ls, g[0])
 		}
-		if err := results.SameDesign(ls); err != nil {
-			return nil, err
-		}
-		return out, nil
+		return results.SameDesign(ls)
 	}
 	for _, g := range out {
 		for _, l := range g {
 			switch {
 			case l.Workload() != first.Workload():
-				return nil, &MismatchError{Why: OtherWorkload, First: first, Other: l}
+				return &MismatchError{Why: OtherWorkload, First: first, Other: l}
 			case l.Study != nil:
-				return nil, &MismatchError{Why: StudyAmong, First: first, Other: l}
+				return &MismatchError{Why: StudyAmong, First: first, Other: l}
 			case l.Kind() != first.Kind():
-				return nil, &MismatchError{Why: OtherKind, First: first, Other: l}
+				return &MismatchError{Why: OtherKind, First: first, Other: l}
 			case l.Profile != nil && len(g) > 1:
-				return nil, &MismatchError{Why: ProfileGroup, First: first, Other: l, Group: g}
+				return &MismatchError{Why: ProfileGroup, First: first, Other: l, Group: g}
 			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // studiesAlone says whether every group is one study.

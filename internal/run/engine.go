@@ -142,6 +142,23 @@ type Outcome struct {
 	ConnectFailures int64
 	// OutageStop says the run stopped because an outage outlasted Config.MaxOutage.
 	OutageStop bool
+	// IssueLag is how late the VUs issued their transactions in the window; nil when it was not
+	// measured (terminals over pooled connections, VUs abandoned at the end).
+	IssueLag *IssueLag
+	// Clock is how late the run's clock came to the window's ticks and edges.
+	Clock ClockLag
+}
+
+// ClockLag is how late the run's clock (the monitor) woke to the window's seconds and edges, on
+// its own clock: each second's tick inside the window (not the one at its end) against the whole
+// second it was due at, and each edge against its planned time. A late tick puts more than its
+// second into its point of the series (results.LateTicks); a late edge moves the window.
+type ClockLag struct {
+	Ticks            int
+	TickSum, TickMax time.Duration
+	StartLate        time.Duration
+	EndLate          time.Duration
+	Ended            bool // the window ended at its planned end (not Ctrl-C, not an outage): EndLate is set
 }
 
 // Span is a stretch of the run's clock.
@@ -445,7 +462,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 				errs[i] = fmt.Errorf("prepare statements: %w", err)
 				return
 			}
-			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i), poke: make(chan struct{}, 1), prepared: prepared,
+			vus[i] = &vuState{id: i, vu: v, conn: c, shard: e.rec.Shard(i), poke: make(chan struct{}, 1), prepared: prepared, due: -1,
 				rng: rand.New(rand.NewPCG(cfg.Seed, uint64(cfg.vuID(i))+0x9e3779b9))}
 			if st, ok := v.(workload.StatementTimer); ok && len(e.Statements) > 0 {
 				vus[i].stmts = &stmtSink{e: e, v: vus[i], set: metrics.NewStmtSet(len(e.Statements))}
@@ -571,6 +588,14 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	e.afterMu.Lock()
 	out.After, e.after = e.after, nil // an abandoned VU may still finish
 	e.afterMu.Unlock()
+	if pl == nil && !abandoned {
+		out.IssueLag = &IssueLag{}
+		for _, v := range vus {
+			out.IssueLag.N += v.lag.N
+			out.IssueLag.Sum += v.lag.Sum
+			out.IssueLag.Max = max(out.IssueLag.Max, v.lag.Max)
+		}
+	}
 	if len(e.Statements) > 0 && !abandoned {
 		out.Statements = metrics.NewStmtSet(len(e.Statements))
 		for _, v := range vus {
@@ -789,6 +814,13 @@ func (e *Engine) meet(ctx context.Context, v *vuState) {
 	}
 	ed.flushing.Add(1)
 	ed.mu.Unlock()
+	// The wait for an edge is the window's, not the VU's lateness: its next transaction is due
+	// no sooner than the edge lets it go.
+	defer func() {
+		if v.due >= 0 {
+			v.due = max(v.due, time.Since(e.t0))
+		}
+	}()
 	var err error
 	sent := v.conn != nil // a VU without a connection has no session holding counts
 	if sent {
@@ -869,6 +901,7 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) []
 			out.OutageStop = true
 		}
 		if !out.WindowStarted && now >= e.ws && !interrupted && !out.OutageStop {
+			out.Clock.StartLate = now - e.ws
 			m.windowStart()
 			if e.ws > m.lastTick {
 				// The seconds before the window end at its start, wherever it falls.
@@ -880,10 +913,19 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) []
 		last := interrupted || windowOver || out.OutageStop
 		if last {
 			if out.WindowStarted {
+				if windowOver {
+					out.Clock.EndLate, out.Clock.Ended = now-e.we, true
+				}
 				m.windowEnd(now)
 			}
 			out.Interrupted = interrupted && !windowOver
 			out.OutageStop = out.OutageStop && !windowOver && !interrupted
+		}
+		if now >= m.next && !last && out.WindowStarted {
+			late := now - m.next
+			out.Clock.Ticks++
+			out.Clock.TickSum += late
+			out.Clock.TickMax = max(out.Clock.TickMax, late)
 		}
 		if now >= m.next || last {
 			m.second(now, last)
@@ -1169,6 +1211,30 @@ type vuState struct {
 	// quarters[q%5] its count, the others the four before it.
 	q        int64
 	quarters [5]int64
+	// due is when the VU's next transaction was due on the run's clock: the last one's end
+	// (closed loop), plus the keying or thinking time asked (paced), or its intended start (open
+	// loop); -1 when not known (the first, after an error or a reconnect). lag sums start - due
+	// over the transactions started in the window; its count and largest (IssueLag). Only the
+	// VU's goroutine touches them until it has ended.
+	due time.Duration
+	lag IssueLag
+}
+
+// IssueLag is how late the VUs issued their transactions, over those started in the window: the
+// time from when each was due (the previous one's end in a closed loop, that plus the keying or
+// thinking time asked when paced, its intended start in an open loop) to its start. In a closed
+// loop it is the client's own time between transactions (choosing the next, reading the clock,
+// waiting for a CPU); a client short of CPU shows here first. A VU's first transaction, and one
+// after an error or a reconnect, are not counted.
+type IssueLag struct {
+	N        int64
+	Sum, Max time.Duration
+}
+
+func (l *IssueLag) add(d time.Duration) {
+	l.N++
+	l.Sum += d
+	l.Max = max(l.Max, d)
 }
 
 // completed counts a transaction that ended at end, and returns how many the VU completed from
@@ -1266,7 +1332,11 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 				return
 			}
 		} else if cfg.Pace && pacer != nil {
-			if !e.sleep(ctx, v, pacer.Keying(typ)) {
+			k := pacer.Keying(typ)
+			if v.due >= 0 {
+				v.due += k
+			}
+			if !e.sleep(ctx, v, k) {
 				return
 			}
 		}
@@ -1279,12 +1349,18 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			v.shard.Record(&metrics.Sample{Type: typ, Skipped: true, InWindow: intended >= e.ws && intended < e.we})
 			continue
 		}
+		if cfg.Rate > 0 {
+			v.due = intended
+		}
 		v.busy.Store(int64(start) + 1)
 		rolledBack, retries, class, err := e.attempt(ctx, v.vu)
 		end := time.Since(e.t0)
 		v.busy.Store(0)
 		v.held.Store(v.completed(end))
 		we := time.Duration(e.end.Load())
+		if v.due >= 0 && start >= e.ws && start < we {
+			v.lag.add(max(start-v.due, 0))
+		}
 		s = metrics.Sample{Type: typ, LatencyUs: int64((end - intended) / time.Microsecond),
 			ServiceUs: int64((end - start) / time.Microsecond), Retries: retries, RolledBack: rolledBack,
 			InWindow: end >= e.ws && end < we, Late: cfg.LatencyLimit > 0 && end-intended > cfg.LatencyLimit}
@@ -1293,11 +1369,13 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			s.ErrKey = errKey(class, err, retries)
 		}
 		v.shard.Record(&s)
+		v.due = end
 		e.service(class, err, end)
 		if end >= we && start < we {
 			e.recordAfter(&s)
 		}
 		if err != nil {
+			v.due = -1
 			if class == target.ErrConnection {
 				v.conn.Close()
 				v.conn = nil
@@ -1309,7 +1387,11 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 			}
 		}
 		if cfg.Rate == 0 && cfg.Pace && pacer != nil {
-			if !e.sleep(ctx, v, pacer.Think(typ)) {
+			th := pacer.Think(typ)
+			if v.due >= 0 {
+				v.due += th
+			}
+			if !e.sleep(ctx, v, th) {
 				return
 			}
 		}

@@ -627,3 +627,70 @@ func TestEdgePublishingNotInProgress(t *testing.T) {
 		return
 	}
 }
+
+// chooser is a sleeper that takes choose to pick its next transaction: time between one
+// transaction's end and the next one's start, which the issue lag counts.
+type chooser struct {
+	sleeper
+	choose time.Duration
+}
+
+func (c *chooser) Next() int { time.Sleep(c.choose); return c.sleeper.Next() }
+
+// TestIssueLag: VUs that take 3 ms to choose each next transaction issue each at least 3 ms after
+// the last one ended; the lag counts the transactions started in the window, which differ from
+// those that ended in it by at most one a VU at each edge.
+func TestIssueLag(t *testing.T) {
+	const choose = 3 * time.Millisecond
+	out := engine(t, Config{VUs: 2, Rampup: 300 * time.Millisecond, Duration: 1500 * time.Millisecond, Seed: 1},
+		func() workload.VU { return &chooser{sleeper: sleeper{d: 2 * time.Millisecond}, choose: choose} })
+	l, n := out.IssueLag, out.Window.Counts[0].Count
+	if l == nil {
+		t.Fatal("no issue lag measured")
+	}
+	if l.N < n-2 || l.N > n+2 {
+		t.Errorf("issue lag over %d transactions; %d ended in the window (2 VUs)", l.N, n)
+	}
+	if l.N == 0 || l.Sum < time.Duration(l.N)*choose || l.Max < choose {
+		t.Errorf("issue lag %v over %d transactions (max %v): want at least %v each", l.Sum, l.N, l.Max, choose)
+	}
+}
+
+// TestClockLag: a tick subscriber that holds the run's clock 1.3 s at the window's first tick makes
+// the next tick at least 0.3 s late; every tick of the window before its end is counted, one per
+// point of the series in the window less the one at its end.
+func TestClockLag(t *testing.T) {
+	tg, err := target.Open(context.Background(), testutil.SQLite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	const hold = 1300 * time.Millisecond
+	held := false
+	e := &Engine{Cfg: Config{VUs: 1, Rampup: 500 * time.Millisecond, Duration: 4 * time.Second, Seed: 1}, Target: tg, Types: []string{"t"}, Headline: -1,
+		NewVU: func(int) (workload.VU, error) { return &sleeper{d: 5 * time.Millisecond}, nil }}
+	e.Bus = event.New(event.Func(func(_ context.Context, ev event.Event) error {
+		if tk, ok := ev.(event.Tick); ok && tk.Second.Window && !held {
+			held = true
+			time.Sleep(hold)
+		}
+		return nil
+	}))
+	out, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	points := 0
+	for _, s := range out.Series {
+		if s.Window {
+			points++
+		}
+	}
+	c := out.Clock
+	if c.Ticks != points-1 {
+		t.Errorf("%d ticks counted, the window has %d points (want one less: its end's)", c.Ticks, points)
+	}
+	if c.TickMax < hold-time.Second || c.TickSum < c.TickMax || c.StartLate < 0 || !c.Ended || c.EndLate < 0 {
+		t.Errorf("clock %+v: want a tick at least %v late, a start and an end", c, hold-time.Second)
+	}
+}

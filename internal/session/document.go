@@ -28,7 +28,24 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	d.Target = results.Target{Kind: t.Kind(), Name: t.Name(), Version: targetVersion, Address: t.Address(),
 		Database: t.Database(), Settings: settings}
 	d.Host = host
+	d.Data = def.Data
 	d.VU = cfg.VUs
+	if c := out.Clock; out.WindowStarted {
+		ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+		cc := &results.ClientClock{Ticks: c.Ticks, TickMaxMs: ms(c.TickMax), StartLateMs: ms(c.StartLate)}
+		if c.Ticks > 0 {
+			cc.TickMeanMs = ms(c.TickSum) / float64(c.Ticks)
+		}
+		if c.Ended {
+			end := ms(c.EndLate)
+			cc.EndLateMs = &end
+		}
+		d.Client.Clock = cc
+	}
+	if l := out.IssueLag; l != nil && l.N > 0 && d.Window.ClientSeconds > 0 {
+		d.Client.IssueLag = &results.IssueLag{Transactions: l.N, MeanMs: float64(l.Sum) / float64(l.N) / 1e6,
+			MaxMs: float64(l.Max) / 1e6, VUShare: l.Sum.Seconds() / (float64(cfg.VUs) * d.Window.ClientSeconds)}
+	}
 	d.Seed = cfg.Seed
 	d.Window.RampupSeconds = cfg.Rampup.Seconds()
 	addStatements(d, out.Statements, def.Statements)

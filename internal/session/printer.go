@@ -122,12 +122,49 @@ func Compare(ctx context.Context, store string, args []string, w io.Writer) erro
 			ids = append(ids, strings.Split(a, ","))
 		}
 	}
-	groups, err := resultstore.ReadGroups(ctx, store, ids, true)
-	if err != nil {
+	// A bundle's file stands for its runs, one group; the other arguments are the store's.
+	groups := make([][]results.Loaded, len(ids))
+	var stored [][]string
+	var at []int
+	for i, g := range ids {
+		if len(g) == 1 && strings.HasSuffix(g[0], ".json") {
+			ls, err := bundled(g[0])
+			if err != nil {
+				return err
+			}
+			groups[i] = ls
+			continue
+		}
+		stored, at = append(stored, g), append(at, i)
+	}
+	if len(stored) > 0 {
+		gs, err := resultstore.ReadGroups(ctx, store, stored, false)
+		if err != nil {
+			return err
+		}
+		for k, g := range gs {
+			groups[at[k]] = g
+		}
+	}
+	if err := resultstore.Comparable(groups); err != nil {
 		return mismatch(err)
 	}
 	summary.Compare(w, groups)
 	return nil
+}
+
+// bundled are a bundle's runs as compare takes them, each named FILE:ID (its id where it was
+// stored).
+func bundled(file string) ([]results.Loaded, error) {
+	b, err := readBundle(file)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]results.Loaded, len(b.Runs))
+	for i, r := range b.Runs {
+		out[i] = results.Loaded{ID: file + ":" + r.ID, Run: r.Run}
+	}
+	return out, nil
 }
 
 // mismatch words why results cannot be compared.

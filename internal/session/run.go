@@ -114,7 +114,7 @@ func (se *Session) prepare(ctx context.Context) error {
 	if p == nil {
 		p = quiet{}
 	}
-	err := se.W.Prepare(tallied(ctx, p), se.T, se.Spec.Prepare.Options, p)
+	err := se.W.Prepare(tallied(workload.WithVersion(ctx, se.Version), p), se.T, se.Spec.Prepare.Options, p)
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		return nil
 	}

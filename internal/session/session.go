@@ -39,6 +39,8 @@ type Options struct {
 	Subscribers []event.Subscriber
 	// Preparing receives prepare's output; nil: its lines as Text events, its load as a line.
 	Preparing workload.Preparing
+	// From marks the run as run again from a bundle (Reruns); nil: it was not.
+	From *results.FromBundle
 }
 
 // ErrInterrupted is the outcome of a run, profile or study stopped by its context (Ctrl-C) after
@@ -236,6 +238,9 @@ func Execute(ctx context.Context, s *spec.Spec, o Options) error {
 	}
 	d, err := se.Run(ctx, bus)
 	se.Preparing.Loaded()
+	if d != nil {
+		d.Bundle = o.From
+	}
 	return endRun(ctx, bus, d, s, err)
 }
 
@@ -394,7 +399,7 @@ func Prepare(ctx context.Context, w workload.Workload, db string, opts any, o Op
 	defer t.Close()
 	bus := o.bus(nil)
 	p := o.preparing(ctx, bus)
-	err = w.Prepare(tallied(ctx, p), t, opts, p)
+	err = w.Prepare(tallied(workload.WithVersion(ctx, o.Version), p), t, opts, p)
 	p.Loaded()
 	if errors.Is(err, workload.ErrAlreadyPrepared) {
 		return nil

@@ -307,6 +307,12 @@ func readLiteral(text []byte) (*Spec, error) {
 	return read(text, decoder{literal: true}, nil)
 }
 
+// ReadStored parses a spec as a result stored it (a bundle's spec), its ${VAR} references left
+// as they are; change edits it before it is checked as a whole, as ReadFile's.
+func ReadStored(text []byte, change func(*Spec) error) (*Spec, error) {
+	return read(text, decoder{literal: true}, change)
+}
+
 // ReadFile reads a spec file. change, when not nil, edits it (--set, --part) before the spec is
 // checked as a whole: the file need not be consistent by itself (a part-run without its part,
 // which each process gives), only with the changes.

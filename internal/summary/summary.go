@@ -61,6 +61,9 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	}()
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%s run on %s %s · %s · mode %s · seed %d\n", Title(d.Workload), d.Target.Name, d.Target.Version, workload.Plural(d.VU, "VU"), d.Mode, d.Seed)
+	if b := d.Bundle; b != nil {
+		fmt.Fprintf(w, "run again from bundle %s (its run %s, sha256 %s)\n", b.File, b.Result, b.SHA256[:min(12, len(b.SHA256))])
+	}
 	if d.Window.Seconds > 0 {
 		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
 	}
@@ -129,6 +132,12 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		if th.Waited() {
 			fmt.Fprintf(w, "warning: cairn's VUs waited %.0f%% of the window for a CPU: the host's CPUs were short, for the client at least; latencies include that wait\n", 100*th.VUWaitShare)
 		}
+	}
+	if l := d.Client.IssueLag; l != nil {
+		fmt.Fprintf(w, "client issue lag: %s\n", l.Text())
+	}
+	if c := d.Client.Clock; c != nil {
+		fmt.Fprintf(w, "client clock: %s\n", c.Text())
 	}
 	Observations(w, d)
 	if d.Window.Seconds > 0 {

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 )
 
@@ -28,6 +29,26 @@ type Stamp struct {
 }
 
 func (s *Stamp) stamp() *Stamp { return s }
+
+// Data is the data a run reads, as the stamp and the given prepare options (those that make the
+// same data again, by option name) record it: the result document's data.
+func (s *Stamp) Data(prepare map[string]string) *results.Data {
+	return &results.Data{PreparedAt: s.PreparedAt, CairnVersion: s.CairnVersion, Prepare: prepare}
+}
+
+type versionKey struct{}
+
+// WithVersion makes a context whose prepares record cairn's version v in their Stamp: the session
+// gives its own (the one path from the front end's version to the data's record).
+func WithVersion(ctx context.Context, v string) context.Context {
+	return context.WithValue(ctx, versionKey{}, v)
+}
+
+// VersionOf is the cairn version ctx carries (WithVersion), or "".
+func VersionOf(ctx context.Context) string {
+	v, _ := ctx.Value(versionKey{}).(string)
+	return v
+}
 
 // Stamped is a meta record that embeds a Stamp.
 type Stamped interface{ stamp() *Stamp }
@@ -98,7 +119,6 @@ type Prep[M any] struct {
 	Loaders      int           // connections to load on (one where the target has a single writer)
 	Rows         *atomic.Int64 // rows loaded so far, for a progress display (nil: counted for nobody)
 	Phase        func(string)  // called with each phase's name (nil: nobody listens)
-	CairnVersion string        // recorded in the Stamp
 }
 
 // Loading is what a prepare's load and the steps after it work with.
@@ -183,7 +203,7 @@ func Prepare[M any, PM interface {
 	}
 	start := time.Now()
 	stamp := PM(p.Meta).stamp()
-	stamp.PreparedAt, stamp.CairnVersion = start.UTC().Truncate(time.Second), p.CairnVersion
+	stamp.PreparedAt, stamp.CairnVersion = start.UTC().Truncate(time.Second), VersionOf(ctx)
 
 	phase(p.TablesPhase)
 	if err := create(ctx, s, c, p.Tables); err != nil {

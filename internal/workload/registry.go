@@ -88,6 +88,9 @@ type Run struct {
 	// PartIDs, when set, chooses a part's share of the VU ids 0..vus-1 (Part.IDs otherwise): a
 	// workload that gives each VU a home of its own keeps the parts' homes apart.
 	PartIDs func(vus int, p Part) ([]int, error)
+	// Data is the data the run reads, as its prepare recorded it (Stamp.Data): the document's
+	// data, and what 'cairn run --bundle' prepares the same data again from. nil: none recorded.
+	Data *results.Data
 	// Finish adds the workload's own figures, extra and notes to the run's document.
 	Finish func(d *results.Document)
 }

@@ -46,13 +46,12 @@ func tableObjects(n int) []workload.Object {
 
 // PrepareOptions configure prepare.
 type PrepareOptions struct {
-	Tables       int // 0: use complete tables of any count, else prepare 1
-	TableSize    int // 0: use complete tables of any size, else 10,000 rows
-	Loaders      int
-	Seed         uint64
-	Rows         *atomic.Int64 // rows loaded so far, for a progress display
-	Phase        func(string)  // called at each step ("schema", "load", "indexes", "analyze")
-	CairnVersion string
+	Tables    int // 0: use complete tables of any count, else prepare 1
+	TableSize int // 0: use complete tables of any size, else 10,000 rows
+	Loaders   int
+	Seed      uint64
+	Rows      *atomic.Int64 // rows loaded so far, for a progress display
+	Phase     func(string)  // called at each step ("schema", "load", "indexes", "analyze")
 }
 
 // MaxTableSize keeps ids, k and range ends within a signed 32-bit INTEGER, the column type.
@@ -110,7 +109,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		After: []workload.Step{{Phase: "indexes", Run: func(ctx context.Context, l *workload.Loading) error {
 			return indexes(ctx, l, schema, o)
 		}}},
-		Loaders: o.Loaders, Rows: o.Rows, Phase: o.Phase, CairnVersion: o.CairnVersion})
+		Loaders: o.Loaders, Rows: o.Rows, Phase: o.Phase})
 }
 
 // indexes runs, per table, the sequence, the secondary index (after the load, so it is built once

@@ -58,12 +58,11 @@ type Meta struct {
 
 // PrepareOptions configure prepare.
 type PrepareOptions struct {
-	Scale        int // 0: use a complete schema of any scale, else prepare scale 1
-	Fillfactor   int // PostgreSQL only; 100 elsewhere
-	Loaders      int
-	Rows         *atomic.Int64 // rows loaded so far, for a progress display
-	Phase        func(string)  // called at each step: "tables", "generate", "vacuum", "primary keys", "analyze"
-	CairnVersion string
+	Scale      int // 0: use a complete schema of any scale, else prepare scale 1
+	Fillfactor int // PostgreSQL only; 100 elsewhere
+	Loaders    int
+	Rows       *atomic.Int64 // rows loaded so far, for a progress display
+	Phase      func(string)  // called at each step: "tables", "generate", "vacuum", "primary keys", "analyze"
 }
 
 // ExpectedRows is the number of rows prepare loads at a scale.
@@ -109,7 +108,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		Tables: tables, TablesPhase: "tables",
 		Load:      func(ctx context.Context, l *workload.Loading) error { return load(ctx, l, o.Scale) },
 		LoadPhase: "generate", After: after,
-		Loaders: o.Loaders, Rows: o.Rows, Phase: o.Phase, CairnVersion: o.CairnVersion})
+		Loaders: o.Loaders, Rows: o.Rows, Phase: o.Phase})
 }
 
 // afterLoad is pgbench's vacuum step, where the dialect has one (admin.sql's vacuum_*

@@ -154,7 +154,9 @@ func (tpcb) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	if err != nil {
 		return nil, err
 	}
-	return &workload.Run{Types: []string{sc.Name}, Headline: workload.HeadlineClient, HeadlineName: "TPS", HeadlineUnit: "transactions per second", Statements: comp.Statements(),
+	// pgbench's data has nothing random: its scale and fill factor make it again.
+	data := meta.Stamp.Data(map[string]string{"scale": fmt.Sprint(meta.Scale), "fillfactor": fmt.Sprint(meta.Fillfactor)})
+	return &workload.Run{Types: []string{sc.Name}, Data: data, Headline: workload.HeadlineClient, HeadlineName: "TPS", HeadlineUnit: "transactions per second", Statements: comp.Statements(),
 		Mode: o.Protocol, Describe: fmt.Sprintf("%s, scale %d, %s protocol", sc.Name, meta.Scale, o.Protocol),
 		NewVU: func(id int) (workload.VU, error) { return NewVU(id, comp, o.Protocol, meta.Scale, seed), nil },
 		Finish: func(d *results.Document) {

@@ -80,8 +80,7 @@ type GenOptions struct {
 	Seed                    uint64
 	Warehouses, Parts, Part int
 	Workers                 int
-	LoadTime                time.Time // zero: now
-	CairnVersion            string
+	LoadTime                time.Time     // zero: now
 	Rows                    *atomic.Int64 // rows written so far, for a progress display
 }
 
@@ -129,7 +128,7 @@ func GenFiles(ctx context.Context, o GenOptions) (*Manifest, error) {
 	}
 	first, last := PartWarehouses(o.Warehouses, o.Parts, o.Part)
 	m := &Manifest{Format: FilesFormat, Workload: "tpcc", Seed: o.Seed, Warehouses: o.Warehouses, Parts: o.Parts, Part: o.Part,
-		FirstWarehouse: first, LastWarehouse: last, LoadTime: o.LoadTime.UTC().Truncate(time.Second).Unix(), CairnVersion: o.CairnVersion}
+		FirstWarehouse: first, LastWarehouse: last, LoadTime: o.LoadTime.UTC().Truncate(time.Second).Unix(), CairnVersion: workload.VersionOf(ctx)}
 	g := &Gen{Seed: o.Seed, Load: LoadConstants(newRand(o.Seed, 0)), LoadTime: m.LoadTime}
 	jobs := genJobs(g, first, last, o.Part == 1)
 	m.Files = make([]FileEntry, len(jobs))

@@ -76,14 +76,13 @@ func LoadMeta(ctx context.Context, t target.Target, c target.Conn) (*Meta, error
 
 // PrepareOptions configure prepare.
 type PrepareOptions struct {
-	Warehouses   int // 0: use a complete schema of any size, else prepare 1
-	Loaders      int
-	Seed         uint64
-	Partition    bool
-	Procedures   bool          // create the server-side transactions (where the target has them)
-	Rows         *atomic.Int64 // rows loaded so far, for a progress display
-	Phase        func(string)  // called at each step ("schema", "load", "loaded", …)
-	CairnVersion string
+	Warehouses int // 0: use a complete schema of any size, else prepare 1
+	Loaders    int
+	Seed       uint64
+	Partition  bool
+	Procedures bool          // create the server-side transactions (where the target has them)
+	Rows       *atomic.Int64 // rows loaded so far, for a progress display
+	Phase      func(string)  // called at each step ("schema", "load", "loaded", …)
 	// From loads the files cairn tpcc gen wrote instead of generating: its warehouses and seed
 	// replace Warehouses and Seed.
 	From *Files
@@ -145,7 +144,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		Tables: tables, TablesPhase: "schema",
 		Load:      func(ctx context.Context, l *workload.Loading) error { return load(ctx, l, o, m, idx) },
 		LoadPhase: "load", After: after,
-		Loaders: o.Loaders, Rows: o.Rows, Phase: o.Phase, CairnVersion: o.CairnVersion})
+		Loaders: o.Loaders, Rows: o.Rows, Phase: o.Phase})
 }
 
 func warehouses(n int) string { return workload.Plural(n, "warehouse") }

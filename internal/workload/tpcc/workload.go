@@ -274,7 +274,9 @@ func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	cfg := VUConfig{Mode: mode, AllWarehouses: o.AllWarehouses, Seed: seed, Meta: *meta, Run: rc}
 	var mu sync.Mutex
 	var vus []*VU
-	return &workload.Run{Types: TxnNames, Main: TxNewOrder, Headline: workload.HeadlineServer, HeadlineTx: TxNewOrder,
+	data := meta.Stamp.Data(map[string]string{"warehouses": fmt.Sprint(meta.Warehouses), "seed": fmt.Sprint(meta.Seed),
+		"partition": fmt.Sprint(meta.Partitioned), "no-procs": fmt.Sprint(!meta.Procedures)})
+	return &workload.Run{Types: TxnNames, Main: TxNewOrder, Headline: workload.HeadlineServer, HeadlineTx: TxNewOrder, Data: data,
 		HeadlineSQL: headlineSQL, HeadlineName: "NOPM", HeadlineUnit: "New-Orders per minute", Mode: mode, Pace: o.KeyingThinking, Labels: txnLabels,
 		NewVU: func(id int) (workload.VU, error) {
 			v, err := NewVU(id, t.Dialect(), cfg)

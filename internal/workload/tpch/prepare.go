@@ -55,11 +55,10 @@ func LoadMeta(ctx context.Context, t target.Target, c target.Conn) (*workload.Sc
 
 // PrepareOptions configure prepare.
 type PrepareOptions struct {
-	SF           float64 // 0: use a complete schema of any scale factor, else prepare SF 1
-	Loaders      int
-	Rows         *atomic.Int64 // rows loaded so far, for a progress display
-	Phase        func(string)  // "tables", "load", "indexes"
-	CairnVersion string
+	SF      float64 // 0: use a complete schema of any scale factor, else prepare SF 1
+	Loaders int
+	Rows    *atomic.Int64 // rows loaded so far, for a progress display
+	Phase   func(string)  // "tables", "load", "indexes"
 }
 
 // Prepare creates the tables, generates dbgen's data and streams it into the database through
@@ -94,7 +93,7 @@ func Prepare(ctx context.Context, t target.Target, o PrepareOptions) (*Meta, err
 		LoadPhase:    "load",
 		After:        []workload.Step{{Phase: "indexes", Run: buildIndexes}},
 		AfterSeconds: &m.IndexSeconds,
-		Loaders:      o.Loaders, Rows: o.Rows, Phase: o.Phase, CairnVersion: o.CairnVersion})
+		Loaders:      o.Loaders, Rows: o.Rows, Phase: o.Phase})
 }
 
 // loadJob is one stream into one table: a range of generation units.
