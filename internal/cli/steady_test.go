@@ -22,6 +22,7 @@ import (
 func TestSteadyStateOnRealRuns(t *testing.T) {
 	for _, tg := range testutil.Targets() {
 		t.Run(tg.Name, func(t *testing.T) {
+			t.Parallel() // the targets are independent servers and files: CI's time
 			url := tg.URL(t)
 			prepared(t, url)
 			oltpPrepared(t, url)

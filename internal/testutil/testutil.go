@@ -65,6 +65,28 @@ func URL(t testing.TB, scheme string) string {
 	return ""
 }
 
+// Passwords returns the distinct passwords of the configured test servers' URLs (their TestEnv or
+// TestURL), read without connecting: a test that runs its targets side by side can set one
+// CAIRN_PASSWORD for all of them only when there is at most one.
+func Passwords() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range target.Registered() {
+		if s.File {
+			continue
+		}
+		u := os.Getenv(s.TestEnv)
+		if u == "" {
+			u = s.TestURL
+		}
+		if p, err := target.ParseURL(u); err == nil && p.Password != "" && !seen[p.Password] {
+			seen[p.Password] = true
+			out = append(out, p.Password)
+		}
+	}
+	return out
+}
+
 // PG returns the PostgreSQL test URL, or skips/fails.
 func PG(t testing.TB) string { return URL(t, "postgres") }
 
