@@ -194,22 +194,32 @@ func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions)
 			k.end()
 			return p, err
 		}
-		if lo > 0 && hi > 0 && hi/lo-1 <= so.Precision {
+		next, done := nextRate(lo, hi, so.Precision)
+		if done {
 			break
 		}
-		switch {
-		case hi == 0:
-			rate = lo * 2
-		case lo == 0:
-			rate = hi / 2
-		default:
-			rate = (lo + hi) / 2
-		}
-		rate = roundRate(rate)
+		rate = next
 	}
 	finish(sr, lo, hi)
 	k.end()
 	return p, nil
+}
+
+// nextRate is the rate after the steps so far, lo the highest that held and hi the lowest that
+// failed (0: none): double lo while none failed, halve hi while none held, else bisect; done when
+// hi is within precision above lo.
+func nextRate(lo, hi, precision float64) (rate float64, done bool) {
+	switch {
+	case lo > 0 && hi > 0 && hi <= lo*(1+precision)*(1+1e-9): // 1e-9: 1100/1000 is 1.1000000000000001
+		return 0, true
+	case hi == 0:
+		rate = lo * 2
+	case lo == 0:
+		rate = hi / 2
+	default:
+		rate = (lo + hi) / 2
+	}
+	return roundRate(rate), false
 }
 
 // roundRate rounds a rate to 3 significant digits, so that the rates asked read as asked.
@@ -272,12 +282,9 @@ func judgeStep(d *results.Document, rate float64, so SearchOptions) results.Sear
 	if short := rate - pt.Achieved; short > Shortfall(rate, d.Window.ClientSeconds) {
 		why = append(why, fmt.Sprintf("achieved %.4g/s, %.1f%% short", pt.Achieved, 100*short/rate))
 	}
-	switch {
-	case d.Steady == nil:
-		why = append(why, "steady state not judged")
-	case !d.Steady.Steady:
-		why = append(why, "not steady")
-	default:
+	if w := unsteady(d.Steady); w != "" {
+		why = append(why, w)
+	} else {
 		pt.Steady = true
 	}
 	if d.Marked() {
@@ -286,4 +293,30 @@ func judgeStep(d *results.Document, rate float64, so SearchOptions) results.Sear
 	pt.Held = len(why) == 0
 	pt.Why = strings.Join(why, "; ")
 	return pt
+}
+
+// unsteady says why a step's window is not steady as a search needs it, "" when it is: its
+// latency does not drift up and its throughput does not drift down (steady.Judge's drift: a
+// significant trend that moves the series by steady.DriftPct or more across the window). Those
+// are the trends of a rate the server cannot sustain: a queue that grows, a server that falls
+// behind. The rest of run's judgement is not asked of a step: a warm-up that ran into the window,
+// a series that did not settle in its first half, or a trend the other way, put the slower seconds
+// into the very figures the step is judged by (they lower its achieved rate or raise its
+// percentile), so a step that holds with them holds without; and a step's window is short, where
+// one stall of a shared host in its first seconds makes one of them often.
+func unsteady(st *results.Steady) string {
+	if st == nil {
+		return "steady state not judged"
+	}
+	var why []string
+	if t := st.Throughput; t.Drifting && t.TrendPctPerMin < 0 {
+		why = append(why, fmt.Sprintf("throughput drifts %+.0f%%/min", t.TrendPctPerMin))
+	}
+	if p := st.P95; p != nil && p.Drifting && p.TrendPctPerMin > 0 {
+		why = append(why, fmt.Sprintf("p95 drifts %+.0f%%/min", p.TrendPctPerMin))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "not steady: " + strings.Join(why, ", ")
 }
