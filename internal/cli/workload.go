@@ -30,6 +30,9 @@ func newWorkload(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 	if info.Profile {
 		cmd.AddCommand(newRunCmd(w, true, stdout, stderr))
 	}
+	if info.Uses("rate") {
+		cmd.AddCommand(newSearch(w, stdout, stderr))
+	}
 	if c, ok := w.(workload.Checker); ok {
 		cmd.AddCommand(newCheck(w, c, stdout))
 	}
@@ -111,14 +114,24 @@ type runFlags struct {
 }
 
 func newRunCmd(w workload.Workload, profile bool, stdout, stderr io.Writer) *cobra.Command {
-	info := w.Info()
 	name := "run"
 	if profile {
 		name = "profile"
 	}
+	return runCommand(w, name, profile, nil, nil, stdout, stderr)
+}
+
+// runCommand is a command that runs a spec made from its flags: run, profile, or search (whose
+// defaults adjust sets its spec's own defaults before its flags are bound, and whose exec runs the
+// checked spec in place of execute; its own flags the caller binds).
+func runCommand(w workload.Workload, name string, profile bool, adjust func(*spec.Spec), exec func(cmd *cobra.Command, s *spec.Spec, f runFlags) error, stdout, stderr io.Writer) *cobra.Command {
+	info := w.Info()
 	s, err := spec.New(info.Name, profile)
 	if err != nil {
 		panic(err) // registered workloads make valid specs
+	}
+	if adjust != nil {
+		adjust(s)
 	}
 	var f runFlags
 	prep := w.PrepareOptions()
@@ -142,12 +155,15 @@ func newRunCmd(w workload.Workload, profile bool, stdout, stderr io.Writer) *cob
 				_, err := stdout.Write(session.SpecText(s))
 				return err
 			}
+			if exec != nil {
+				return exec(cmd, s, f)
+			}
 			return execute(cmd.Context(), s, resultsPath(cmd), f, stdout, stderr)
 		}}
 	fs := cmd.Flags()
 	dbFlag(cmd, &s.DB, false, false)
 	bind(fs, &s.Engine, func(n string) bool {
-		return !info.Uses(n) || !profile && (n == "repeat" || n == "pause")
+		return !info.Uses(n) || !profile && exec == nil && (n == "repeat" || n == "pause") || exec != nil && searchSets[n]
 	}, info.Shorthands, nil)
 	bind(fs, s.Options, nil, nil, nil)
 	fs.BoolVar(&f.prepare, "prepare", false, "prepare the schema first if the database has none (with prepare's flags)")
@@ -158,7 +174,9 @@ func newRunCmd(w workload.Workload, profile bool, stdout, stderr io.Writer) *cob
 	}
 	fs.StringVar(&f.json, "json", "", doc)
 	fs.BoolVar(&f.noStore, "no-store", false, "do not record the result in the results store")
-	fs.BoolVar(&f.printSpec, "print-spec", false, "print the run spec as YAML and exit, without connecting ('cairn run --spec FILE' runs it)")
+	if exec == nil {
+		fs.BoolVar(&f.printSpec, "print-spec", false, "print the run spec as YAML and exit, without connecting ('cairn run --spec FILE' runs it)")
+	}
 	return cmd
 }
 

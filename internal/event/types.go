@@ -36,8 +36,10 @@ type Opened struct{ What, ID, Path string }
 // StepBegun: step I of N of a profile or study begins: VU virtual users, repeat Repeat of
 // Repeats; Case names a study's case.
 type StepBegun struct {
-	What            string
-	I, N, VU        int
+	What     string
+	I, N, VU int
+	// Rate is the open-loop rate a capacity search's step asks for; 0: closed loop.
+	Rate            float64
 	Repeat, Repeats int
 	Case            string
 }

@@ -29,11 +29,15 @@ type Profile struct {
 	Headline     string   `json:"headline"` // the name of the figure steps are ranked by (HeadlineName)
 	Steps        []*Step  `json:"steps"`
 	Marks        Marks    `json:"marks"`
+	// Search, when set, makes the profile a capacity search: its steps are rates (search.go).
+	Search *Search `json:"search,omitempty"`
 }
 
 // Step is one VU count of a profile: its runs and what they add up to.
 type Step struct {
-	VU      int         `json:"vu"`
+	VU int `json:"vu"`
+	// Rate is the open-loop rate the step asked for (a search's step); 0: closed loop.
+	Rate    float64     `json:"rate,omitempty"`
 	Runs    []*Document `json:"runs"`
 	Summary StepSummary `json:"summary"`
 }

@@ -59,6 +59,9 @@ func Words(e event.Event) (text string, toErr bool) {
 		fmt.Fprintf(&b, "  %-9s %-4s %9.3f s  %s\n", e.Who, tm.Name, tm.Seconds, status)
 	case event.StepBegun:
 		what := workload.Plural(e.VU, "VU")
+		if e.Rate > 0 {
+			what = fmt.Sprintf("rate %s/s, %s", summary.Thousands(e.Rate), what)
+		}
 		if e.Case != "" {
 			what = fmt.Sprintf("%s, %s, repeat %d/%d", e.Case, what, e.Repeat+1, e.Repeats)
 		} else if e.Repeats > 1 {

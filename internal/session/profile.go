@@ -24,9 +24,10 @@ type profileOptions struct {
 	Line   string // what runs, the profile's Begun line
 }
 
-// stepFunc runs the workload once at vu virtual users with the given run seed. It returns the
-// run's document even when interrupted (doc.Interrupted), and an error only when nothing was run.
-type stepFunc func(ctx context.Context, vu int, seed uint64) (*results.Document, error)
+// stepFunc runs the workload once as st asks (its VU count; its rate, a search's step) with the
+// given run seed. It returns the run's document even when interrupted (doc.Interrupted), and an
+// error only when nothing was run.
+type stepFunc func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error)
 
 // StepSeed derives the run seed of run number i (0-based, in execution order) from the profile's
 // seed, so that a profile repeats exactly with the same --seed while its runs differ from each other.
@@ -38,12 +39,22 @@ func StepSeed(seed uint64, i int) uint64 {
 	return (z ^ (z >> 31)) >> 1
 }
 
-// runProfile runs the profile, telling bus: Begun (the sink stores the profile), each step's
-// StepBegun and StepDone (the sink stores its run). p arrives with its descriptive fields set
-// (workload, target, config); runProfile fills its steps, summaries and marks. On cancellation
-// it stops after the current run, which keeps what it measured, and returns p with Interrupted
-// set and no error.
-func runProfile(ctx context.Context, p *results.Profile, o profileOptions, step stepFunc, bus *event.Bus) error {
+// stepper runs a profile's steps one run at a time, telling bus: Begun (the sink stores the
+// profile), each run's StepBegun and StepDone (the sink stores the run). A profile's loop and a
+// capacity search's (search.go) both run their steps through it.
+type stepper struct {
+	p     *results.Profile
+	o     profileOptions
+	step  stepFunc
+	bus   *event.Bus
+	tried int // runs begun
+	done  int // runs measured
+}
+
+// begin fills the profile's own fields (p arrives with its descriptive ones set: workload,
+// target, config) and tells Begun.
+func (k *stepper) begin(ctx context.Context) error {
+	p, o := k.p, k.o
 	p.Format, p.Kind = results.FormatVersion, results.KindProfile
 	p.VUs, p.Repeat, p.PauseSec = o.VUs, o.Repeat, o.Pause.Seconds()
 	if p.StartedAt.IsZero() {
@@ -55,62 +66,88 @@ func runProfile(ctx context.Context, p *results.Profile, o profileOptions, step 
 	if p.Cairn.Go == "" {
 		p.Cairn.Go = runtime.Version()
 	}
-	if err := bus.Publish(ctx, event.Begun{What: results.KindProfile, Line: o.Line, Profile: p}); err != nil {
+	return k.bus.Publish(ctx, event.Begun{What: results.KindProfile, Line: o.Line, Profile: p})
+}
+
+// run runs st once more (repeat r of repeats; n runs planned in all), after the pause. stop says
+// the profile ends here: interrupted (p.Interrupted set), or failed (err, the profile marked).
+func (k *stepper) run(ctx context.Context, st *results.Step, n, r, repeats int) (d *results.Document, stop bool, err error) {
+	p := k.p
+	if k.tried > 0 && k.o.Pause > 0 {
+		// The pause lets the server finish what the last step left (checkpoints, purge) so
+		// that steps do not inherit each other's debt.
+		select {
+		case <-ctx.Done():
+		case <-time.After(k.o.Pause):
+		}
+	}
+	if ctx.Err() != nil {
+		p.Interrupted = true
+		return nil, true, nil
+	}
+	k.tried++
+	k.bus.Publish(ctx, event.StepBegun{What: results.KindProfile, I: k.done, N: n, VU: st.VU, Rate: st.Rate, Repeat: r, Repeats: repeats})
+	d, err = k.step(ctx, st, StepSeed(k.o.Seed, k.done))
+	if d != nil {
+		// A run that measured and then failed (its database gone for longer than
+		// max-outage) is kept with its own mark, as any other.
+		d.ProfileID = p.ID
+		st.Runs = append(st.Runs, d)
+		p.Summarize()
+		if err := k.bus.Publish(ctx, event.StepDone{What: results.KindProfile, I: k.done, Run: d, Profile: p}); err != nil {
+			return d, true, err
+		}
+		k.done++
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			p.Interrupted = true
+			return d, true, nil
+		}
+		// The profile measured less than planned: it is marked, wherever it is shown.
+		what := fmt.Sprintf("%d VUs", st.VU)
+		if st.Rate > 0 {
+			what = fmt.Sprintf("rate %g/s", st.Rate)
+		}
+		p.Mark(results.StepFailed, fmt.Sprintf("the step at %s failed (%v): the steps before it are all that ran", what, err))
+		dropUnrun(p)
+		p.Summarize()
+		return d, true, fmt.Errorf("profile step %s: %w", what, err)
+	}
+	if d.Interrupted || ctx.Err() != nil {
+		p.Interrupted = true
+		return d, true, nil
+	}
+	return d, false, nil
+}
+
+// end ends the profile: a last step that never ran is dropped, the summaries filled.
+func (k *stepper) end() {
+	dropUnrun(k.p)
+	k.p.Summarize()
+}
+
+// runProfile runs the profile, each VU count Repeat times. On cancellation it stops after the
+// current run, which keeps what it measured, and returns p with Interrupted set and no error.
+func runProfile(ctx context.Context, p *results.Profile, o profileOptions, step stepFunc, bus *event.Bus) error {
+	k := &stepper{p: p, o: o, step: step, bus: bus}
+	if err := k.begin(ctx); err != nil {
 		return err
 	}
 	n := len(o.VUs) * o.Repeat
-	i := 0
-	for si, vu := range o.VUs {
+	for _, vu := range o.VUs {
 		st := &results.Step{VU: vu}
 		p.Steps = append(p.Steps, st)
 		for r := 0; r < o.Repeat; r++ {
-			if (si > 0 || r > 0) && o.Pause > 0 {
-				// The pause lets the server finish what the last step left (checkpoints, purge) so
-				// that steps do not inherit each other's debt.
-				select {
-				case <-ctx.Done():
-				case <-time.After(o.Pause):
+			if _, stop, err := k.run(ctx, st, n, r, o.Repeat); stop || err != nil {
+				if err == nil {
+					k.end()
 				}
+				return err
 			}
-			if ctx.Err() != nil {
-				p.Interrupted = true
-				break
-			}
-			bus.Publish(ctx, event.StepBegun{What: results.KindProfile, I: i, N: n, VU: vu, Repeat: r, Repeats: o.Repeat})
-			d, err := step(ctx, vu, StepSeed(o.Seed, i))
-			if d != nil {
-				// A run that measured and then failed (its database gone for longer than
-				// max-outage) is kept with its own mark, as any other.
-				d.ProfileID = p.ID
-				st.Runs = append(st.Runs, d)
-				p.Summarize()
-				if err := bus.Publish(ctx, event.StepDone{What: results.KindProfile, I: i, Run: d, Profile: p}); err != nil {
-					return err
-				}
-				i++
-			}
-			if err != nil {
-				if ctx.Err() != nil {
-					p.Interrupted = true
-					break
-				}
-				// The profile measured less than planned: it is marked, wherever it is shown.
-				p.Mark(results.StepFailed, fmt.Sprintf("the step at %d VUs failed (%v): the steps before it are all that ran", vu, err))
-				dropUnrun(p)
-				p.Summarize()
-				return fmt.Errorf("profile step %d VUs: %w", vu, err)
-			}
-			if d.Interrupted || ctx.Err() != nil {
-				p.Interrupted = true
-				break
-			}
-		}
-		if p.Interrupted {
-			break
 		}
 	}
-	dropUnrun(p)
-	p.Summarize()
+	k.end()
 	return nil
 }
 

@@ -34,7 +34,8 @@ func doc(vu int, nopm int64) *results.Document {
 func TestProfileOrderAndSteps(t *testing.T) {
 	var asked []int
 	var seeds []uint64
-	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
+	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
+		vu := st.VU
 		asked, seeds = append(asked, vu), append(seeds, seed)
 		return doc(vu, int64(100*vu)), nil
 	}
@@ -69,7 +70,8 @@ func TestProfileOrderAndSteps(t *testing.T) {
 func TestProfileInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var asked []int
-	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
+	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
+		vu := st.VU
 		asked = append(asked, vu)
 		d := doc(vu, 10)
 		if vu == 2 {
@@ -91,7 +93,8 @@ func TestProfileInterrupted(t *testing.T) {
 // the step after it never starts.
 func TestProfileInterruptedInPause(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
+	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
+		vu := st.VU
 		time.AfterFunc(50*time.Millisecond, cancel)
 		return doc(vu, 10), nil
 	}
@@ -107,7 +110,8 @@ func TestProfileInterruptedInPause(t *testing.T) {
 
 func TestProfileStepFails(t *testing.T) {
 	boom := errors.New("server gone")
-	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
+	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
+		vu := st.VU
 		if vu == 2 {
 			return nil, boom
 		}

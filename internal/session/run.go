@@ -324,7 +324,8 @@ func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profil
 	p := &results.Profile{Workload: s.Workload, MainTxn: def.Types[def.Main], Cairn: results.ThisCairn(se.Version),
 		Target: results.Target{Kind: se.T.Kind(), Name: se.T.Name(), Version: version, Address: se.T.Address(), Database: se.T.Database()},
 		Config: s.Config()}
-	step := func(ctx context.Context, vu int, seed uint64) (*results.Document, error) {
+	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
+		vu := st.VU
 		def, err := se.W.Start(ctx, se.T, s.Options, seed)
 		if err != nil {
 			return nil, err

@@ -280,6 +280,10 @@ func StepLine(d *results.Document) string {
 
 // Profile prints a profile's step table and its marks.
 func Profile(w io.Writer, p *results.Profile) {
+	if p.Search != nil {
+		Search(w, p)
+		return
+	}
 	name := p.HeadlineName()
 	if name == "" {
 		name = "headline"
