@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,8 @@ import (
 
 // TestUIConsoleByForms is issue 42's walk through the console as a HammerDB GUI user would take
 // it, with the New job form's fields alone (no YAML typed): a PostgreSQL TPC-C build whose rows
-// per table show while it loads; a run whose NOPM and TPM show live in the tiles and on the chart,
+// per table show while it loads, Test connection naming the server and then the complete schema
+// and its size; a run in --mode sql whose NOPM and TPM show live in the tiles and on the chart,
 // stopped; that result run again from its page, to the end; a profile; the two runs compared as
 // charts; and a MariaDB study, from the MySQL/MariaDB example with its fields set.
 func TestUIConsoleByForms(t *testing.T) {
@@ -86,6 +88,11 @@ func TestUIConsoleByForms(t *testing.T) {
 	setField(t, ctx, "f-rampup", "2s", "rampup: 2s\n")
 	setField(t, ctx, "f-duration", "30s", "duration: 30s\n")
 	setField(t, ctx, "f-progress", "2s", "progress: 2s\n")
+	shot(t, ctx, "form-fields")
+	said := testConnection(t, ctx)
+	if !regexp.MustCompile(`PostgreSQL \d+`).MatchString(said) || !strings.Contains(said, "cairn_ui_console: no TPC-C schema") {
+		t.Errorf("Test connection on an empty database says %q: want PostgreSQL's version and no TPC-C schema", said)
+	}
 	pickKind(t, ctx, "prepare")
 	click(t, ctx, "#start")
 	build := jobOpened()
@@ -106,6 +113,12 @@ func TestUIConsoleByForms(t *testing.T) {
 	if v := until[string](t, ctx, "the form as it was left", 10*time.Second, `document.querySelector("#f-duration").value`); v != "30s" {
 		t.Fatalf("the form came back with duration %q, want the 30s set before", v)
 	}
+	said = testConnection(t, ctx)
+	if !strings.Contains(said, "a complete TPC-C schema") || !strings.Contains(said, "warehouses 2") || !strings.Contains(said, "B on disk") {
+		t.Errorf("Test connection after the build says %q: want the complete TPC-C schema of 2 warehouses and its size on disk", said)
+	}
+	// An option of the workload's own (an enum under options:), beside the run's fields.
+	setField(t, ctx, "f-options-mode", "sql", "  mode: sql\n")
 	pickKind(t, ctx, "run")
 	click(t, ctx, "#start")
 	stopped := jobOpened()
