@@ -62,7 +62,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%s run on %s %s · %s · mode %s · seed %d\n", Title(d.Workload), d.Target.Name, d.Target.Version, workload.Plural(d.VU, "VU"), d.Mode, d.Seed)
 	if d.Window.Seconds > 0 {
-		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
+		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup%s\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds, UntilSteadyText(d.Window.UntilSteady))
 	}
 	for _, r := range d.NotAsPlanned {
 		fmt.Fprintf(w, "%s; not comparable with full runs as it is\n", r)
