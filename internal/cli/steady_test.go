@@ -204,13 +204,14 @@ func TestRampupUntilSteady(t *testing.T) {
 
 			d, out := run("90s")
 			u := d.Window.UntilSteady
-			if u == nil || u.Ended != "steady" {
+			if u == nil || u.Ended != "steady" || u.JudgedSeconds == nil || u.WarmupEndSeconds == nil {
 				t.Fatalf("until_steady %+v, want ended steady\n%s", u, out)
 			}
 			r := d.Window.RampupSeconds
-			t.Logf("rampup %.3f s: judged at %.3f s, warm-up end %.3f s", r, u.JudgedSeconds, u.WarmupEndSeconds)
-			if r >= 90 || r < float64(steady.MinSamples) || r <= u.JudgedSeconds || r > u.JudgedSeconds+1.5 {
-				t.Errorf("rampup %.3f s, judged at %.3f s: want the tick after the judgement, at least %d s and below the 90 s bound", r, u.JudgedSeconds, steady.MinSamples)
+			judged := *u.JudgedSeconds
+			t.Logf("rampup %.3f s: judged at %.3f s, warm-up end %.3f s", r, judged, *u.WarmupEndSeconds)
+			if r >= 90 || r < float64(steady.MinSamples) || r <= judged || r > judged+1.5 || *u.WarmupEndSeconds > judged {
+				t.Errorf("rampup %.3f s, judged at %.3f s: want the tick after the judgement, at least %d s and below the 90 s bound", r, judged, steady.MinSamples)
 			}
 			if u.MinSeconds != 2 || u.BoundSeconds != 90 {
 				t.Errorf("until_steady %+v: want min 2, bound 90", u)

@@ -287,9 +287,9 @@ type UntilSteady struct {
 	// JudgedSeconds since the run's start, ending at WarmupEndSeconds, and the window started at
 	// the next tick; "bound", the rampup reached its bound without that judgement; "stopped", the
 	// run stopped in the rampup before either.
-	Ended            string  `json:"ended"`
-	JudgedSeconds    float64 `json:"judged_seconds,omitempty"`
-	WarmupEndSeconds float64 `json:"warmup_end_seconds,omitempty"`
+	Ended            string   `json:"ended"`
+	JudgedSeconds    *float64 `json:"judged_seconds,omitempty"`
+	WarmupEndSeconds *float64 `json:"warmup_end_seconds,omitempty"`
 }
 
 // InFlight counts the transactions under way at the window's end. Their latency is in no figure of

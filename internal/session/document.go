@@ -100,7 +100,8 @@ func untilSteadyOf(out *run.Outcome, cfg run.Config) *results.UntilSteady {
 	u := &results.UntilSteady{MinSeconds: cfg.Rampup.Seconds(), BoundSeconds: cfg.UntilSteady.Seconds(), Ended: "stopped"}
 	switch {
 	case out.UntilSteady != nil && out.UntilSteady.Settled:
-		u.Ended, u.JudgedSeconds, u.WarmupEndSeconds = "steady", secs(out.UntilSteady.Judged), secs(out.UntilSteady.WarmupEnd)
+		j, w := secs(out.UntilSteady.Judged), secs(out.UntilSteady.WarmupEnd)
+		u.Ended, u.JudgedSeconds, u.WarmupEndSeconds = "steady", &j, &w
 	case out.WindowStarted:
 		u.Ended = "bound"
 	}

@@ -62,10 +62,10 @@ func UntilSteadyText(u *results.UntilSteady) string {
 	if u == nil {
 		return ""
 	}
-	switch u.Ended {
-	case "steady":
-		return fmt.Sprintf(" (until steady: throughput settled from %.0f s, judged at %.0f s; bound %.0f s)", u.WarmupEndSeconds, u.JudgedSeconds, u.BoundSeconds)
-	case "bound":
+	switch {
+	case u.Ended == "steady" && u.JudgedSeconds != nil && u.WarmupEndSeconds != nil:
+		return fmt.Sprintf(" (until steady: throughput settled from %.0f s, judged at %.0f s; bound %.0f s)", *u.WarmupEndSeconds, *u.JudgedSeconds, u.BoundSeconds)
+	case u.Ended == "bound":
 		return fmt.Sprintf(" (until steady: reached its %.0f s bound, throughput not settled)", u.BoundSeconds)
 	}
 	return fmt.Sprintf(" (until steady, bound %.0f s: stopped before either)", u.BoundSeconds)
