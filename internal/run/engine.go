@@ -1081,7 +1081,7 @@ func (m *monitor) second(now time.Duration, last bool) {
 	}
 	e.Bus.Publish(m.snapCtx, t)
 	m.tick.Reset()
-	if e.Cfg.UntilSteady > 0 && !m.out.WindowStarted && !last {
+	if e.Cfg.UntilSteady > 0 && e.Cfg.StartAt.IsZero() && !m.out.WindowStarted && !last {
 		m.untilSteady(now, sec, (at - prev).Seconds(), prev.Seconds())
 	}
 }
