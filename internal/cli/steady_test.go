@@ -169,3 +169,99 @@ func signedPct(v float64) string {
 	}
 	return fmt.Sprintf("%+.1f", v)
 }
+
+// A rampup until steady ends when the headline's throughput is judged settled, well before its
+// bound, on a real run held steady by its schedule (--rate), and the document records the rampup
+// it lasted and why: the window starts at the tick after the judgement, and the series' window
+// starts there. A bound too short for any judgement (fewer than steady.MinSamples seconds) is
+// reached, and the summary says so. The method itself is tested on generated series
+// (internal/steady's TestSettledSoFar).
+func TestRampupUntilSteady(t *testing.T) {
+	for _, tg := range testutil.Targets() {
+		if tg.Name != "sqlite" && tg.Name != "postgres" {
+			continue
+		}
+		t.Run(tg.Name, func(t *testing.T) {
+			url := tg.URL(t)
+			oltpPrepared(t, url)
+			run := func(bound string) (results.Document, string) {
+				js := filepath.Join(t.TempDir(), "r.json")
+				code, out, stderr := cairn(t, "oltp", "run", "--workload", "point-select", "--vu", "2", "--rate", "100",
+					"--db", url, "--rampup", "2s", "--rampup-until-steady", bound, "--duration", "10s",
+					"--progress", "0", "--no-store", "--json", js)
+				if code != 0 {
+					t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+				}
+				b, err := os.ReadFile(js)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var d results.Document
+				if err := json.Unmarshal(b, &d); err != nil {
+					t.Fatal(err)
+				}
+				return d, out
+			}
+
+			d, out := run("90s")
+			u := d.Window.UntilSteady
+			if u == nil || u.Ended != "steady" || u.JudgedSeconds == nil || u.WarmupEndSeconds == nil {
+				t.Fatalf("until_steady %+v, want ended steady\n%s", u, out)
+			}
+			r := d.Window.RampupSeconds
+			judged := *u.JudgedSeconds
+			t.Logf("rampup %.3f s: judged at %.3f s, warm-up end %.3f s", r, judged, *u.WarmupEndSeconds)
+			if r >= 90 || r < float64(steady.MinSamples) || r <= judged || r > judged+1.5 || *u.WarmupEndSeconds > judged {
+				t.Errorf("rampup %.3f s, judged at %.3f s: want the tick after the judgement, at least %d s and below the 90 s bound", r, judged, steady.MinSamples)
+			}
+			if u.MinSeconds != 2 || u.BoundSeconds != 90 {
+				t.Errorf("until_steady %+v: want min 2, bound 90", u)
+			}
+			prev := 0.0
+			for _, s := range d.Series {
+				if s.Window {
+					if math.Abs(prev-r) > 0.002 {
+						t.Errorf("the series' window starts at %.3f s, the rampup ended at %.3f s", prev, r)
+					}
+					break
+				}
+				prev = s.T
+			}
+			if want := fmt.Sprintf("after %.0f s rampup (until steady: throughput settled from", r); !strings.Contains(out, want) {
+				t.Errorf("summary lacks %q:\n%s", want, out)
+			}
+			if d.Window.PlannedSeconds != 10 || d.Window.ClientSeconds < 9.9 {
+				t.Errorf("window %+v: want the 10 s asked", d.Window)
+			}
+
+			d, out = run("5s")
+			if u := d.Window.UntilSteady; u == nil || u.Ended != "bound" || d.Window.RampupSeconds != 5 {
+				t.Errorf("a 5 s bound: until_steady %+v, rampup %.3f s; want ended at the bound, 5 s", u, d.Window.RampupSeconds)
+			}
+			for _, want := range []string{"after 5 s rampup (until steady: reached its 5 s bound, throughput not settled)",
+				"the rampup until steady reached its 5 s bound, throughput not settled by then"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("summary lacks %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
+
+// A rampup until steady is refused, in one line with exit 2, where it cannot apply: a part of a
+// run shares the window's start with the others, and a bound below --rampup.
+func TestRampupUntilSteadyRefused(t *testing.T) {
+	url := "sqlite://" + filepath.Join(t.TempDir(), "x.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--part", "1/2", "--rampup-until-steady", "1m"}, "one agreed window start"},
+		{[]string{"--rampup", "30s", "--rampup-until-steady", "10s"}, "below --rampup (30s)"},
+	} {
+		code, out, stderr := cairn(t, append([]string{"oltp", "run", "--db", url}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and one line with %q", c.args, code, stderr, out, c.want)
+		}
+	}
+}

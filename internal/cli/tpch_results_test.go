@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/summary"
 	"github.com/cairn-bench/cairn/internal/testutil"
 )
 
@@ -20,16 +25,45 @@ func TestTPCHResultsShowAndReport(t *testing.T) {
 	if code, out, stderr := cairn(t, "tpch", "prepare", "--db", url, "--sf", "0.01"); code != 0 {
 		t.Fatalf("prepare: %d\n%s%s", code, out, stderr)
 	}
+	var q1 []float64 // Q1's power-test ms in each run
 	for i := 0; i < 2; i++ {
-		if code, out, stderr := cairn(t, "tpch", "run", "--db", url, "--results", store, "--seed", "3"); code != 0 {
+		js := filepath.Join(t.TempDir(), "r.json")
+		if code, out, stderr := cairn(t, "tpch", "run", "--db", url, "--results", store, "--seed", "3", "--json", js); code != 0 {
 			t.Fatalf("run: %d\n%s%s", code, out, stderr)
 		}
+		var d results.Document
+		if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &d) != nil {
+			t.Fatalf("read %s: %v", js, err)
+		}
+		for _, tm := range d.Timings {
+			if tm.Stream == 0 && tm.Name == "Q1" {
+				q1 = append(q1, 1000*tm.Seconds)
+			}
+		}
 	}
-	code, out, stderr := cairn(t, "results", "show", "1", "--results", store)
+	// Across the two runs, each power-test query's time has its 95% interval: Student's t with
+	// one degree of freedom, recomputed here from the runs' own timings.
+	code, out, stderr := cairn(t, "results", "compare", "1,2", "2,1", "--results", store)
+	if code != 0 || len(q1) != 2 {
+		t.Fatalf("compare: %d %s (Q1 timings %v)", code, stderr, q1)
+	}
+	mean := (q1[0] + q1[1]) / 2
+	sd := math.Abs(q1[0]-q1[1]) / math.Sqrt2
+	half := 12.706204736174707 * sd / math.Sqrt2 // t(0.975, 1)
+	want := fmt.Sprintf("power-test times of A (95%%, Student's t over 2 runs): Q1 %s ms ±%.1f%%, Q2 ", summary.Thousands(mean), 100*half/mean)
+	if mean < 100 {
+		want = fmt.Sprintf("power-test times of A (95%%, Student's t over 2 runs): Q1 %.1f ms ±%.1f%%, Q2 ", mean, 100*half/mean)
+	}
+	for _, w := range []string{want, "QphH of A: "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("compare of two TPC-H runs lacks %q:\n%s", w, out)
+		}
+	}
+	code, out, stderr = cairn(t, "results", "show", "1", "--results", store)
 	if code != 0 {
 		t.Fatalf("show: %d %s", code, stderr)
 	}
-	for _, want := range []string{"QphH@0.01GB = ", "Power@0.01GB = ", "Throughput@0.01GB = ", "geometric mean of the 22 queries", "Q22", "RF2", "TPC-H run on SQLite"} {
+	for _, want := range []string{"95% interval: none (one power run)", "QphH@0.01GB = ", "Power@0.01GB = ", "Throughput@0.01GB = ", "geometric mean of the 22 queries", "Q22", "RF2", "TPC-H run on SQLite"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("results show of a tpch run lacks %q:\n%s", want, out)
 		}

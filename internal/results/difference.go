@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"slices"
 
 	"github.com/aclements/go-moremath/stats"
 )
@@ -61,4 +62,26 @@ func RepeatsInterval(v []float64) (mean, half float64, ok bool) {
 	n := float64(len(v))
 	t := stats.InvCDF(stats.TDist{V: n - 1})(1 - Alpha/2)
 	return stats.Mean(v), t * stats.StdDev(v) / math.Sqrt(n), true
+}
+
+// PowerTimes are the figures of the power test's timed executions (TPC-H's 22 queries and two
+// refresh functions: the timings of stream 0), each its milliseconds, in the order of the run's
+// types (Q1 to Q22, RF1, RF2); none for a run without a power test. An execution that failed has
+// no figure.
+func PowerTimes(d *Document) []Figure {
+	var f []Figure
+	for _, name := range d.TxnOrder {
+		if !slices.ContainsFunc(d.Timings, func(t Timing) bool { return t.Stream == 0 && t.Name == name }) {
+			continue
+		}
+		f = append(f, Figure{Name: name, Of: func(d *Document) (float64, bool) {
+			for _, t := range d.Timings {
+				if t.Stream == 0 && t.Name == name && t.Error == "" {
+					return 1000 * t.Seconds, true
+				}
+			}
+			return 0, false
+		}})
+	}
+	return f
 }

@@ -276,8 +276,25 @@ type Window struct {
 	RampupSeconds  float64   `json:"rampup_seconds"`
 	Start          time.Time `json:"start"`
 	End            time.Time `json:"end"`
+	// UntilSteady says how a rampup until steady (--rampup-until-steady) ended; RampupSeconds
+	// is then the rampup it lasted. Absent for a fixed rampup.
+	UntilSteady *UntilSteady `json:"until_steady,omitempty"`
 	// InFlight is what was still running when the window ended; absent if the window never started.
 	InFlight *InFlight `json:"in_flight,omitempty"`
+}
+
+// UntilSteady is how a rampup until steady ended (docs/steady-state.md#rampup-until-steady).
+type UntilSteady struct {
+	// MinSeconds is --rampup, the rampup's least length; BoundSeconds --rampup-until-steady.
+	MinSeconds   float64 `json:"min_seconds"`
+	BoundSeconds float64 `json:"bound_seconds"`
+	// Ended: "steady", the warm-up of the headline's throughput was judged over at
+	// JudgedSeconds since the run's start, ending at WarmupEndSeconds, and the window started at
+	// the next tick; "bound", the rampup reached its bound without that judgement; "stopped", the
+	// run stopped in the rampup before either.
+	Ended            string   `json:"ended"`
+	JudgedSeconds    *float64 `json:"judged_seconds,omitempty"`
+	WarmupEndSeconds *float64 `json:"warmup_end_seconds,omitempty"`
 }
 
 // InFlight counts the transactions under way at the window's end. Their latency is in no figure of

@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/metrics"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/steady"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
@@ -51,13 +52,18 @@ type Config struct {
 	// MaxOutage, when positive, ends the run when the database has given no service for longer
 	// (an outage, Outcome.Outages); the window is then cut short where it stopped.
 	MaxOutage time.Duration
+	// UntilSteady, when positive, extends the rampup past Rampup until the warm-up of the
+	// headline's throughput is judged over (steady.SettledSoFar, once a second on the monitor's
+	// tick), to at most UntilSteady; Outcome.UntilSteady says how it ended.
+	UntilSteady time.Duration
 }
 
 // ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
 // (a profile's step), with seed, pacing VUs when the workload keys and thinks.
 func ConfigOf(s workload.Engine, vu int, seed uint64, pace bool) Config {
 	c := Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: pace,
-		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit, MaxOutage: s.MaxOutage}
+		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit, MaxOutage: s.MaxOutage,
+		UntilSteady: s.RampupUntilSteady}
 	if s.Terminals > 0 {
 		c.Terminals, c.VUs = s.Terminals, s.Connections
 		if c.VUs == 0 {
@@ -132,6 +138,8 @@ type Outcome struct {
 	After    *metrics.Set
 	// PeakRSS is the client process's peak resident memory in bytes (0: unknown).
 	PeakRSS int64
+	// UntilSteady is how a rampup until steady (Config.UntilSteady) ended; nil without one.
+	UntilSteady *UntilSteady
 	// Pool is set when terminals were served by pooled connections (Config.Terminals).
 	Pool *PoolStats
 	// Outages are the stretches of the run without service, on its clock: each from a
@@ -179,6 +187,16 @@ type InFlight struct {
 	UnfinishedOldest time.Duration
 }
 
+// UntilSteady is how a rampup until steady ended.
+type UntilSteady struct {
+	// Settled: the warm-up was judged over at Judged (since the run's start), from the seconds
+	// until then, ending at WarmupEnd; the window started at the next tick. Otherwise the rampup
+	// ran to its bound (or the run stopped first) without the warm-up judged over.
+	Settled   bool
+	Judged    time.Duration
+	WarmupEnd time.Duration
+}
+
 // Engine runs one workload against one target.
 type Engine struct {
 	Cfg      Config
@@ -213,7 +231,10 @@ type Engine struct {
 	stopOnce   sync.Once
 	reconnects atomic.Int64
 	t0         time.Time
-	ws, we     time.Duration // planned window, relative to t0
+	// ws is the window's start (ns since t0), atomic since a rampup until steady
+	// (Config.UntilSteady) moves it while the VUs run; we its planned end (the monitor's own).
+	ws atomic.Int64
+	we time.Duration
 	// end is the window's end as the VUs see it (ns since t0): we, or the moment of an interruption.
 	end atomic.Int64
 	cpu [2]cpuReading // at the start and the end of the window
@@ -510,15 +531,17 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	}
 	e.t0 = time.Now()
 	out.StartedAt = e.t0
-	e.ws = cfg.Rampup
+	ws := cfg.Rampup
+	if cfg.UntilSteady > 0 {
+		// The bound, until the monitor judges the warm-up over (monitor.untilSteady).
+		ws = cfg.UntilSteady
+	}
 	if !cfg.StartAt.IsZero() {
 		// The window starts at the agreed instant, whatever rampup was left to reach it, and
 		// lasts the planned time, as every part's does.
-		e.ws = max(cfg.StartAt.Sub(e.t0), 0)
+		ws = max(cfg.StartAt.Sub(e.t0), 0)
 	}
-	e.we = e.ws + cfg.Duration
-	e.end.Store(int64(e.we))
-	out.WindowStartsAt = e.t0.Add(e.ws)
+	e.setStart(ws, out)
 
 	// VUs get a context that is never cancelled: drivers such as pgx start a watcher goroutine for
 	// every statement whose context can be cancelled, a cost paid on each round trip. VUs stop at the
@@ -616,6 +639,19 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.Pool = pl.stats()
 	}
 	return out, nil
+}
+
+// start is the window's start as the VUs see it, since t0.
+func (e *Engine) start() time.Duration { return time.Duration(e.ws.Load()) }
+
+// setStart sets the window's start to ws (since t0) and its planned end after it. A start moved
+// while the VUs run must lie ahead of the clock: a VU that ends a transaction after it then reads
+// the new start.
+func (e *Engine) setStart(ws time.Duration, out *Outcome) {
+	e.ws.Store(int64(ws))
+	e.we = ws + e.Cfg.Duration
+	e.end.Store(int64(e.we))
+	out.WindowStartsAt = e.t0.Add(ws)
 }
 
 func firstErr(errs []error) error {
@@ -883,6 +919,9 @@ type monitor struct {
 	// second of the window counts; before is that tick's index in the series (-1: none).
 	carry  metrics.Second
 	before int
+	// rate is the headline's throughput in the rampup's seconds so far, from when each began,
+	// for a rampup until steady.
+	rate, from []float64
 }
 
 // monitor runs the clock until the window has been measured or ctx is cancelled, and returns the
@@ -900,10 +939,10 @@ func (e *Engine) monitor(ctx context.Context, mon *target.Conn, out *Outcome) []
 		if l := e.lost.Load(); e.Cfg.MaxOutage > 0 && l != 0 && now-time.Duration(l-1) > e.Cfg.MaxOutage {
 			out.OutageStop = true
 		}
-		if !out.WindowStarted && now >= e.ws && !interrupted && !out.OutageStop {
-			out.Clock.StartLate = now - e.ws
+		if !out.WindowStarted && now >= e.start() && !interrupted && !out.OutageStop {
+			out.Clock.StartLate = now - e.start()
 			m.windowStart()
-			if e.ws > m.lastTick {
+			if e.start() > m.lastTick {
 				// The seconds before the window end at its start, wherever it falls.
 				m.second(now, false)
 				m.sample(now, false)
@@ -942,7 +981,7 @@ func (m *monitor) wait(ctx context.Context) {
 	e := m.e
 	deadline := m.next
 	if !m.out.WindowStarted {
-		deadline = min(deadline, e.ws)
+		deadline = min(deadline, e.start())
 	} else {
 		deadline = min(deadline, e.we)
 	}
@@ -964,7 +1003,7 @@ func (m *monitor) windowStart() {
 	if e.Observe != nil {
 		e.Observe.Window(true)
 	}
-	e.Bus.Publish(m.snapCtx, event.Window{Start: true, At: e.t0.Add(e.ws)})
+	e.Bus.Publish(m.snapCtx, event.Window{Start: true, At: e.t0.Add(e.start())})
 }
 
 // windowEnd closes the window at now (its planned end, or an interruption): the client's count
@@ -972,7 +1011,7 @@ func (m *monitor) windowStart() {
 func (m *monitor) windowEnd(now time.Duration) {
 	e, out := m.e, m.out
 	end := min(now, e.we)
-	out.ClientWindow = end - e.ws
+	out.ClientWindow = end - e.start()
 	// An interruption ends the window now: what completes after it is outside.
 	e.end.Store(int64(end))
 	for _, v := range e.vus {
@@ -1041,8 +1080,8 @@ func (m *monitor) second(now time.Duration, last bool) {
 	at, inWindow := now, m.out.WindowStarted
 	sec := all
 	switch {
-	case inWindow && m.lastTick < e.ws:
-		at, inWindow = e.ws, false
+	case inWindow && m.lastTick < e.start():
+		at, inWindow = e.start(), false
 		sec = minus(all, in)
 		m.carry = in
 		m.before = len(m.out.Series)
@@ -1080,10 +1119,41 @@ func (m *monitor) second(now time.Duration, last bool) {
 	t := event.Tick{Second: sec, Phase: m.phase(last), Elapsed: now, Txns: m.txns, Errors: m.errors,
 		VUs: e.Cfg.VUs, Types: e.Types, Set: m.tick, Measured: m.measured}
 	if t.Phase == "window" {
-		t.InWindow = now - e.ws
+		t.InWindow = now - e.start()
 	}
 	e.Bus.Publish(m.snapCtx, t)
 	m.tick.Reset()
+	if e.Cfg.UntilSteady > 0 && e.Cfg.StartAt.IsZero() && !m.out.WindowStarted && !last {
+		m.untilSteady(now, sec, (at - prev).Seconds(), prev.Seconds())
+	}
+}
+
+// untilSteady judges, once a second in a rampup until steady, whether the headline's throughput
+// (the series the steady-state line judges after the run) has settled, by steady.SettledSoFar
+// over the rampup's seconds so far; once it has, and the rampup has lasted Config.Rampup, the
+// window starts at the next tick, unless the bound comes first.
+func (m *monitor) untilSteady(now time.Duration, sec metrics.Second, dt, from float64) {
+	e, out := m.e, m.out
+	if out.UntilSteady == nil {
+		out.UntilSteady = &UntilSteady{}
+	}
+	if out.UntilSteady.Settled {
+		return
+	}
+	if dt >= results.MinPointSeconds {
+		v := sec.Txns
+		if e.Headline >= 0 {
+			v = sec.Headline
+		}
+		m.rate = append(m.rate, float64(v)/dt)
+		m.from = append(m.from, from)
+	}
+	end, ok := steady.SettledSoFar(m.rate)
+	if !ok || now < e.Cfg.Rampup || m.next >= e.start() {
+		return
+	}
+	out.UntilSteady = &UntilSteady{Settled: true, Judged: now, WarmupEnd: time.Duration(m.from[end] * float64(time.Second))}
+	e.setStart(m.next, out)
 }
 
 // lastSecond adds to the window's last second the window's transactions recorded after the
@@ -1132,7 +1202,7 @@ func (m *monitor) sample(now time.Duration, last bool) {
 	set := m.progSet
 	p := event.Progress{Elapsed: now, Phase: m.phase(last), Interval: now - m.lastProgAt, Headline: e.HeadlineName, PerMinute: e.Headline >= 0}
 	if p.Phase == "window" {
-		p.InWindow = now - e.ws
+		p.InWindow = now - e.start()
 	}
 	if !last {
 		// One attempt: a database that does not answer (an outage) must not stop the clock; the
@@ -1265,7 +1335,7 @@ func (s *stmtSink) Now() time.Duration { return time.Since(s.e.t0) }
 
 // InWindow says whether a statement that ended at end counts (workload.WindowSink).
 func (s *stmtSink) InWindow(end time.Duration) bool {
-	return end >= s.e.ws && end < time.Duration(s.e.end.Load())
+	return end >= s.e.start() && end < time.Duration(s.e.end.Load())
 }
 
 func (s *stmtSink) Statement(i int, start, end time.Duration) {
@@ -1346,7 +1416,7 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		} else if cfg.LatencyLimit > 0 && start-intended > cfg.LatencyLimit {
 			// pgbench -R -L: a transaction already later than the limit is not sent at all, so
 			// that a server that fell behind can catch up; it is counted as skipped.
-			v.shard.Record(&metrics.Sample{Type: typ, Skipped: true, InWindow: intended >= e.ws && intended < e.we})
+			v.shard.Record(&metrics.Sample{Type: typ, Skipped: true, InWindow: intended >= e.start() && intended < time.Duration(e.end.Load())})
 			continue
 		}
 		if cfg.Rate > 0 {
@@ -1357,13 +1427,13 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		end := time.Since(e.t0)
 		v.busy.Store(0)
 		v.held.Store(v.completed(end))
-		we := time.Duration(e.end.Load())
-		if v.due >= 0 && start >= e.ws && start < we {
+		ws, we := e.start(), time.Duration(e.end.Load())
+		if v.due >= 0 && start >= ws && start < we {
 			v.lag.add(max(start-v.due, 0))
 		}
 		s = metrics.Sample{Type: typ, LatencyUs: int64((end - intended) / time.Microsecond),
 			ServiceUs: int64((end - start) / time.Microsecond), Retries: retries, RolledBack: rolledBack,
-			InWindow: end >= e.ws && end < we, Late: cfg.LatencyLimit > 0 && end-intended > cfg.LatencyLimit}
+			InWindow: end >= ws && end < we, Late: cfg.LatencyLimit > 0 && end-intended > cfg.LatencyLimit}
 		if err != nil {
 			s.Failed = true
 			s.ErrKey = errKey(class, err, retries)

@@ -166,7 +166,7 @@ func (p *pool) schedule() {
 	defer timer.Stop()
 	for {
 		now := time.Since(e.t0)
-		inWindow := now >= e.ws && now < time.Duration(e.end.Load())
+		inWindow := now >= e.start() && now < time.Duration(e.end.Load())
 		next := time.Hour
 		p.mu.Lock()
 		for len(p.due) > 0 {
@@ -268,7 +268,7 @@ func (p *pool) serve(ctx context.Context, v *vuState) {
 		we := time.Duration(e.end.Load())
 		s = metrics.Sample{Type: t.typ, LatencyUs: int64((end - t.submit) / time.Microsecond),
 			ServiceUs: int64((end - start) / time.Microsecond), Retries: retries, RolledBack: rolledBack,
-			InWindow: end >= e.ws && end < we, Late: cfg.LatencyLimit > 0 && end-t.submit > cfg.LatencyLimit}
+			InWindow: end >= e.start() && end < we, Late: cfg.LatencyLimit > 0 && end-t.submit > cfg.LatencyLimit}
 		if err != nil {
 			s.Failed = true
 			s.ErrKey = errKey(class, err, retries)

@@ -48,6 +48,12 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	}
 	d.Seed = cfg.Seed
 	d.Window.RampupSeconds = cfg.Rampup.Seconds()
+	if cfg.UntilSteady > 0 {
+		d.Window.UntilSteady = untilSteadyOf(out, cfg)
+		if out.WindowStarted {
+			d.Window.RampupSeconds = secs(out.WindowStartsAt.Sub(out.StartedAt))
+		}
+	}
 	addStatements(d, out.Statements, def.Statements)
 	if t.Dialect().Embedded {
 		// The database runs inside cairn: its CPU is the client's, and nothing else is "the server".
@@ -104,6 +110,19 @@ func markOf(d *results.Document, out *run.Outcome, cfg run.Config) {
 	if o := d.Outage; o != nil && o.Seconds > 0 {
 		d.Mark(results.Outage, o.Text())
 	}
+}
+
+// untilSteadyOf is how the run's rampup until steady ended.
+func untilSteadyOf(out *run.Outcome, cfg run.Config) *results.UntilSteady {
+	u := &results.UntilSteady{MinSeconds: cfg.Rampup.Seconds(), BoundSeconds: cfg.UntilSteady.Seconds(), Ended: "stopped"}
+	switch {
+	case out.UntilSteady != nil && out.UntilSteady.Settled:
+		j, w := secs(out.UntilSteady.Judged), secs(out.UntilSteady.WarmupEnd)
+		u.Ended, u.JudgedSeconds, u.WarmupEndSeconds = "steady", &j, &w
+	case out.WindowStarted:
+		u.Ended = "bound"
+	}
+	return u
 }
 
 // outageOf is the time without service in the window and the failed connection attempts in

@@ -211,7 +211,11 @@ func (se *Session) startLine(def *workload.Run, verb, vus string) string {
 	if s.Profile {
 		fmt.Fprintf(&b, ", %s each", workload.Plural(s.Repeat, "run"))
 	}
-	fmt.Fprintf(&b, ", rampup %s, window %s", options.FormatDuration(s.Rampup), options.FormatDuration(s.Duration))
+	fmt.Fprintf(&b, ", rampup %s", options.FormatDuration(s.Rampup))
+	if s.RampupUntilSteady > 0 {
+		fmt.Fprintf(&b, " then until steady (at most %s)", options.FormatDuration(s.RampupUntilSteady))
+	}
+	fmt.Fprintf(&b, ", window %s", options.FormatDuration(s.Duration))
 	if s.Profile {
 		fmt.Fprintf(&b, ", pause %s", options.FormatDuration(s.Pause))
 	}

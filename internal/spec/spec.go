@@ -160,6 +160,12 @@ func (s *Spec) Check() error {
 	if s.Part != "" && s.Profile {
 		return errf("part", "a profile runs in one process: --part splits a run")
 	}
+	if s.RampupUntilSteady > 0 && s.Part != "" {
+		return errf("rampup-until-steady", "the parts of a run share one agreed window start, which one part's series cannot move: give a fixed --rampup")
+	}
+	if s.RampupUntilSteady > 0 && s.RampupUntilSteady < s.Rampup {
+		return errf("rampup-until-steady", "the bound is below --rampup (%s), the rampup's least length: give at least that", options.FormatDuration(s.Rampup))
+	}
 	if s.Terminals > 0 && s.Profile {
 		return errf("terminals", "a profile varies the VUs, each with its connection; run terminals over pooled connections with run")
 	}

@@ -124,7 +124,10 @@ func (t Trend) Significant() bool { return t.Lo > 0 || t.Hi < 0 }
 // effective sample size as MeanCI (the slope of an AR(1) regression loses information as the
 // mean does: Bence 1995, "Analysis of short time series: correcting for autocorrelation",
 // Ecology 76).
-func LinearTrend(x []float64, step float64) (Trend, error) {
+func LinearTrend(x []float64, step float64) (Trend, error) { return linearTrend(x, step, true) }
+
+// linearTrend is LinearTrend, its standard error widened for autocorrelation when widen is set.
+func linearTrend(x []float64, step float64, widen bool) (Trend, error) {
 	n := len(x)
 	if n < MinSamples {
 		return Trend{}, ErrShort
@@ -147,6 +150,9 @@ func LinearTrend(x []float64, step float64) (Trend, error) {
 	r1 := autocorr(res, 1)
 	rho := r1 + (1+3*r1)/float64(n)
 	rho = math.Min(math.Max(rho, 0), MaxRho)
+	if !widen {
+		rho = 0
+	}
 	neff := math.Max(float64(n)*(1-rho)/(1+rho), 3)
 	se := math.Sqrt(sse/float64(n-2)/sxx) * math.Sqrt(float64(n)/neff)
 	t := stats.InvCDF(stats.TDist{V: neff - 2})(1 - (1-Confidence)/2)
@@ -246,4 +252,28 @@ func Judge(x []float64, start int) (Verdict, error) {
 	minutes := float64(len(w)-1) / 60
 	v.Drifting = tr.Significant() && math.Abs(tr.PctPerMin)*minutes >= DriftPct
 	return v, nil
+}
+
+// SettledSoFar judges a series as it comes, for a rampup that lasts until the warm-up is over:
+// it has settled when MSER (WarmupEnd) finds its warm-up end in its first half, at least
+// MinSamples samples follow that end, and those samples do not climb or fall: their least-squares
+// slope is not significant, or moves their mean by less than DriftPct across them. The slope is
+// tested as if the samples were independent, unlike Judge's: the bend of a warm-up still under
+// way makes the residuals of a straight line look autocorrelated, and widening for that would
+// hide it. end is the warm-up's end, in samples. MSER trusts no truncation in a series' second
+// half, so a warm-up ending at sample w is judged over at the earliest at sample 2w+1. It sees
+// only the samples so far: a series flat at a lower level that steps up later looks settled
+// before the step; the judgement of the whole series after the run (Judge) finds such a warm-up.
+func SettledSoFar(x []float64) (end int, ok bool) {
+	end, ok = WarmupEnd(x)
+	if !ok || len(x)-end < MinSamples {
+		return end, false
+	}
+	rest := x[end:]
+	tr, err := linearTrend(rest, 1, false)
+	if err != nil {
+		return end, false
+	}
+	minutes := float64(len(rest)-1) / 60
+	return end, !(tr.Significant() && math.Abs(tr.PctPerMin)*minutes >= DriftPct)
 }

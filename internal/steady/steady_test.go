@@ -125,3 +125,60 @@ func TestShortSeries(t *testing.T) {
 		t.Errorf("a constant series: %+v %v", iv, err)
 	}
 }
+
+// A rampup until steady (SettledSoFar, fed one second at a time as the engine does) ends after a
+// late warm-up that climbs to the steady level, not inside it: the warm-up it reports is within
+// 3 s of where it was made, and the judgement comes within a few seconds of the earliest MSER
+// allows (twice the warm-up, MinSamples after it, within 10 s); a series already steady settles
+// within its first 20 s, and a series that climbs throughout never settles. (A warm-up flat at a lower
+// level that steps up later cannot be seen before the step: SettledSoFar's doc.)
+func TestSettledSoFar(t *testing.T) {
+	judged := func(x []float64) (n, end int) {
+		for n := 1; n <= len(x); n++ {
+			if end, ok := SettledSoFar(x[:n]); ok {
+				return n, end
+			}
+		}
+		return 0, 0
+	}
+	for _, c := range []struct {
+		shape string
+		end   int
+	}{{"climb", 20}, {"climb", 41}, {"none", 0}} {
+		off, late := 0, 0
+		for seed := uint64(1); seed <= 100; seed++ {
+			r := rand.New(rand.NewPCG(seed, uint64(c.end)+77))
+			x := ar1(r, 200, 1000, 20, 0.3)
+			for i := 0; i < c.end; i++ {
+				x[i] *= float64(i) / float64(c.end)
+			}
+			n, end := judged(x)
+			if n == 0 {
+				t.Fatalf("%s %d seed %d: never judged settled in 200 s", c.shape, c.end, seed)
+			}
+			if c.end > 0 && (end < c.end-3 || end > c.end+3) {
+				off++
+			}
+			// The earliest MSER allows: the warm-up's end in the first half, MinSamples after it.
+			if earliest := max(2*c.end+1, c.end+MinSamples); n < earliest-3 || n > earliest+10 {
+				late++
+			}
+			if seed == 1 {
+				t.Logf("%s ending at %d s: judged settled at %d s, warm-up end %d s", c.shape, c.end, n, end)
+			}
+		}
+		t.Logf("%s ending at %d s: end more than 3 s off in %d, judged outside [2w-2, 2w+11] in %d of 100", c.shape, c.end, off, late)
+		if off > 10 || late > 10 {
+			t.Errorf("%s ending at %d s: end off in %d and judgement off in %d of 100 trials, want at most 10 each", c.shape, c.end, off, late)
+		}
+	}
+	// A climb that never levels off: MSER's minimum stays at the end of the first half.
+	r := rand.New(rand.NewPCG(9, 9))
+	x := ar1(r, 120, 1000, 20, 0.3)
+	for i := range x {
+		x[i] += 10 * float64(i)
+	}
+	if n, end := judged(x); n != 0 {
+		t.Errorf("a steady climb was judged settled at %d s (warm-up end %d s)", n, end)
+	}
+}

@@ -229,6 +229,9 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 		if st.Schedule, err = readSchedule(schedule, s.Duration); err != nil {
 			return nil, err
 		}
+		if err := fixedRampup(st); err != nil {
+			return nil, err
+		}
 	}
 	if repeat > 0 {
 		s.Repeat = repeat
@@ -445,7 +448,19 @@ func (st *Study) Set(path, value string) error {
 	if err := st.checkOptionFactors(); err != nil {
 		return err
 	}
+	if err := fixedRampup(st); err != nil {
+		return err
+	}
 	return resolve(st.Schedule, s.Duration)
+}
+
+// fixedRampup refuses a rampup until steady beside a schedule of live changes: the changes'
+// times on the run's clock count a fixed rampup before the window.
+func fixedRampup(st *Study) error {
+	if len(st.Schedule) > 0 && st.Spec.RampupUntilSteady > 0 {
+		return errf("schedule", "a schedule of live changes needs a fixed rampup: drop rampup-until-steady")
+	}
+	return nil
 }
 
 // Cases are every combination of the workload options' values, the settings' values and the
@@ -541,12 +556,12 @@ func (st *Study) DrawSeed() bool {
 	return true
 }
 
-// Duration is how long the steps take: each run's rampup and window, and the pauses between them
-// (a prepare and server restarts come on top).
+// Duration is how long the steps take: each run's rampup (a rampup until steady at its bound)
+// and window, and the pauses between them (a prepare and server restarts come on top).
 func (st *Study) Duration() time.Duration {
 	n := len(st.Steps())
 	s := st.Spec
-	d := time.Duration(n) * (s.Rampup + s.Duration)
+	d := time.Duration(n) * (max(s.Rampup, s.RampupUntilSteady) + s.Duration)
 	if n > 1 {
 		d += time.Duration(n-1) * s.Pause
 	}

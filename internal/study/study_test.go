@@ -136,3 +136,19 @@ vu: [1]
 		t.Errorf("a study of tpcb: %v", err)
 	}
 }
+
+// A schedule of live changes counts a fixed rampup on the run's clock: a rampup until steady
+// beside it is refused, in the file and by --set.
+func TestScheduleNeedsAFixedRampup(t *testing.T) {
+	const file = "name: x\nworkload: tpcb\ndb: sqlite:///tmp/x.db\nschedule: [{at: 50%, set: {cache_size: 1}}]\n"
+	if _, err := Read([]byte(file + "rampup-until-steady: 1m\n")); err == nil || !strings.Contains(err.Error(), "needs a fixed rampup") {
+		t.Errorf("a schedule and rampup-until-steady in the file: %v", err)
+	}
+	st := read(t, file)
+	if err := st.Set("rampup-until-steady", "1m"); err == nil || !strings.Contains(err.Error(), "needs a fixed rampup") {
+		t.Errorf("--set rampup-until-steady beside a schedule: %v", err)
+	}
+	if _, err := Read([]byte("name: x\nworkload: tpcb\ndb: sqlite:///tmp/x.db\nrampup-until-steady: 1m\n")); err != nil {
+		t.Errorf("rampup-until-steady without a schedule: %v", err)
+	}
+}

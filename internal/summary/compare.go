@@ -296,7 +296,8 @@ func none(f results.Figure, groups [][]*results.Document) bool {
 }
 
 // differences are the lines of the headline's mean with its interval for each group of repeated
-// runs (results.RepeatsInterval), then its difference against A (results.Differ): its interval,
+// runs (results.RepeatsInterval), and for TPC-H runs each power-test query's time with its
+// interval (results.PowerTimes), then the headline's difference against A (results.Differ): its interval,
 // its effect size and the repeats that would resolve it.
 func differences(headline string, docs [][]*results.Document) []string {
 	f := results.RunFigures(headline, "", nil)[0]
@@ -304,6 +305,21 @@ func differences(headline string, docs [][]*results.Document) []string {
 	for i, g := range docs {
 		if m, h, ok := results.RepeatsInterval(f.Values(g)); ok && m != 0 {
 			out = append(out, fmt.Sprintf("%s of %c: %s ±%.1f%% (95%%, Student's t over %d runs)", headline, 'A'+i, figure(m), 100*h/math.Abs(m), len(f.Values(g))))
+		}
+	}
+	// A TPC-H group's power tests: each query's time across the repeats.
+	for i, g := range docs {
+		var parts []string
+		n := 0
+		for _, p := range results.PowerTimes(g[0]) {
+			v := p.Values(g)
+			if m, h, ok := results.RepeatsInterval(v); ok && m != 0 {
+				parts = append(parts, fmt.Sprintf("%s %s ms ±%.1f%%", p.Name, figure(m), 100*h/m))
+				n = max(n, len(v))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, fmt.Sprintf("power-test times of %c (95%%, Student's t over %d runs): %s", 'A'+i, n, strings.Join(parts, ", ")))
 		}
 	}
 	for i := 1; i < len(docs); i++ {

@@ -48,8 +48,27 @@ func SteadyLine(d *results.Document) string {
 		b.WriteString(", ")
 		trend(&b, "p95", st.P95)
 	}
+	if u := d.Window.UntilSteady; u != nil && u.Ended == "bound" {
+		fmt.Fprintf(&b, "; the rampup until steady reached its %.0f s bound, throughput not settled by then", u.BoundSeconds)
+	}
 	b.WriteString(" (MSER warm-up; 95% intervals)")
 	return b.String()
+}
+
+// UntilSteadyText says why a rampup until steady lasted what it did, as the measured window's
+// line continues it: " (until steady: throughput settled from 12 s, judged at 25 s; bound
+// 120 s)"; "" for a fixed rampup.
+func UntilSteadyText(u *results.UntilSteady) string {
+	if u == nil {
+		return ""
+	}
+	switch {
+	case u.Ended == "steady" && u.JudgedSeconds != nil && u.WarmupEndSeconds != nil:
+		return fmt.Sprintf(" (until steady: throughput settled from %.0f s, judged at %.0f s; bound %.0f s)", *u.WarmupEndSeconds, *u.JudgedSeconds, u.BoundSeconds)
+	case u.Ended == "bound":
+		return fmt.Sprintf(" (until steady: reached its %.0f s bound, throughput not settled)", u.BoundSeconds)
+	}
+	return fmt.Sprintf(" (until steady, bound %.0f s: stopped before either)", u.BoundSeconds)
 }
 
 func trend(b *strings.Builder, name string, s *results.SteadySeries) {

@@ -65,7 +65,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		fmt.Fprintf(w, "run again from bundle %s (its run %s, sha256 %s)\n", b.File, b.Result, b.SHA256[:min(12, len(b.SHA256))])
 	}
 	if d.Window.Seconds > 0 {
-		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds)
+		fmt.Fprintf(w, "measured window %.3f s (planned %.0f s) after %.0f s rampup%s\n", d.Window.Seconds, d.Window.PlannedSeconds, d.Window.RampupSeconds, UntilSteadyText(d.Window.UntilSteady))
 	}
 	for _, r := range d.NotAsPlanned {
 		fmt.Fprintf(w, "%s; not comparable with full runs as it is\n", r)

@@ -392,6 +392,10 @@ func printTPCH(w io.Writer, out *Outcome) {
 	if out.PowerAtSize != nil || out.ThroughputAtSize != nil {
 		fmt.Fprintln(w, "(computed with TPC-H's formulas; not an audited TPC-H result and not comparable with published ones: docs/tpch.md)")
 	}
+	if out.PowerAtSize != nil {
+		// One run has one power test: the spread of its figures is only seen across repeats.
+		fmt.Fprintln(w, "95% interval: none (one power run); 'cairn results compare' of repeated runs gives the headline's and each query's")
+	}
 	if out.Failed > 0 {
 		fmt.Fprintf(w, "%d queries or refresh functions failed: no metric for the tests they belong to\n", out.Failed)
 	}
