@@ -9,3 +9,11 @@ median() { sort -g | awk -v p="${1:-2}" '{ v[NR] = $1 } END { if (NR) printf "%.
 # cpu_per_txn TIMEFILE TXNS: microseconds of user+system CPU per transaction, from GNU time's
 # "cpu %U %S" line.
 cpu_per_txn() { awk -v n="$2" '/^cpu/ { if (n > 0) printf "%.1f", ($2 + $3) * 1e6 / n; else print "n/a" }' "$1"; }
+# url_parts URL DEFAULT_PORT: the host, port, user, password and database of a postgres:// or
+# mysql:// URL on one line (127.0.0.1, DEFAULT_PORT, cairn, cairn and cairn_bench where it has
+# none), for the clients (psql, mysql) that make the database the URL names.
+url_parts() {
+  python3 -c 'import sys, urllib.parse as u
+p = u.urlparse(sys.argv[1])
+print(p.hostname or "127.0.0.1", p.port or sys.argv[2], u.unquote(p.username or "cairn"), u.unquote(p.password or "cairn"), p.path.strip("/") or "cairn_bench")' "$1" "$2"
+}

@@ -4,8 +4,8 @@
 # in one thing, run alternately in one session (the cheaper side first in odd rounds),
 # BENCH_TIME seconds each (default 20), BENCH_ROUNDS rounds (default 5), on the servers in
 # BENCH_KINDS (default "postgres mariadb"), for the comparisons in BENCH_PAIRS (default
-# "observe stacks running"); BENCH_PG, BENCH_MYSQL and BENCH_OUT name other databases (their
-# cairn_bench is made when missing) and another output directory:
+# "observe stacks running"); BENCH_PG, BENCH_MYSQL and BENCH_OUT name other databases (made
+# on the servers they name when missing) and another output directory:
 #
 #   observe  --observe on against --observe off: per-core CPU every second, the server's CPU,
 #            wait events (PostgreSQL's pg_stat_activity sampled every 100 ms, MariaDB's
@@ -42,15 +42,19 @@ PG=${BENCH_PG:-postgres://cairn:cairn@127.0.0.1:5432/cairn_bench}
 MY=${BENCH_MYSQL:-mysql://cairn:cairn@127.0.0.1:3306/cairn_bench}
 out=${BENCH_OUT:-$PWD/bench/out/observe}
 mkdir -p "$out"
-export CAIRN_RESULTS="$out/results.db" PGPASSWORD=cairn
+export CAIRN_RESULTS="$out/results.db"
 go build -o "$out/cairn" ./cmd/cairn
 C="$out/cairn"
-psql -h 127.0.0.1 -U cairn -d cairn -tAc "SELECT 1 FROM pg_database WHERE datname = 'cairn_bench'" | grep -q 1 ||
-  psql -h 127.0.0.1 -U cairn -d cairn -qc "CREATE DATABASE cairn_bench"
-mysql -h 127.0.0.1 -u cairn -pcairn -e "CREATE DATABASE IF NOT EXISTS cairn_bench" 2>/dev/null
+# The databases are made on the servers BENCH_PG and BENCH_MYSQL name, not on the default ports.
+read -r PGHOST PGPORT PGUSER PGPASSWORD PGDB < <(url_parts "$PG" 5432)
+read -r MYHOST MYPORT MYUSER MYPASS MYDB < <(url_parts "$MY" 3306)
+export PGHOST PGPORT PGUSER PGPASSWORD MYSQL_PWD=$MYPASS
+psql -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$PGDB'" | grep -q 1 ||
+  psql -d postgres -qc "CREATE DATABASE \"$PGDB\""
+mysql --no-defaults -h "$MYHOST" -P "$MYPORT" -u "$MYUSER" -e "CREATE DATABASE IF NOT EXISTS \`$MYDB\`"
 "$C" oltp prepare --db "$PG" --tables 1 --table-size 1000000 | tail -1
 "$C" oltp prepare --db "$MY" --tables 1 --table-size 1000000 | tail -1
-echo "MariaDB performance_schema: $(mysql -h 127.0.0.1 -u cairn -pcairn -Nse 'SELECT @@performance_schema' 2>/dev/null)"
+echo "MariaDB performance_schema: $(mysql --no-defaults -h "$MYHOST" -P "$MYPORT" -u "$MYUSER" -Nse 'SELECT @@performance_schema')"
 command -v perf > /dev/null || echo "perf is not installed: the stacks pair measures a run that only says so (apt-get install linux-perf)"
 
 # The two sides of each pair: with, then without, as cairn's observation flags.

@@ -14,22 +14,31 @@ import (
 // default: without it events_waits_current stays empty and a session's wait cannot be seen.
 const waitsConsumer = "events_waits_current"
 
-// sessionsSQL lists the run database's active sessions (cairn's sampling one left out) with what
-// says what each waits on now: whether InnoDB has its transaction in LOCK WAIT, the lock-wait
-// event its state names (lockStates), its state, and, with performance_schema's consumer on
-// (sessionsPFS), each wait in progress on its thread, innermost last.
+// The session history's query lists the run database's active sessions (cairn's sampling one left
+// out) with what says what each waits on now: whether InnoDB has its transaction in LOCK WAIT, the
+// lock-wait event its state names (lockStates), its state, and, with performance_schema's consumer
+// on (sessionsPFS), each wait in progress on its thread, innermost last. The sessions come from
+// performance_schema.threads where its thread instrumentation is on, a read of memory that costs
+// the server half of what information_schema.PROCESSLIST does (docs/benchmarks.md), which stays for
+// servers without it. INNODB_TRX is read every time: a session waiting on a row lock says so in no
+// state ("Updating", "Sending data"), and Innodb_row_lock_current_waits, which could say when to
+// read it, costs the server more to read than INNODB_TRX does.
 const (
 	sessionsSelect = `SELECT p.ID, x.id IS NOT NULL, CASE WHEN ` + lockStateCond + ` THEN ` + lockStateEvent + ` ELSE '' END,
 	COALESCE(p.STATE, '')`
-	sessionsFrom = `
-FROM information_schema.PROCESSLIST p
+	processlistFrom = `
+FROM information_schema.PROCESSLIST p`
+	threadsFrom = `
+FROM (SELECT PROCESSLIST_ID AS ID, PROCESSLIST_DB AS DB, PROCESSLIST_COMMAND AS COMMAND, PROCESSLIST_STATE AS STATE, THREAD_ID
+	FROM performance_schema.threads WHERE TYPE = 'FOREGROUND') p`
+	lockWaitsJoin = `
 LEFT JOIN (SELECT trx_mysql_thread_id AS id FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT') x ON x.id = p.ID`
 	sessionsWhere = `
 WHERE p.DB = ? AND p.COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump') AND p.ID <> CONNECTION_ID()`
-	sessionsList = sessionsSelect + `, '', 0` + sessionsFrom + sessionsWhere
-	sessionsPFS  = sessionsSelect + `, COALESCE(w.EVENT_NAME, ''), COALESCE(w.EVENT_ID, 0)` + sessionsFrom + `
-LEFT JOIN performance_schema.threads t ON t.PROCESSLIST_ID = p.ID
-LEFT JOIN performance_schema.events_waits_current w ON w.THREAD_ID = t.THREAD_ID AND w.END_EVENT_ID IS NULL AND w.EVENT_NAME <> 'idle'` + sessionsWhere
+	sessionsList    = sessionsSelect + `, '', 0` + processlistFrom + lockWaitsJoin + sessionsWhere
+	sessionsThreads = sessionsSelect + `, '', 0` + threadsFrom + lockWaitsJoin + sessionsWhere
+	sessionsPFS     = sessionsSelect + `, COALESCE(w.EVENT_NAME, ''), COALESCE(w.EVENT_ID, 0)` + threadsFrom + lockWaitsJoin + `
+LEFT JOIN performance_schema.events_waits_current w ON w.THREAD_ID = p.THREAD_ID AND w.END_EVENT_ID IS NULL AND w.EVENT_NAME <> 'idle'` + sessionsWhere
 )
 
 // openSessions chooses how the session history sees each session's wait: performance_schema's
@@ -38,7 +47,7 @@ LEFT JOIN performance_schema.events_waits_current w ON w.THREAD_ID = t.THREAD_ID
 func (w *myWaits) openSessions(ctx context.Context, t *mysqlTarget, instrument bool, save target.Saver) error {
 	w.db, w.sessions = t.dbname, sessionsList
 	if !w.pfs {
-		w.notes = append(w.notes, "session history: performance_schema is off, so each session's wait is its processlist state (row and metadata locks named as waits)")
+		w.notes = append(w.notes, "session history: performance_schema is off, so the sessions are information_schema.PROCESSLIST's and each one's wait is its state there (row and metadata locks named as waits)")
 		return nil
 	}
 	rows, err := w.c.Query(ctx, "SELECT NAME, ENABLED FROM performance_schema.setup_consumers WHERE NAME IN ('global_instrumentation', 'thread_instrumentation', ?)", waitsConsumer)
@@ -66,11 +75,12 @@ func (w *myWaits) openSessions(ctx context.Context, t *mysqlTarget, instrument b
 	}
 	switch {
 	case !on["global_instrumentation"] || !on["thread_instrumentation"]:
-		w.notes = append(w.notes, "session history: performance_schema's global_instrumentation or thread_instrumentation consumer is off, so each session's wait is its processlist state")
+		w.notes = append(w.notes, "session history: performance_schema's global_instrumentation or thread_instrumentation consumer is off, so the sessions are information_schema.PROCESSLIST's and each one's wait is its state there")
 		return nil
 	case on[waitsConsumer]:
 	case !instrument:
-		w.notes = append(w.notes, "session history: performance_schema's "+waitsConsumer+" consumer is off, so each session's wait is its processlist state (row and metadata locks named as waits; --waits instrument turns the consumer on for the run)")
+		w.sessions, w.threads = sessionsThreads, true
+		w.notes = append(w.notes, "session history: performance_schema's "+waitsConsumer+" consumer is off, so each session's wait is its state in performance_schema.threads (row and metadata locks named as waits; --waits instrument turns the consumer on for the run)")
 		return nil
 	default:
 		done, err := save("mysql-consumers", consumersUndo{Where: target.Where(t), Rows: []consumer{{Name: waitsConsumer, Enabled: "NO"}}})
@@ -84,7 +94,7 @@ func (w *myWaits) openSessions(ctx context.Context, t *mysqlTarget, instrument b
 		w.consumerDone = done
 		w.notes = append(w.notes, "--waits instrument turned on performance_schema's "+waitsConsumer+" consumer for the session history (restored after the run)")
 	}
-	w.sessions, w.pfsSessions = sessionsPFS, true
+	w.sessions, w.threads, w.pfsSessions = sessionsPFS, true, true
 	return nil
 }
 
@@ -169,10 +179,14 @@ func (w *myWaits) Sessions(ctx context.Context, own []int64) ([]target.Wait, err
 }
 
 func (w *myWaits) DescribeSessions() string {
-	if w.pfsSessions {
-		return "information_schema.PROCESSLIST's active sessions of database " + w.db + " with performance_schema.events_waits_current (each one's innermost wait in progress, else CPU), InnoDB's lock waits (INNODB_TRX) and the lock states, sampled"
+	from := "information_schema.PROCESSLIST's"
+	if w.threads {
+		from = "performance_schema.threads'"
 	}
-	return "information_schema.PROCESSLIST's active sessions of database " + w.db + " by state, InnoDB's lock waits (INNODB_TRX) and the lock states named as waits, sampled"
+	if w.pfsSessions {
+		return from + " active sessions of database " + w.db + " with performance_schema.events_waits_current (each one's innermost wait in progress, else CPU), InnoDB's lock waits (INNODB_TRX) and the lock states, sampled"
+	}
+	return from + " active sessions of database " + w.db + " by state, InnoDB's lock waits (INNODB_TRX) and the lock states named as waits, sampled"
 }
 
 // sessionClass is the wait class of a session's event: "lock/row" for InnoDB's row locks,

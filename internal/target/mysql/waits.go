@@ -67,11 +67,12 @@ type myWaits struct {
 	notes    []string
 	restore  []instrument
 	done     func() error
-	// sessions is the session history's query (sessionsPFS or sessionsList), its argument the
-	// run's database; consumerDone forgets the journal's entry for the events_waits_current
+	// sessions is the session history's query (sessionsPFS, sessionsThreads or sessionsList), its
+	// argument the run's database; threads says it reads performance_schema.threads; consumerDone forgets the journal's entry for the events_waits_current
 	// consumer turned on for the run (restored by Close), nil when it was not.
 	sessions     string
 	pfsSessions  bool
+	threads      bool
 	db           string
 	consumerDone func() error
 }
