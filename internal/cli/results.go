@@ -28,14 +28,6 @@ func resultsPath(cmd *cobra.Command) string {
 	return resultstore.DefaultPath()
 }
 
-// openStore opens (creating if needed) the store a run writes to; nil with --no-store.
-func openStore(ctx context.Context, path string, noStore bool) (*resultstore.Store, error) {
-	if noStore {
-		return nil, nil
-	}
-	return resultstore.Open(ctx, path)
-}
-
 // openForWriting opens a store that must already exist, to change it.
 func openForWriting(ctx context.Context, path string) (*resultstore.Store, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {

@@ -22,17 +22,8 @@ func newSearch(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 	var p95, p99 time.Duration
 	so := session.SearchOptions{MaxSteps: 8, Precision: 0.1}
 	exec := func(cmd *cobra.Command, s *spec.Spec, f runFlags) error {
-		switch {
-		case p95 > 0 && p99 > 0:
-			return usagef("--p95 and --p99: search holds one target; give one of them")
-		case p95 < 0 || p99 < 0:
-			return usagef("--p95/--p99: give a positive latency, like 50ms")
-		case p95 > 0:
-			so.Percentile, so.Target = "p95", p95
-		case p99 > 0:
-			so.Percentile, so.Target = "p99", p99
-		default:
-			return usagef("search needs a latency target: --p95 50ms or --p99 200ms")
+		if err := so.Hold(p95, p99); err != nil {
+			return err
 		}
 		return session.ExecuteSearch(cmd.Context(), s, so, jobOptions(resultsPath(cmd), f, stdout, stderr))
 	}

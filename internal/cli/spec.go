@@ -118,21 +118,9 @@ func runBundle(cmd *cobra.Command, file, db string, sets []string, f runFlags, s
 	if err != nil {
 		return err
 	}
-	if f.json != "" && len(reruns) > 1 {
-		return usagef("--json writes one document and %s holds %d runs: leave --json out and export each result ('cairn results export ID')", file, len(reruns))
+	var specs io.Writer
+	if f.printSpec {
+		specs = stdout
 	}
-	for _, r := range reruns {
-		if f.printSpec {
-			if _, err := stdout.Write(session.SpecText(r.Spec)); err != nil {
-				return err
-			}
-			continue
-		}
-		o := jobOptions(resultsPath(cmd), f, stdout, stderr)
-		o.From = &r.From
-		if err := session.Execute(cmd.Context(), r.Spec, o); err != nil {
-			return err
-		}
-	}
-	return nil
+	return session.ExecuteReruns(cmd.Context(), reruns, specs, func() session.Options { return jobOptions(resultsPath(cmd), f, stdout, stderr) })
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
@@ -113,4 +114,27 @@ func readBundle(file string) (*openedBundle, error) {
 	}
 	sum := sha256.Sum256(text)
 	return &openedBundle{b, hex.EncodeToString(sum[:])}, nil
+}
+
+// ExecuteReruns runs a bundle's reruns in its order, each with the options opts makes for it and
+// recording the bundle it came from; the first that fails ends it. With specs not nil it writes
+// each rerun's spec there instead of running it.
+func ExecuteReruns(ctx context.Context, reruns []Rerun, specs io.Writer, opts func() Options) error {
+	if o := opts(); specs == nil && o.JSON != "" && len(reruns) > 1 {
+		return inputf("--json writes one document and the bundle holds %d runs: leave --json out and export each result ('cairn results export ID')", len(reruns))
+	}
+	for _, r := range reruns {
+		if specs != nil {
+			if _, err := specs.Write(SpecText(r.Spec)); err != nil {
+				return err
+			}
+			continue
+		}
+		o := opts()
+		o.From = &r.From
+		if err := Execute(ctx, r.Spec, o); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -30,6 +30,22 @@ type SearchOptions struct {
 	Precision float64
 }
 
+// Hold sets the latency target from --p95 and --p99 (0: not given), of which a search holds one;
+// with neither, the search's check says what it needs.
+func (o *SearchOptions) Hold(p95, p99 time.Duration) error {
+	switch {
+	case p95 > 0 && p99 > 0:
+		return inputf("--p95 and --p99: search holds one target; give one of them")
+	case p95 < 0 || p99 < 0:
+		return inputf("--p95/--p99: give a positive latency, like 50ms")
+	case p95 > 0:
+		o.Percentile, o.Target = "p95", p95
+	case p99 > 0:
+		o.Percentile, o.Target = "p99", p99
+	}
+	return nil
+}
+
 // MinSearchWindow is the shortest window a search step may have: a step must be judged steady,
 // and the judgement needs steady.MinSamples points of a second.
 const MinSearchWindow = steady.MinSamples * time.Second
