@@ -309,25 +309,35 @@ func (e *OutageError) Error() string {
 		options.FormatDuration(e.Max))
 }
 
-// Profile runs the spec's profile: once per VU count (Repeat times each), pausing between runs.
-// Each run is told to bus as it completes (the sink stores it), so that an interrupted profile
-// keeps every step it measured.
-func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profile, error) {
+// beginProfile readies a job of several runs (a profile, a search): the seed drawn once for all
+// of them, the schema prepared, the workload started, and the document begun.
+func (se *Session) beginProfile(ctx context.Context) (*results.Profile, *workload.Run, error) {
 	s := se.Spec
 	if s.Seed == 0 {
 		s.Seed = RandomSeed()
 	}
 	if err := se.prepare(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	def, err := se.start(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	version, _ := se.T.Version(ctx)
-	p := &results.Profile{Workload: s.Workload, MainTxn: def.Types[def.Main], Cairn: results.ThisCairn(se.Version),
+	return &results.Profile{Workload: s.Workload, MainTxn: def.Types[def.Main], Cairn: results.ThisCairn(se.Version),
 		Target: results.Target{Kind: se.T.Kind(), Name: se.T.Name(), Version: version, Address: se.T.Address(), Database: se.T.Database()},
-		Config: s.Config()}
+		Config: s.Config()}, def, nil
+}
+
+// Profile runs the spec's profile: once per VU count (Repeat times each), pausing between runs.
+// Each run is told to bus as it completes (the sink stores it), so that an interrupted profile
+// keeps every step it measured.
+func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profile, error) {
+	s := se.Spec
+	p, def, err := se.beginProfile(ctx)
+	if err != nil {
+		return nil, err
+	}
 	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
 		vu := st.VU
 		def, err := se.W.Start(ctx, se.T, s.Options, seed)

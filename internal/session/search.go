@@ -10,7 +10,6 @@ import (
 	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/options"
 	"github.com/cairn-bench/cairn/internal/results"
-	"github.com/cairn-bench/cairn/internal/sink"
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/steady"
 	"github.com/cairn-bench/cairn/internal/workload"
@@ -87,29 +86,16 @@ func ExecuteSearch(ctx context.Context, s *spec.Spec, so SearchOptions, o Option
 	if err := so.check(s); err != nil {
 		return err
 	}
-	store, err := OpenStore(ctx, o.Store)
+	var p *results.Profile
+	err := execute(ctx, s, o, func(se *Session, bus *event.Bus) error {
+		var err error
+		p, err = se.Search(ctx, bus, so)
+		return endProfile(ctx, bus, p, err)
+	})
 	if err != nil {
 		return err
 	}
-	if store != nil {
-		defer store.Close()
-	}
-	bound, err := BindClient(s)
-	if err != nil {
-		return err
-	}
-	se, err := Open(ctx, s, o.Version, bound)
-	if err != nil {
-		return err
-	}
-	defer se.Close()
-	bus := o.bus(sink.New(store, o.JSON))
-	se.Preparing = o.preparing(ctx, bus)
-	p, err := se.Search(ctx, bus, so)
-	if err := endProfile(ctx, bus, p, err); err != nil {
-		return err
-	}
-	if p.Search != nil && !p.Search.Found {
+	if p != nil && p.Search != nil && !p.Search.Found {
 		lowest := math.Inf(1)
 		for _, pt := range p.Search.Points {
 			lowest = math.Min(lowest, pt.Rate)
@@ -124,21 +110,11 @@ func ExecuteSearch(ctx context.Context, s *spec.Spec, so SearchOptions, o Option
 // the lowest that missed (docs/search.md). Its steps run through the profile's stepper.
 func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions) (*results.Profile, error) {
 	s := se.Spec
-	if s.Seed == 0 {
-		s.Seed = RandomSeed()
-	}
-	if err := se.prepare(ctx); err != nil {
-		return nil, err
-	}
-	def, err := se.start(ctx)
+	p, def, err := se.beginProfile(ctx)
 	if err != nil {
 		return nil, err
 	}
-	version, _ := se.T.Version(ctx)
 	vu := s.VU[0]
-	p := &results.Profile{Workload: s.Workload, MainTxn: def.Types[def.Main], Cairn: results.ThisCairn(se.Version),
-		Target: results.Target{Kind: se.T.Kind(), Name: se.T.Name(), Version: version, Address: se.T.Address(), Database: se.T.Database()},
-		Config: s.Config()}
 	sr := &results.Search{Percentile: so.Percentile, TargetMs: float64(so.Target) / float64(time.Millisecond),
 		Txn: p.MainTxn, Precision: so.Precision, MaxSteps: so.MaxSteps, StartRate: so.StartRate}
 	p.Search = sr

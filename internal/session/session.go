@@ -210,10 +210,27 @@ func OpenStore(ctx context.Context, path string) (*resultstore.Store, error) {
 	return resultstore.Open(ctx, path)
 }
 
-// Execute runs a checked spec, a run or a profile: the store is opened first (a bad store fails
-// before minutes of measuring), then cairn is bound to its client CPUs and the database opened;
-// the sink stores, writes, and the subscribers hear how it ended.
+// Execute runs a checked spec, a run or a profile; the sink stores, writes, and the subscribers
+// hear how it ended.
 func Execute(ctx context.Context, s *spec.Spec, o Options) error {
+	return execute(ctx, s, o, func(se *Session, bus *event.Bus) error {
+		if s.Profile {
+			p, err := se.Profile(ctx, bus)
+			return endProfile(ctx, bus, p, err)
+		}
+		d, err := se.Run(ctx, bus)
+		se.Preparing.Loaded()
+		if d != nil {
+			d.Bundle = o.From
+		}
+		return endRun(ctx, bus, d, s, err)
+	})
+}
+
+// execute opens what a job of a spec needs and runs job on it: the store first (a bad store fails
+// before minutes of measuring), then cairn bound to its client CPUs, then the database, and the
+// bus whose sink stores and writes what the job tells it.
+func execute(ctx context.Context, s *spec.Spec, o Options, job func(se *Session, bus *event.Bus) error) error {
 	store, err := OpenStore(ctx, o.Store)
 	if err != nil {
 		return err
@@ -232,16 +249,7 @@ func Execute(ctx context.Context, s *spec.Spec, o Options) error {
 	defer se.Close()
 	bus := o.bus(sink.New(store, o.JSON))
 	se.Preparing = o.preparing(ctx, bus)
-	if s.Profile {
-		p, err := se.Profile(ctx, bus)
-		return endProfile(ctx, bus, p, err)
-	}
-	d, err := se.Run(ctx, bus)
-	se.Preparing.Loaded()
-	if d != nil {
-		d.Bundle = o.From
-	}
-	return endRun(ctx, bus, d, s, err)
+	return job(se, bus)
 }
 
 // endRun ends a run: d and err are what Session.Run returned. The sink stores the document

@@ -250,24 +250,9 @@ func restoreConsumers(ctx context.Context, c target.Conn, rows []consumer) error
 }
 
 func init() {
-	undo.Register("mysql-consumers", func(ctx context.Context, e *undo.Entry, db string) error {
+	registerUndo("mysql-consumers", "performance_schema consumers", func(b []byte) (string, func(context.Context, target.Conn) error, error) {
 		var d consumersUndo
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			return err
-		}
-		if db == "" {
-			return fmt.Errorf("give --db for %s to restore its performance_schema consumers", d.Where)
-		}
-		t, done, err := target.OpenWhere(ctx, db, d.Where, target.Where)
-		if err != nil {
-			return err
-		}
-		defer done()
-		c, err := t.Conn(ctx)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		return restoreConsumers(ctx, c, d.Rows)
+		err := json.Unmarshal(b, &d)
+		return d.Where, func(ctx context.Context, c target.Conn) error { return restoreConsumers(ctx, c, d.Rows) }, err
 	})
 }

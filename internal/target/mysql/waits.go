@@ -297,15 +297,26 @@ func restoreInstruments(ctx context.Context, c target.Conn, rows []instrument) e
 }
 
 func init() {
-	undo.Register("mysql-instruments", func(ctx context.Context, e *undo.Entry, db string) error {
+	registerUndo("mysql-instruments", "instruments", func(b []byte) (string, func(context.Context, target.Conn) error, error) {
 		var d instrumentsUndo
-		if err := json.Unmarshal(e.Data, &d); err != nil {
+		err := json.Unmarshal(b, &d)
+		return d.Where, func(ctx context.Context, c target.Conn) error { return restoreInstruments(ctx, c, d.Rows) }, err
+	})
+}
+
+// registerUndo registers the restore of a performance_schema change the undo journal keeps:
+// decode reads an entry's data into where the change was made and how to undo it on a connection
+// there (cairn restore --db).
+func registerUndo(kind, what string, decode func(data []byte) (where string, restore func(context.Context, target.Conn) error, err error)) {
+	undo.Register(kind, func(ctx context.Context, e *undo.Entry, db string) error {
+		where, restore, err := decode(e.Data)
+		if err != nil {
 			return err
 		}
 		if db == "" {
-			return fmt.Errorf("give --db for %s to restore its instruments", d.Where)
+			return fmt.Errorf("give --db for %s to restore its %s", where, what)
 		}
-		t, done, err := target.OpenWhere(ctx, db, d.Where, target.Where)
+		t, done, err := target.OpenWhere(ctx, db, where, target.Where)
 		if err != nil {
 			return err
 		}
@@ -315,7 +326,7 @@ func init() {
 			return err
 		}
 		defer c.Close()
-		return restoreInstruments(ctx, c, d.Rows)
+		return restore(ctx, c)
 	})
 }
 
