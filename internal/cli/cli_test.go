@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-bench/cairn/internal/results"
 	"github.com/cairn-bench/cairn/internal/target"
 	"github.com/cairn-bench/cairn/internal/testutil"
 	"github.com/cairn-bench/cairn/internal/workload/tpcc"
@@ -115,6 +116,20 @@ func prepared(t *testing.T, url string, extra ...string) {
 		t.Fatalf("prepare: exit %d\n%s\n%s", code, out, stderr)
 	}
 	t.Cleanup(func() { cairn(t, "tpcc", "cleanup", "--db", url) })
+}
+
+// readDocument reads a result document written by --json or results export, typed.
+func readDocument(t *testing.T, path string) *results.Document {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d results.Document
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
 }
 
 func readDoc(t *testing.T, path string) map[string]any {

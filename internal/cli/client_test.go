@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -33,15 +31,7 @@ func TestClientChecksItself(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, out)
 		}
-		b, err := os.ReadFile(js)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var d results.Document
-		if err := json.Unmarshal(b, &d); err != nil {
-			t.Fatal(err)
-		}
-		return &d, string(out)
+		return readDocument(t, js), string(out)
 	}
 	// Two busy loops bound to CPU 0, stopped by their own ids.
 	var hogs []*exec.Cmd

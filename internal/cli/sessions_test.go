@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,14 +130,7 @@ func TestMariaDBSessionHistory(t *testing.T) {
 	if got := consumerState(t, c); got != before {
 		t.Errorf("events_waits_current is %s after the run, was %s", got, before)
 	}
-	b, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d results.Document
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	d := readDocument(t, js)
 	if d.Waits == nil || d.Waits.History == nil {
 		t.Fatalf("no session history: %+v", d.Waits)
 	}

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,14 +50,7 @@ func TestSteadyStateOnRealRuns(t *testing.T) {
 // series, by the rules of docs/result-format.md#steady, and checks the summary out shows them.
 func checkSteady(t *testing.T, name, headline, js, out string) {
 	t.Helper()
-	b, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d results.Document
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
+	d := readDocument(t, js)
 	st := d.Steady
 	if st == nil {
 		t.Fatalf("%s: no steady section in the document (%d points in its series)", name, len(d.Series))
@@ -192,15 +183,7 @@ func TestRampupUntilSteady(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 				}
-				b, err := os.ReadFile(js)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var d results.Document
-				if err := json.Unmarshal(b, &d); err != nil {
-					t.Fatal(err)
-				}
-				return d, out
+				return *readDocument(t, js), out
 			}
 
 			d, out := run("90s")
