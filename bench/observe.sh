@@ -4,7 +4,7 @@
 # in one thing, run alternately in one session (the cheaper side first in odd rounds),
 # BENCH_TIME seconds each (default 20), BENCH_ROUNDS rounds (default 5), on the servers in
 # BENCH_KINDS (default "postgres mariadb"), for the comparisons in BENCH_PAIRS (default
-# "observe stacks running"); BENCH_PG, BENCH_MYSQL and BENCH_OUT name other databases (made
+# "observe stacks running history"); BENCH_PG, BENCH_MYSQL and BENCH_OUT name other databases (made
 # on the servers they name when missing) and another output directory:
 #
 #   observe  --observe on against --observe off: per-core CPU every second, the server's CPU,
@@ -16,6 +16,9 @@
 #            enabled over the window) and perf script after the window; wants tps >= 0.98
 #   running  --observe on against --observe on --running-sample 0s: the running threads of the
 #            server and the host's run queue, one read each every 50 ms; wants tps >= 0.99
+#   history  --observe on against --observe on --session-history off: the session history (on
+#            MySQL/MariaDB one query more every --wait-sample, on PostgreSQL none: it counts the
+#            waits' own samples); wants tps >= 0.99, the server's CPU per transaction <= 1.01
 #
 # Progress lines every 5 s in every run. Each figure is cairn's own: TPS from the result
 # document; client CPU per transaction as user+system CPU of the whole process and its children
@@ -24,7 +27,8 @@
 # the server's (server.cpu_us_per_txn). Ratios are with/without.
 #
 # BENCH_AMPLIFY=K (default 1) runs the stacks and running pairs at K times the default rate
-# (perf at 99·K Hz, --stacks-hz; a running-threads sample every 50/K ms): a cost proportional to
+# (perf at 99·K Hz, --stacks-hz; a running-threads sample every 50/K ms; for history, both sides'
+# wait samples every 100/K ms, --wait-sample): a cost proportional to
 # the rate then shows K times over the run-to-run noise, and the ratio's distance from 1, divided
 # by K, is the cost at the default rate. The printed targets are for K = 1.
 #
@@ -36,7 +40,7 @@ CLIENTS=${BENCH_CLIENTS:-16}
 T=${BENCH_TIME:-20}
 ROUNDS=${BENCH_ROUNDS:-5}
 KINDS=${BENCH_KINDS:-postgres mariadb}
-PAIRS=${BENCH_PAIRS:-observe stacks running}
+PAIRS=${BENCH_PAIRS:-observe stacks running history}
 AMPLIFY=${BENCH_AMPLIFY:-1}
 PG=${BENCH_PG:-postgres://cairn:cairn@127.0.0.1:5432/cairn_bench}
 MY=${BENCH_MYSQL:-mysql://cairn:cairn@127.0.0.1:3306/cairn_bench}
@@ -59,9 +63,11 @@ command -v perf > /dev/null || echo "perf is not installed: the stacks pair meas
 
 # The two sides of each pair: with, then without, as cairn's observation flags.
 declare -A WITH=([observe]="--observe on" [stacks]="--observe stacks --stacks-hz $((99 * AMPLIFY))"
-  [running]="--observe on --running-sample $((50000 / AMPLIFY))us")
-declare -A WITHOUT=([observe]="--observe off" [stacks]="--observe on" [running]="--observe on --running-sample 0s")
-declare -A WANT=([observe]="tps >= 0.99, cpu/txn <= 1.01" [stacks]="tps >= 0.98" [running]="tps >= 0.99")
+  [running]="--observe on --running-sample $((50000 / AMPLIFY))us" [history]="--observe on --wait-sample $((100000 / AMPLIFY))us")
+declare -A WITHOUT=([observe]="--observe off" [stacks]="--observe on" [running]="--observe on --running-sample 0s"
+  [history]="--observe on --wait-sample $((100000 / AMPLIFY))us --session-history off")
+declare -A WANT=([observe]="tps >= 0.99, cpu/txn <= 1.01" [stacks]="tps >= 0.98" [running]="tps >= 0.99"
+  [history]="tps >= 0.99, server cpu/txn <= 1.01")
 
 FIG="$out/figures.txt"
 : > "$FIG"

@@ -273,3 +273,42 @@ func lockedSeconds(t *testing.T, d *results.Document, locked time.Time, hold tim
 		t.Logf("the run started %.2f s after the lock was taken, too late for a second inside it", d.StartedAt.Sub(locked).Seconds())
 	}
 }
+
+// --session-history off keeps the waits and takes no history, on either kind of server: no
+// history in the document and, on MariaDB, no note of how the history would read its sessions
+// (the query it would send is not chosen); the same run with the history on has one, and says
+// what it read.
+func TestSessionHistoryOff(t *testing.T) {
+	for _, kind := range []string{"postgres", "mysql"} {
+		t.Run(kind, func(t *testing.T) {
+			url := testutil.URL(t, kind)
+			cairn(t, "tpcb", "cleanup", "--db", url)
+			t.Cleanup(func() { cairn(t, "tpcb", "cleanup", "--db", url) })
+			if code, out, stderr := cairn(t, "tpcb", "prepare", "--db", url); code != 0 {
+				t.Fatalf("prepare: %d %s %s", code, out, stderr)
+			}
+			for _, history := range []string{"off", "on"} {
+				js := filepath.Join(t.TempDir(), "run.json")
+				if code, out, stderr := cairn(t, "tpcb", "run", "--db", url, "-c", "2", "-T", "3s", "-P", "1s",
+					"--session-history", history, "--no-store", "--json", js); code != 0 {
+					t.Fatalf("run --session-history %s: exit %d\n%s\n%s", history, code, out, stderr)
+				}
+				d := readDocument(t, js)
+				if d.Waits == nil || len(d.Waits.Events) == 0 {
+					t.Fatalf("--session-history %s: no waits read: %+v", history, d.Waits)
+				}
+				noted := strings.Contains(strings.Join(d.Waits.Notes, "\n"), "session history")
+				switch {
+				case history == "off" && d.Waits.History != nil:
+					t.Errorf("--session-history off kept a history of %d seconds", len(d.Waits.History.Seconds))
+				case history == "off" && noted:
+					t.Errorf("--session-history off still notes the history's source: %q", d.Waits.Notes)
+				case history == "on" && (d.Waits.History == nil || len(d.Waits.History.Seconds) == 0):
+					t.Errorf("--session-history on kept no history: %+v", d.Waits.History)
+				case history == "on" && d.Waits.History.Source == "":
+					t.Errorf("--session-history on names no source for its history")
+				}
+			}
+		})
+	}
+}

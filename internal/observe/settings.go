@@ -14,8 +14,12 @@ type Observation struct {
 	RunningSample time.Duration `opt:"running-sample" min:"10ms" max:"1s" zero:"off" help:"interval of the samples of the server's running threads and the host's run queue, at least 10ms (0s: none; --observe off takes none either)"`
 	// StacksHz is perf's sampling rate for --observe stacks; bench/observe.sh raises it tenfold to
 	// measure what a sample costs above the noise of a run.
-	StacksHz int    `opt:"stacks-hz" min:"1" max:"999" help:"perf's sampling rate for --observe stacks, per CPU (99: off the kernel's own timer ticks)"`
-	Waits    string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks, metadata locks, and the events_waits_current consumer the session history reads), restored after; read: read what is on"`
+	StacksHz int `opt:"stacks-hz" min:"1" max:"999" help:"perf's sampling rate for --observe stacks, per CPU (99: off the kernel's own timer ticks)"`
+	// SessionHistory off keeps the waits and drops the history's per-second sessions, and with them
+	// the one query a --wait-sample the history adds on MySQL/MariaDB: bench/observe.sh's history
+	// pair measures that query's cost against a run without it.
+	SessionHistory string `opt:"session-history" enum:"on,off" help:"the session history: every session's wait, sampled each --wait-sample and kept per second (off: the waits alone; on MySQL/MariaDB one query a sample less)"`
+	Waits          string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks, metadata locks, and the events_waits_current consumer the session history reads), restored after; read: read what is on"`
 }
 
 // Off reports whether the run is observed only for its host facts.

@@ -41,17 +41,19 @@ type waitReader struct {
 	secEvents map[string]int64
 	secReads  int
 	classes   map[string]string
+	keep      bool // the session history is kept (--session-history on)
 
 	stop chan struct{}
 	done chan struct{}
 }
 
-// newWaitReader starts following src; own, when set, names cairn's own sessions on its server.
-func newWaitReader(src target.WaitSource, where string, interval time.Duration, own func() []int64) *waitReader {
+// newWaitReader starts following src; own, when set, names cairn's own sessions on its server;
+// history says whether it keeps the session history.
+func newWaitReader(src target.WaitSource, where string, interval time.Duration, own func() []int64, history bool) *waitReader {
 	r := &waitReader{src: src, where: where, interval: interval, own: own, window: map[string]*results.WaitEvent{},
 		sinceMark: map[string]*results.WaitEvent{}, stop: make(chan struct{}), done: make(chan struct{}),
-		secEvents: map[string]int64{}, classes: map[string]string{}}
-	if ss, ok := src.(target.SessionSampler); ok && !src.Sampled() {
+		secEvents: map[string]int64{}, classes: map[string]string{}, keep: history}
+	if ss, ok := src.(target.SessionSampler); ok && !src.Sampled() && history {
 		r.sessions = ss
 	}
 	if src.Sampled() || r.sessions != nil {
@@ -63,7 +65,7 @@ func newWaitReader(src target.WaitSource, where string, interval time.Duration, 
 }
 
 // history says whether the reader samples sessions for the session history.
-func (r *waitReader) history() bool { return r.src.Sampled() || r.sessions != nil }
+func (r *waitReader) history() bool { return r.keep && (r.src.Sampled() || r.sessions != nil) }
 
 // second returns the sessions seen per event in the samples since the last call, and how many
 // samples those were.
@@ -123,7 +125,7 @@ func (r *waitReader) sample() {
 		r.mu.Lock()
 		if err != nil {
 			r.readErr = err
-		} else {
+		} else if r.keep {
 			r.count(ws)
 		}
 		for _, w := range ws {
@@ -373,7 +375,7 @@ func startWaits(ctx context.Context, env *Env) (Observer, error) {
 			}
 			return e.Done, nil
 		}
-		src, err := wt.OpenWaits(ctx, c, env.Waits == "instrument", save)
+		src, err := wt.OpenWaits(ctx, c, target.WaitOptions{Instrument: env.Waits == "instrument", History: env.SessionHistory != "off"}, save)
 		if err != nil {
 			c.Close()
 			o.Close(ctx)
@@ -387,7 +389,7 @@ func startWaits(ctx context.Context, env *Env) (Observer, error) {
 		if ids, where := env.own, target.Where(m); ids != nil {
 			own = func() []int64 { return ids.of(where) }
 		}
-		o.readers = append(o.readers, newWaitReader(src, key, interval, own))
+		o.readers = append(o.readers, newWaitReader(src, key, interval, own, env.SessionHistory != "off"))
 	}
 	if len(o.readers) == 0 {
 		return nil, nil

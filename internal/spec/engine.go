@@ -27,7 +27,7 @@ type Engine struct {
 func EngineDefaults(info workload.Info, profile bool) Engine {
 	e := Engine{Engine: workload.Engine{VU: []int{4}, Rampup: 10 * time.Second, Duration: time.Minute, MaxRetries: 10, MaxOutage: workload.DefaultMaxOutage,
 		Progress: 5 * time.Second, Repeat: 1, Pause: 10 * time.Second},
-		Observation: observe.Observation{Observe: "on", WaitSample: 100 * time.Millisecond, RunningSample: 50 * time.Millisecond, StacksHz: 99, Waits: "read"},
+		Observation: observe.Observation{Observe: "on", WaitSample: 100 * time.Millisecond, RunningSample: 50 * time.Millisecond, StacksHz: 99, Waits: "read", SessionHistory: "on"},
 		Connecting:  target.Connecting{ConnectTimeout: target.DefaultConnectTimeout}}
 	cmd := "run"
 	if profile {

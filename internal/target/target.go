@@ -180,11 +180,20 @@ func SimpleArgs(c Conn) []any {
 
 // Waiter is a target whose server says what its sessions wait on (docs/waits.md).
 type Waiter interface {
-	// OpenWaits starts reading waits on c, a connection of its own. With instrument it first
+	// OpenWaits starts reading waits on c, a connection of its own. With o.Instrument it first
 	// turns on the instruments that time the server's internal waits, after recording their
 	// state with save (undo's journal, so that a crash leaves them restorable); Close restores
 	// them.
-	OpenWaits(ctx context.Context, c Conn, instrument bool, save Saver) (WaitSource, error)
+	OpenWaits(ctx context.Context, c Conn, o WaitOptions, save Saver) (WaitSource, error)
+}
+
+// WaitOptions say what OpenWaits reads besides the waits.
+type WaitOptions struct {
+	// Instrument turns on the server's wait instruments for the run (--waits instrument).
+	Instrument bool
+	// History samples each session's wait for the session history (--session-history on): a
+	// cumulative source then answers SessionSampler with a query of its own.
+	History bool
 }
 
 // DatabaseWaits is implemented by a Waiter whose waits are of its connection's database only

@@ -85,8 +85,8 @@ type instrument struct {
 
 // OpenWaits implements target.Waiter from performance_schema's cumulative waits and InnoDB's
 // counters, read as differences over the window.
-func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, instrument bool, save target.Saver) (target.WaitSource, error) {
-	w := &myWaits{c: c}
+func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, o target.WaitOptions, save target.Saver) (target.WaitSource, error) {
+	w, instrument := &myWaits{c: c}, o.Instrument
 	var pfs int64
 	if err := c.QueryRow(ctx, "SELECT @@performance_schema").Scan(&pfs); err != nil {
 		return nil, err
@@ -131,9 +131,11 @@ func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, instrument b
 			return nil, err
 		}
 	}
-	if err := w.openSessions(ctx, t, instrument, save); err != nil {
-		_ = w.Close(ctx)
-		return nil, err
+	if o.History {
+		if err := w.openSessions(ctx, t, instrument, save); err != nil {
+			_ = w.Close(ctx)
+			return nil, err
+		}
 	}
 	args := make([]any, len(innodbCounters))
 	for i, n := range innodbCounters {

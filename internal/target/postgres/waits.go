@@ -23,12 +23,12 @@ type pgWaits struct {
 
 // OpenWaits implements target.Waiter: pg_stat_activity shows each session's current wait only,
 // so it is sampled. PostgreSQL reports its wait events always; there is nothing to turn on.
-func (t *pg) OpenWaits(ctx context.Context, c target.Conn, instrument bool, _ target.Saver) (target.WaitSource, error) {
+func (t *pg) OpenWaits(ctx context.Context, c target.Conn, o target.WaitOptions, _ target.Saver) (target.WaitSource, error) {
 	if err := c.Prepare(ctx, "cairn_waits", waitsSQL); err != nil {
 		return nil, err
 	}
 	w := &pgWaits{c: c, db: t.db}
-	if instrument {
+	if o.Instrument {
 		w.notes = append(w.notes, "--waits instrument: PostgreSQL reports its wait events without instruments to turn on")
 	}
 	return w, nil
