@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,11 @@ type Config struct {
 	// headline's throughput is judged over (steady.SettledSoFar, once a second on the monitor's
 	// tick), to at most UntilSteady; Outcome.UntilSteady says how it ended.
 	UntilSteady time.Duration
+	// Load, when set, changes the running VUs inside the window: VUs connect at the start (the
+	// most any step runs), Active of them run first, the others wait parked on their
+	// connections, and at each step's time (from the window's start) its count runs.
+	Load   []workload.LoadStep
+	Active int
 }
 
 // ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
@@ -64,6 +70,13 @@ func ConfigOf(s workload.Engine, vu int, seed uint64, pace bool) Config {
 	c := Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: pace,
 		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit, MaxOutage: s.MaxOutage,
 		UntilSteady: s.RampupUntilSteady}
+	if steps, _ := workload.ParseSchedule(s.Schedule, s.Duration); len(steps) > 0 {
+		// The spec was checked: a schedule's VU counts are a run's, closed loop, no terminals.
+		c.Load, c.Active = steps, vu
+		for _, st := range steps {
+			c.VUs = max(c.VUs, st.VUs)
+		}
+	}
 	if s.Terminals > 0 {
 		c.Terminals, c.VUs = s.Terminals, s.Connections
 		if c.VUs == 0 {
@@ -136,6 +149,8 @@ type Outcome struct {
 	// that were in flight then and completed after it (the window's figures leave them out).
 	InFlight InFlight
 	After    *metrics.Set
+	// Loads are the load schedule's changes as made (Config.Load), in their order.
+	Loads []LoadChange
 	// PeakRSS is the client process's peak resident memory in bytes (0: unknown).
 	PeakRSS int64
 	// UntilSteady is how a rampup until steady (Config.UntilSteady) ended; nil without one.
@@ -268,6 +283,23 @@ type Engine struct {
 	connFails atomic.Int64
 	spanMu    sync.Mutex
 	spans     []Span
+
+	// active is how many VUs run under a load schedule (Config.Load): a VU whose index is at or
+	// above it waits parked on gate, which each change closes and replaces to wake them.
+	active     atomic.Int64
+	gate       atomic.Pointer[chan struct{}]
+	loadMu     sync.Mutex
+	loadTimers []*time.Timer
+	loadDone   bool
+	loads      []LoadChange
+}
+
+// LoadChange is a step of a load schedule as the engine made it: Planned from the window's
+// start, At the instant it took effect from the window's start and T on the run's clock (the
+// time series'), VUs the count that runs from then on.
+type LoadChange struct {
+	Planned, At, T time.Duration
+	VUs            int
 }
 
 // terminalID is the id of the run's i-th terminal.
@@ -505,6 +537,12 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	e.vus = vus
+	e.active.Store(int64(cfg.VUs))
+	if len(cfg.Load) > 0 {
+		e.active.Store(int64(cfg.Active))
+		g := make(chan struct{})
+		e.gate.Store(&g)
+	}
 	e.after = metrics.NewSet(len(e.Types), cfg.Rate > 0)
 	e.countsOwn = target.CountsOwn(e.Target) && e.Target.TxnCounterSQL() != ""
 	if lc, ok := e.Target.(target.LaggingCounter); ok && e.HeadlineSQL != "" && e.Target.TxnCounterSQL() != "" {
@@ -633,6 +671,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.HostCPUOK = e.cpu[0].hostOK && e.cpu[1].hostOK
 	}
 	out.Reconnects = e.reconnects.Load()
+	out.Loads = e.stopLoad()
 	out.PeakRSS = metrics.PeakRSS()
 	if pl != nil {
 		<-pl.done
@@ -1004,6 +1043,67 @@ func (m *monitor) windowStart() {
 		e.Observe.Window(true)
 	}
 	e.Bus.Publish(m.snapCtx, event.Window{Start: true, At: e.t0.Add(e.start())})
+	e.startLoad(m.snapCtx)
+}
+
+// startLoad sets the load schedule's timers from the window's start, on the run's clock.
+func (e *Engine) startLoad(ctx context.Context) {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	for _, st := range e.Cfg.Load {
+		st := st
+		e.loadTimers = append(e.loadTimers, time.AfterFunc(time.Until(e.t0.Add(e.start()+st.At)), func() { e.applyLoad(ctx, st) }))
+	}
+}
+
+// applyLoad makes one step of the load schedule: the VUs above its count park at their next
+// transaction's boundary, those below it that were parked wake now.
+func (e *Engine) applyLoad(ctx context.Context, st workload.LoadStep) {
+	e.loadMu.Lock()
+	if e.loadDone {
+		e.loadMu.Unlock()
+		return
+	}
+	now := time.Since(e.t0)
+	e.active.Store(int64(st.VUs))
+	// Store the count before waking: a parked VU reads the gate, then the count.
+	g := make(chan struct{})
+	close(*e.gate.Swap(&g))
+	e.loads = append(e.loads, LoadChange{Planned: st.At, At: now - e.start(), T: now, VUs: st.VUs})
+	e.loadMu.Unlock()
+	n := strconv.Itoa(st.VUs)
+	e.Bus.Publish(ctx, event.Applied{Name: results.LoadSetting, Value: n, ReadBack: n, Live: true, At: st.At})
+}
+
+// stopLoad stops the load schedule's timers and returns the changes made.
+func (e *Engine) stopLoad() []LoadChange {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	e.loadDone = true
+	for _, t := range e.loadTimers {
+		t.Stop()
+	}
+	return e.loads
+}
+
+// park holds a VU above the running count (Config.Load) on its connection, between
+// transactions, until a change lets it run (true) or the run stops (false). It still meets the
+// window's edges.
+func (e *Engine) park(ctx context.Context, v *vuState) bool {
+	v.due = -1 // the wait is the schedule's, not the VU's lateness
+	for {
+		g := e.gate.Load()
+		if int64(v.id) < e.active.Load() {
+			return true
+		}
+		select {
+		case <-e.stop:
+			return false
+		case <-*g:
+		case <-v.poke:
+			e.meet(ctx, v)
+		}
+	}
 }
 
 // windowEnd closes the window at now (its planned end, or an interruption): the client's count
@@ -1022,6 +1122,7 @@ func (m *monitor) windowEnd(now time.Duration) {
 	}
 	out.ConnectFailures = e.connFails.Load() - m.failsBase
 	out.Outages = e.outages(now)
+	out.Loads = e.stopLoad()
 	e.cpu[1] = readCPU()
 	out.End = e.edgeSnapshot(m.snapCtx, m.mon, false)
 	out.OwnTxns = e.ownEnd
@@ -1385,6 +1486,10 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 	}
 	var s metrics.Sample
 	for !e.stopped() {
+		// One atomic load a transaction: a run without a schedule has every VU active.
+		if int64(v.id) >= e.active.Load() && !e.park(ctx, v) {
+			return
+		}
 		select {
 		case <-v.poke:
 			e.meet(ctx, v)

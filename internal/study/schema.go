@@ -31,6 +31,9 @@ func Schema() []byte {
 		if props == nil {
 			continue
 		}
+		// A study's schedule is its own (live changes), whichever engine settings the workload
+		// reads: the run spec's load schedule is not a study's key.
+		delete(props, "schedule")
 		factors(props["options"])
 		if p, ok := props["prepare"].(map[string]any); ok {
 			for _, alt := range p["oneOf"].([]any) {
