@@ -164,3 +164,56 @@ func TestLoadScheduleRefused(t *testing.T) {
 		oneCleanLine(t, stderr)
 	}
 }
+
+// TestStudyLoadSchedule: a study's schedule changes the load (vu) as a run's does, beside a live
+// setting change planned for the same instant (PostgreSQL's synchronous_commit): each run's
+// segments are cut at both, labelled with both, placed at the study's VU count, weigh back to
+// the run's TPS, and report a recovery after each change; the setting is restored.
+func TestStudyLoadSchedule(t *testing.T) {
+	url := testutil.PG(t)
+	oltpPrepared(t, url)
+	js := filepath.Join(t.TempDir(), "study.json")
+	path := writeStudy(t, "name: load-step\nworkload: oltp\ndb: "+url+"\noptions: {workload: read-only}\nvu: [2]\nrampup: 1s\nduration: 12s\npause: 0s\n"+
+		"schedule:\n  - {at: 33%, vu: 6, set: {synchronous_commit: \"off\"}}\n  - {at: 67%, vu: 2}\n")
+	code, out, stderr := cairn(t, "study", "run", path, "--no-store", "--json", js)
+	if code != 0 {
+		t.Fatalf("study run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "recovered after") {
+		t.Errorf("the study's per-segment table has no recovery:\n%s", out)
+	}
+	st := readStudyDoc(t, js)
+	runs := st.Runs()
+	if len(runs) != 1 || len(st.Schedule) != 2 || st.Schedule[0].VU != 6 || st.Schedule[1].VU != 2 {
+		t.Fatalf("%d runs, schedule %+v: want 1 run and the two load changes", len(runs), st.Schedule)
+	}
+	d := runs[0]
+	if d.VU != 2 || len(d.Segments) != 3 {
+		t.Fatalf("run at %d VUs with %d segments, want 2 VUs and 3 segments", d.VU, len(d.Segments))
+	}
+	for i, g := range d.Segments {
+		want := []string{"vu=2", "synchronous_commit=off, vu=6", "synchronous_commit=off, vu=2"}[i]
+		if !strings.HasSuffix(g.Label(), want) || g.Seconds <= 0 {
+			t.Errorf("segment %d: %s over %v s, want %s measured", i+1, g.Label(), g.Seconds, want)
+		}
+		if i > 0 {
+			checkRecovery(t, d, &g)
+		}
+	}
+	if got, run := results.WeightedTPS(d.Segments), *d.Result.TPS; math.Abs(got-run) > 0.01*run {
+		t.Errorf("segments weigh back to %.2f TPS, the run's is %.2f", got, run)
+	}
+	if !st.Restored {
+		t.Error("the study did not restore synchronous_commit")
+	}
+	// (A study's runs have no terminals: its spec is a profile's, which refuses them.)
+	for _, c := range []string{"rate: 100\n"} {
+		bad := writeStudy(t, "name: bad\nworkload: oltp\ndb: "+url+"\nvu: [2]\nduration: 10s\n"+c+"schedule:\n  - {at: 50%, vu: 4}\n")
+		code, _, stderr := cairn(t, "study", "plan", bad)
+		if code != 2 || !strings.Contains(stderr, "does not combine") {
+			t.Errorf("a vu change with %s: exit %d, %q; want 2, refused", strings.TrimSpace(c), code, stderr)
+			continue
+		}
+		oneCleanLine(t, stderr)
+	}
+}

@@ -400,6 +400,10 @@ type SegmentRow struct {
 	// one under the data directory), over the segment; Device is "" where no run read it.
 	Device string
 	Disk   Stat
+	// Recovery is the seconds to recover after the change that opens the segment, over the runs
+	// that recovered; NotRecovered counts the runs that did not by the segment's end.
+	Recovery     Stat
+	NotRecovered int
 }
 
 // SegmentRows are a study's segments per case and VU count, in the cases' and steps' order:
@@ -409,16 +413,21 @@ func (s *Study) SegmentRows() []SegmentRow {
 	for ci, c := range s.Cases {
 		for _, st := range c.Profile.Steps {
 			var rows []SegmentRow
-			var tps, qps, p95, disk [][]float64
+			var tps, qps, p95, disk, rec [][]float64
 			for _, d := range st.Runs {
 				for _, g := range s.RunSegments(d) {
 					k := g.Index - 1
 					for len(rows) <= k {
 						rows = append(rows, SegmentRow{Case: ci, VU: st.VU, Index: len(rows) + 1})
-						tps, qps, p95, disk = append(tps, nil), append(qps, nil), append(p95, nil), append(disk, nil)
+						tps, qps, p95, disk, rec = append(tps, nil), append(qps, nil), append(p95, nil), append(disk, nil), append(rec, nil)
 					}
 					if rows[k].Label == "" {
 						rows[k].Label = g.Label()
+					}
+					if r := g.Recovery; r != nil && r.Recovered {
+						rec[k] = append(rec[k], *r.Seconds)
+					} else if r != nil {
+						rows[k].NotRecovered++
 					}
 					if g.Seconds <= 0 {
 						continue
@@ -439,7 +448,7 @@ func (s *Study) SegmentRows() []SegmentRow {
 			}
 			for k := range rows {
 				rows[k].TPS, rows[k].QPS, rows[k].P95ms = NewStat(tps[k]), NewStat(qps[k]), NewStat(p95[k])
-				rows[k].Disk = NewStat(disk[k])
+				rows[k].Disk, rows[k].Recovery = NewStat(disk[k]), NewStat(rec[k])
 			}
 			out = append(out, rows...)
 		}

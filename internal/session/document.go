@@ -356,6 +356,9 @@ func loadSegments(d *results.Document, out *run.Outcome, cfg run.Config) {
 	if len(out.Loads) == 0 {
 		return
 	}
+	// The run's vu is its spec's, the count that runs first (a study's step places the run by
+	// it); the most that ran, all connected throughout, is the changes' largest.
+	d.VU = cfg.Active
 	for _, l := range out.Loads {
 		n := strconv.Itoa(l.VUs)
 		d.Changes = append(d.Changes, results.SettingChange{AtSec: secs(l.At), T: secs(l.T), Planned: l.Planned.Seconds(),

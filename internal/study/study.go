@@ -65,6 +65,21 @@ type Change struct {
 	At   time.Duration
 	Frac float64 // > 0: At is this share of the window
 	Set  []Assign
+	// VUs > 0 changes the load: the VUs running from At on (a run's load schedule, spec's
+	// schedule), made by the run's engine.
+	VUs int
+}
+
+// LoadSchedule is the schedule's load changes as a run spec's schedule (spec.Engine's), its
+// times resolved in the window; "" when it changes no load.
+func (st *Study) LoadSchedule() string {
+	var parts []string
+	for _, ch := range st.Schedule {
+		if ch.VUs > 0 {
+			parts = append(parts, fmt.Sprintf("%dms:vu=%d", ch.At.Milliseconds(), ch.VUs))
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // Assign is one setting's value.
@@ -229,7 +244,7 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 		if st.Schedule, err = readSchedule(schedule, s.Duration); err != nil {
 			return nil, err
 		}
-		if err := fixedRampup(st); err != nil {
+		if err := scheduleFits(st); err != nil {
 			return nil, err
 		}
 	}
@@ -329,13 +344,13 @@ func readFactors(v *yaml.Node) ([]Factor, error) {
 
 func readSchedule(v *yaml.Node, window time.Duration) ([]Change, error) {
 	if v.Kind != yaml.SequenceNode {
-		return nil, errf("schedule", "must be a list of {at: TIME, set: {SETTING: VALUE}}")
+		return nil, errf("schedule", "must be a list of {at: TIME, set: {SETTING: VALUE}} or {at: TIME, vu: N}")
 	}
 	var out []Change
 	for i, it := range v.Content {
 		key := fmt.Sprintf("schedule[%d]", i)
 		if it.Kind != yaml.MappingNode {
-			return nil, errf(key, "must be {at: TIME, set: {SETTING: VALUE}}")
+			return nil, errf(key, "must be {at: TIME, set: {SETTING: VALUE}} or {at: TIME, vu: N}")
 		}
 		var ch Change
 		var hasAt bool
@@ -370,12 +385,18 @@ func readSchedule(v *yaml.Node, window time.Duration) ([]Change, error) {
 					}
 					ch.Set = append(ch.Set, Assign{Name: name, Value: value.Value})
 				}
+			case "vu":
+				n, err := strconv.Atoi(val.Value)
+				if val.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 100000 {
+					return nil, errf(key+".vu", "must be a whole number from 1 to 100000: the VUs running from then on")
+				}
+				ch.VUs = n
 			default:
-				return nil, errf(key+"."+k, "unknown key (accepted: at, set)")
+				return nil, errf(key+"."+k, "unknown key (accepted: at, set, vu)")
 			}
 		}
-		if !hasAt || len(ch.Set) == 0 {
-			return nil, errf(key, "needs at and set")
+		if !hasAt || len(ch.Set) == 0 && ch.VUs == 0 {
+			return nil, errf(key, "needs at, and set or vu")
 		}
 		out = append(out, ch)
 	}
@@ -448,17 +469,27 @@ func (st *Study) Set(path, value string) error {
 	if err := st.checkOptionFactors(); err != nil {
 		return err
 	}
-	if err := fixedRampup(st); err != nil {
+	if err := scheduleFits(st); err != nil {
 		return err
 	}
 	return resolve(st.Schedule, s.Duration)
 }
 
-// fixedRampup refuses a rampup until steady beside a schedule of live changes: the changes'
-// times on the run's clock count a fixed rampup before the window.
-func fixedRampup(st *Study) error {
+// scheduleFits refuses a rampup until steady beside a schedule of live changes (the changes'
+// times on the run's clock count a fixed rampup before the window), and load changes where the
+// runs cannot change their VUs.
+func scheduleFits(st *Study) error {
 	if len(st.Schedule) > 0 && st.Spec.RampupUntilSteady > 0 {
 		return errf("schedule", "a schedule of live changes needs a fixed rampup: drop rampup-until-steady")
+	}
+	if load := st.LoadSchedule(); load != "" {
+		s := st.Spec
+		switch {
+		case !s.WorkloadOf().Info().Uses("schedule"):
+			return errf("schedule", "%s's runs have no VUs to change: a vu change is not a %s study's", s.Workload, s.Workload)
+		case s.Rate > 0:
+			return errf("schedule", "a vu change changes the VUs of a closed loop: it does not combine with rate")
+		}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -751,20 +752,20 @@ func LoadSegments(w io.Writer, d *results.Document) {
 }
 
 // VUText is a run's VU count, "16 VUs", or for a load schedule its counts in order with the VUs
-// connected: "4 → 16 → 4 VUs (16 connected, the others parked)".
+// connected: "4 → 16 → 4 VUs (16 connected, those not running parked)".
 func VUText(d *results.Document) string {
-	var steps []string
+	steps := []string{fmt.Sprint(d.VU)}
+	most := d.VU
 	for _, c := range d.Changes {
-		if c.Name != results.LoadSetting {
-			continue
+		if c.Name == results.LoadSetting {
+			steps = append(steps, c.Value)
+			if n, err := strconv.Atoi(c.Value); err == nil {
+				most = max(most, n)
+			}
 		}
-		if len(steps) == 0 && len(d.Segments) > 0 && len(d.Segments[0].Settings) > 0 {
-			steps = append(steps, d.Segments[0].Settings[0].Value)
-		}
-		steps = append(steps, c.Value)
 	}
-	if len(steps) == 0 {
+	if len(steps) == 1 {
 		return workload.Plural(d.VU, "VU")
 	}
-	return fmt.Sprintf("%s VUs (%d connected, those not running parked)", strings.Join(steps, " → "), d.VU)
+	return fmt.Sprintf("%s VUs (%d connected, those not running parked)", strings.Join(steps, " → "), most)
 }
