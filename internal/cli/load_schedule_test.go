@@ -145,7 +145,8 @@ func TestLoadScheduleRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"oltp", "run", "--db", db, "--schedule", "30%:vu=8", "--terminals", "8"}, "--terminals"},
-		{[]string{"oltp", "run", "--db", db, "--schedule", "30%:vu=8", "--rate", "100"}, "--rate"},
+		{[]string{"oltp", "run", "--db", db, "--schedule", "30%:rate=100"}, "give --rate"},
+		{[]string{"oltp", "run", "--db", db, "--schedule", "30%:vu=8:vu=4"}, "once"},
 		{[]string{"oltp", "run", "--db", db, "--schedule", "30%:vu=8", "--part", "1/2"}, "--part"},
 		{[]string{"oltp", "run", "--db", db, "--schedule", "30%:vus=8"}, "vu=N"},
 		{[]string{"oltp", "run", "--db", db, "--duration", "10s", "--schedule", "12s:vu=8"}, "outside the measured window"},

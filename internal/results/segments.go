@@ -74,6 +74,9 @@ type Segment struct {
 // live changes (Document.Changes): the count of VUs running.
 const LoadSetting = "vu"
 
+// RateSetting is the name of a load schedule's changes of an open loop's total rate.
+const RateSetting = "rate"
+
 // RecoveryBand is the band around a segment's steady throughput its seconds must stay within
 // for the throughput to count as recovered from the change (Recovery).
 const RecoveryBand = 0.10

@@ -284,14 +284,23 @@ type Engine struct {
 	spanMu    sync.Mutex
 	spans     []Span
 
-	// active is how many VUs run under a load schedule (Config.Load): a VU whose index is at or
-	// above it waits parked on gate, which each change closes and replaces to wake them.
-	active     atomic.Int64
-	gate       atomic.Pointer[chan struct{}]
+	// load is the load in force (Config.Load): its one atomic load a transaction tells a VU
+	// whether to park and, in an open loop, its rate.
+	load       atomic.Pointer[loadState]
 	loadMu     sync.Mutex
 	loadTimers []*time.Timer
 	loadDone   bool
 	loads      []LoadChange
+}
+
+// loadState is the load in force: the VUs running (a VU whose index is at or above active waits
+// parked on gate, which the next change closes), each one's arrivals per second in an open
+// loop (the total rate over the VUs running), and since when on the run's clock.
+type loadState struct {
+	active int
+	perVU  float64
+	at     time.Duration
+	gate   chan struct{}
 }
 
 // LoadChange is a step of a load schedule as the engine made it: Planned from the window's
@@ -300,6 +309,7 @@ type Engine struct {
 type LoadChange struct {
 	Planned, At, T time.Duration
 	VUs            int
+	Rate           float64 // open loop: the total rate from then on
 }
 
 // terminalID is the id of the run's i-th terminal.
@@ -537,12 +547,14 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	e.vus = vus
-	e.active.Store(int64(cfg.VUs))
+	first := &loadState{active: cfg.VUs, gate: make(chan struct{})}
 	if len(cfg.Load) > 0 {
-		e.active.Store(int64(cfg.Active))
-		g := make(chan struct{})
-		e.gate.Store(&g)
+		first.active = cfg.Active
 	}
+	if cfg.Rate > 0 {
+		first.perVU = cfg.Rate / float64(first.active)
+	}
+	e.load.Store(first)
 	e.after = metrics.NewSet(len(e.Types), cfg.Rate > 0)
 	e.countsOwn = target.CountsOwn(e.Target) && e.Target.TxnCounterSQL() != ""
 	if lc, ok := e.Target.(target.LaggingCounter); ok && e.HeadlineSQL != "" && e.Target.TxnCounterSQL() != "" {
@@ -1065,14 +1077,33 @@ func (e *Engine) applyLoad(ctx context.Context, st workload.LoadStep) {
 		return
 	}
 	now := time.Since(e.t0)
-	e.active.Store(int64(st.VUs))
-	// Store the count before waking: a parked VU reads the gate, then the count.
-	g := make(chan struct{})
-	close(*e.gate.Swap(&g))
-	e.loads = append(e.loads, LoadChange{Planned: st.At, At: now - e.start(), T: now, VUs: st.VUs})
+	old := e.load.Load()
+	ls := &loadState{active: old.active, at: now, gate: make(chan struct{})}
+	rate := float64(old.active) * old.perVU
+	if st.VUs > 0 {
+		ls.active = st.VUs
+	}
+	if st.Rate > 0 {
+		rate = st.Rate
+	}
+	if e.Cfg.Rate > 0 {
+		ls.perVU = rate / float64(ls.active)
+	}
+	// The new state first, then wake the parked VUs: a parked VU reads the state, then waits
+	// on its gate.
+	e.load.Store(ls)
+	close(old.gate)
+	lc := LoadChange{Planned: st.At, At: now - e.start(), T: now, VUs: st.VUs, Rate: st.Rate}
+	e.loads = append(e.loads, lc)
 	e.loadMu.Unlock()
-	n := strconv.Itoa(st.VUs)
-	e.Bus.Publish(ctx, event.Applied{Name: results.LoadSetting, Value: n, ReadBack: n, Live: true, At: st.At})
+	if st.VUs > 0 {
+		n := strconv.Itoa(st.VUs)
+		e.Bus.Publish(ctx, event.Applied{Name: results.LoadSetting, Value: n, ReadBack: n, Live: true, At: st.At})
+	}
+	if st.Rate > 0 {
+		r := strconv.FormatFloat(st.Rate, 'g', -1, 64)
+		e.Bus.Publish(ctx, event.Applied{Name: results.RateSetting, Value: r, ReadBack: r, Live: true, At: st.At})
+	}
 }
 
 // stopLoad stops the load schedule's timers and returns the changes made.
@@ -1089,21 +1120,19 @@ func (e *Engine) stopLoad() []LoadChange {
 // park holds a VU above the running count (Config.Load) on its connection, between
 // transactions, until a change lets it run (true) or the run stops (false). It still meets the
 // window's edges.
-func (e *Engine) park(ctx context.Context, v *vuState) bool {
+func (e *Engine) park(ctx context.Context, v *vuState, ls *loadState) (*loadState, bool) {
 	v.due = -1 // the wait is the schedule's, not the VU's lateness
-	for {
-		g := e.gate.Load()
-		if int64(v.id) < e.active.Load() {
-			return true
-		}
+	for v.id >= ls.active {
 		select {
 		case <-e.stop:
-			return false
-		case <-*g:
+			return ls, false
+		case <-ls.gate:
+			ls = e.load.Load()
 		case <-v.poke:
 			e.meet(ctx, v)
 		}
 	}
+	return ls, true
 }
 
 // windowEnd closes the window at now (its planned end, or an interruption): the client's count
@@ -1477,18 +1506,36 @@ func (e *Engine) sleep(ctx context.Context, v *vuState, d time.Duration) bool {
 func (e *Engine) loop(ctx context.Context, v *vuState) {
 	cfg := e.Cfg
 	pacer, _ := v.vu.(workload.Pacer)
-	var perVU float64
+	cur := e.load.Load()
+	perVU := cur.perVU
 	var nextArrival time.Duration
-	if cfg.Rate > 0 {
-		perVU = cfg.Rate / float64(cfg.VUs)
+	if cfg.Rate > 0 && v.id < cur.active {
 		// Start the schedules at random phases so VUs do not arrive in lockstep.
 		nextArrival = time.Duration(v.rng.ExpFloat64() / perVU * float64(time.Second))
 	}
 	var s metrics.Sample
 	for !e.stopped() {
-		// One atomic load a transaction: a run without a schedule has every VU active.
-		if int64(v.id) >= e.active.Load() && !e.park(ctx, v) {
-			return
+		// One atomic load a transaction tells a change of the load (Config.Load); without a
+		// schedule it never changes, and every VU runs.
+		if ls := e.load.Load(); ls != cur || v.id >= ls.active {
+			idle := v.id >= cur.active // not running in the state it last knew
+			if v.id >= ls.active {
+				var ok bool
+				if ls, ok = e.park(ctx, v, ls); !ok {
+					return
+				}
+				idle = true
+			}
+			if cfg.Rate > 0 {
+				// Arrivals are memoryless: from the change on they come at the new rate, the
+				// one drawn past it drawn again; a VU behind its schedule keeps the arrival it
+				// is due, and one that was parked starts at the change.
+				perVU = ls.perVU
+				if idle || nextArrival > ls.at {
+					nextArrival = ls.at + time.Duration(v.rng.ExpFloat64()/perVU*float64(time.Second))
+				}
+			}
+			cur = ls
 		}
 		select {
 		case <-v.poke:

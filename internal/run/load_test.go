@@ -18,11 +18,12 @@ type startLog struct {
 	binds  int
 }
 
-// logged is a VU that runs SELECT 1, takes 5 ms, and logs its start.
+// logged is a VU that runs SELECT 1, takes d (5 ms when 0), and logs its start.
 type logged struct {
 	id  int
 	log *startLog
 	c   target.Conn
+	d   time.Duration
 }
 
 func (v *logged) Bind(_ context.Context, c target.Conn) error {
@@ -42,7 +43,11 @@ func (v *logged) Do(ctx context.Context) (bool, error) {
 	if err := v.c.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
 		return false, err
 	}
-	time.Sleep(5 * time.Millisecond)
+	d := v.d
+	if d == 0 {
+		d = 5 * time.Millisecond
+	}
+	time.Sleep(d)
 	return false, nil
 }
 
@@ -100,4 +105,57 @@ func TestLoadSchedule(t *testing.T) {
 			t.Errorf("VU %d: %d, %d, %d transactions before, between and after the changes: want none, some, at most one (the one chosen before the fall)", id, before, during, after)
 		}
 	}
+}
+
+// TestLoadScheduleRate: in an open loop, a change to 1 VU and a total rate of 400/s from 200/s
+// parks the other VUs (each starts at most the transaction it had chosen) and gives the one left
+// the whole rate: its arrivals, 50/s before, come at 400/s after. The bound is a quarter of that
+// ratio, so a host that lets the VU fall behind its schedule still passes, while a change that
+// did not reach the arrivals (50/s on) fails.
+func TestLoadScheduleRate(t *testing.T) {
+	tg, err := target.Open(context.Background(), testutil.SQLite(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	log := &startLog{starts: map[int][]time.Time{}}
+	cfg := Config{VUs: 4, Active: 4, Rate: 200, Rampup: 300 * time.Millisecond, Duration: 3 * time.Second, Seed: 1,
+		Load: []workload.LoadStep{{At: 1500 * time.Millisecond, VUs: 1, Rate: 400}}}
+	e := &Engine{Cfg: cfg, Target: tg, Types: []string{"t"}, Headline: -1,
+		NewVU: func(id int) (workload.VU, error) { return &logged{id: id, log: log, d: 500 * time.Microsecond}, nil }}
+	out, err := e.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Loads) != 1 || out.Loads[0].Rate != 400 || out.Loads[0].VUs != 1 {
+		t.Fatalf("load changes %+v, want one to 1 VU at 400/s", out.Loads)
+	}
+	ws := out.WindowStartsAt
+	change := out.StartedAt.Add(out.Loads[0].T)
+	end := ws.Add(cfg.Duration)
+	for id := 1; id < 4; id++ {
+		after := 0
+		for _, s := range log.starts[id] {
+			if !s.Before(change) {
+				after++
+			}
+		}
+		if after > 1 {
+			t.Errorf("VU %d started %d transactions after the change to 1 VU: want at most the one it had chosen", id, after)
+		}
+	}
+	var before, after int
+	for _, s := range log.starts[0] {
+		switch {
+		case !s.Before(ws) && s.Before(change):
+			before++
+		case !s.Before(change) && s.Before(end):
+			after++
+		}
+	}
+	rb, ra := float64(before)/change.Sub(ws).Seconds(), float64(after)/end.Sub(change).Seconds()
+	if before == 0 || ra < 2*rb {
+		t.Errorf("VU 0 started %.0f/s before the change, %.0f/s after: want about 50 then 400", rb, ra)
+	}
+	t.Logf("VU 0: %.0f/s before the change, %.0f/s after", rb, ra)
 }

@@ -349,7 +349,7 @@ func terminalsOf(p *run.PoolStats, types []string) *results.Terminals {
 	return t
 }
 
-// loadSegments records a load schedule's changes as the run's live changes (setting "vu") and
+// loadSegments records a load schedule's changes as the run's live changes ("vu", "rate") and
 // splits its window at them into segments, as a study's live setting changes are: after the
 // observers filled the document, whose readings at the changes the segments take.
 func loadSegments(d *results.Document, out *run.Outcome, cfg run.Config) {
@@ -360,11 +360,19 @@ func loadSegments(d *results.Document, out *run.Outcome, cfg run.Config) {
 	// it); the most that ran, all connected throughout, is the changes' largest.
 	d.VU = cfg.Active
 	for _, l := range out.Loads {
-		n := strconv.Itoa(l.VUs)
-		d.Changes = append(d.Changes, results.SettingChange{AtSec: secs(l.At), T: secs(l.T), Planned: l.Planned.Seconds(),
-			Name: results.LoadSetting, Value: n, ReadBack: n})
+		change := func(name, value string) {
+			d.Changes = append(d.Changes, results.SettingChange{AtSec: secs(l.At), T: secs(l.T), Planned: l.Planned.Seconds(),
+				Name: name, Value: value, ReadBack: value})
+		}
+		if l.VUs > 0 {
+			change(results.LoadSetting, strconv.Itoa(l.VUs))
+		}
+		if l.Rate > 0 {
+			change(results.RateSetting, strconv.FormatFloat(l.Rate, 'g', -1, 64))
+		}
 	}
-	d.Segments = results.Segments(d, []results.SettingValue{{Name: results.LoadSetting, Value: strconv.Itoa(cfg.Active)}}, results.SettleSeconds)
+	d.Segments = results.Segments(d, []results.SettingValue{{Name: results.LoadSetting, Value: strconv.Itoa(cfg.Active)},
+		{Name: results.RateSetting, Value: strconv.FormatFloat(cfg.Rate, 'g', -1, 64)}}, results.SettleSeconds)
 }
 
 // runningVUSeconds is the VUs' time running in a window of w seconds: every VU's, or under a
@@ -377,7 +385,10 @@ func runningVUSeconds(out *run.Outcome, cfg run.Config, w float64) float64 {
 	for _, l := range out.Loads {
 		at := min(l.At.Seconds(), w)
 		sum += float64(n) * (at - from)
-		from, n = at, l.VUs
+		from = at
+		if l.VUs > 0 {
+			n = l.VUs
+		}
 	}
 	return sum + float64(n)*max(w-from, 0)
 }

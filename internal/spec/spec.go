@@ -919,9 +919,9 @@ func scheduleText(v *yaml.Node) (string, error) {
 	for i, it := range v.Content {
 		key := fmt.Sprintf("schedule[%d]", i)
 		if it.Kind != yaml.MappingNode {
-			return "", errf(key, "must be {at: TIME, vu: N}")
+			return "", errf(key, "must be {at: TIME, vu: N} or {at: TIME, rate: R}")
 		}
-		var at, vu string
+		var at, vu, rate string
 		for j := 0; j+1 < len(it.Content); j += 2 {
 			k, val := it.Content[j].Value, it.Content[j+1]
 			if val.Kind != yaml.ScalarNode {
@@ -932,17 +932,26 @@ func scheduleText(v *yaml.Node) (string, error) {
 				at = val.Value
 			case "vu":
 				vu = val.Value
+			case "rate":
+				rate = val.Value
 			default:
-				return "", errf(key+"."+k, "unknown key (accepted: at, vu)")
+				return "", errf(key+"."+k, "unknown key (accepted: at, vu, rate)")
 			}
 		}
-		if at == "" || vu == "" {
-			return "", errf(key, "needs at and vu")
+		if at == "" || vu == "" && rate == "" {
+			return "", errf(key, "needs at, and vu or rate")
 		}
-		parts = append(parts, at+":vu="+vu)
+		p := at
+		if vu != "" {
+			p += ":vu=" + vu
+		}
+		if rate != "" {
+			p += ":rate=" + rate
+		}
+		parts = append(parts, p)
 	}
 	if len(parts) == 0 {
-		return "", errf("schedule", "must be a list of {at: TIME, vu: N}")
+		return "", errf("schedule", "must be a list of {at: TIME, vu: N} or {at: TIME, rate: R}")
 	}
 	return strings.Join(parts, ","), nil
 }
@@ -953,14 +962,18 @@ func (s *Spec) checkSchedule() error {
 	if s.Profile {
 		return errf("schedule", "a profile runs each step at its VU count: a load schedule is a run's (one VU count)")
 	}
-	if _, err := workload.ParseSchedule(s.Schedule, s.Duration); err != nil {
+	steps, err := workload.ParseSchedule(s.Schedule, s.Duration)
+	if err != nil {
 		return err
+	}
+	for _, st := range steps {
+		if st.Rate > 0 && s.Rate == 0 {
+			return errf("schedule", "a rate step changes an open loop's rate: give --rate (the rate the run starts at)")
+		}
 	}
 	switch {
 	case s.Terminals > 0:
 		return errf("schedule", "a load schedule changes the VUs, each with its connection: it does not combine with --terminals")
-	case s.Rate > 0:
-		return errf("schedule", "a load schedule changes the VUs of a closed loop: it does not combine with --rate")
 	case s.Part != "":
 		return errf("schedule", "a load schedule runs in one process: it does not combine with --part")
 	}
