@@ -732,6 +732,9 @@ func LoadSegments(w io.Writer, d *results.Document) {
 	fmt.Fprintln(tw, "segment\tload\tfrom s\tto s\tTPS\t~p95 ms\tsteady TPS\trecovered after\t")
 	for _, g := range d.Segments {
 		steady, rec := "", ""
+		if g.Index > 1 && g.Recovery == nil {
+			rec = "too short"
+		}
 		if r := g.Recovery; r != nil {
 			steady = fmt.Sprintf("%.1f", r.SteadyTPS)
 			rec = "not by its end"
