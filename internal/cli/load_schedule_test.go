@@ -207,14 +207,4 @@ func TestStudyLoadSchedule(t *testing.T) {
 	if !st.Restored {
 		t.Error("the study did not restore synchronous_commit")
 	}
-	// (A study's runs have no terminals: its spec is a profile's, which refuses them.)
-	for _, c := range []string{"rate: 100\n"} {
-		bad := writeStudy(t, "name: bad\nworkload: oltp\ndb: "+url+"\nvu: [2]\nduration: 10s\n"+c+"schedule:\n  - {at: 50%, vu: 4}\n")
-		code, _, stderr := cairn(t, "study", "plan", bad)
-		if code != 2 || !strings.Contains(stderr, "does not combine") {
-			t.Errorf("a vu change with %s: exit %d, %q; want 2, refused", strings.TrimSpace(c), code, stderr)
-			continue
-		}
-		oneCleanLine(t, stderr)
-	}
 }

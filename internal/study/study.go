@@ -244,7 +244,7 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 		if st.Schedule, err = readSchedule(schedule, s.Duration); err != nil {
 			return nil, err
 		}
-		if err := scheduleFits(st); err != nil {
+		if err := fixedRampup(st); err != nil {
 			return nil, err
 		}
 	}
@@ -469,27 +469,17 @@ func (st *Study) Set(path, value string) error {
 	if err := st.checkOptionFactors(); err != nil {
 		return err
 	}
-	if err := scheduleFits(st); err != nil {
+	if err := fixedRampup(st); err != nil {
 		return err
 	}
 	return resolve(st.Schedule, s.Duration)
 }
 
-// scheduleFits refuses a rampup until steady beside a schedule of live changes (the changes'
-// times on the run's clock count a fixed rampup before the window), and load changes where the
-// runs cannot change their VUs.
-func scheduleFits(st *Study) error {
+// fixedRampup refuses a rampup until steady beside a schedule of live changes: the changes'
+// times on the run's clock count a fixed rampup before the window.
+func fixedRampup(st *Study) error {
 	if len(st.Schedule) > 0 && st.Spec.RampupUntilSteady > 0 {
 		return errf("schedule", "a schedule of live changes needs a fixed rampup: drop rampup-until-steady")
-	}
-	if load := st.LoadSchedule(); load != "" {
-		s := st.Spec
-		switch {
-		case !s.WorkloadOf().Info().Uses("schedule"):
-			return errf("schedule", "%s's runs have no VUs to change: a vu change is not a %s study's", s.Workload, s.Workload)
-		case s.Rate > 0:
-			return errf("schedule", "a vu change changes the VUs of a closed loop: it does not combine with rate")
-		}
 	}
 	return nil
 }
