@@ -57,9 +57,10 @@ type Config struct {
 	// headline's throughput is judged over (steady.SettledSoFar, once a second on the monitor's
 	// tick), to at most UntilSteady; Outcome.UntilSteady says how it ended.
 	UntilSteady time.Duration
-	// Load, when set, changes the running VUs inside the window: VUs connect at the start (the
-	// most any step runs), Active of them run first, the others wait parked on their
-	// connections, and at each step's time (from the window's start) its count runs.
+	// Load, when set, changes the load inside the window: VUs connect at the start (the most any
+	// step runs), Active of them run first, the others wait parked on their connections, and
+	// from each step's time (from the window's start) its count runs and, in an open loop, its
+	// total rate is shared by them.
 	Load   []workload.LoadStep
 	Active int
 }
@@ -71,7 +72,8 @@ func ConfigOf(s workload.Engine, vu int, seed uint64, pace bool) Config {
 		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit, MaxOutage: s.MaxOutage,
 		UntilSteady: s.RampupUntilSteady}
 	if steps, _ := workload.ParseSchedule(s.Schedule, s.Duration); len(steps) > 0 {
-		// The spec was checked: a schedule's VU counts are a run's, closed loop, no terminals.
+		// The spec was checked: a schedule is a run's, without terminals; vu is the count that
+		// runs first, and the most any step runs connect.
 		c.Load, c.Active = steps, vu
 		for _, st := range steps {
 			c.VUs = max(c.VUs, st.VUs)
