@@ -13,7 +13,7 @@ import (
 
 // searchSets are the run flags search has not: it sets each step's rate itself, runs one VU
 // count once per step, and is not a part of a larger run.
-var searchSets = map[string]bool{"rate": true, "repeat": true, "terminals": true, "connections": true, "part": true, "part-run": true, "start-at": true}
+var searchSets = map[string]bool{"rate": true, "schedule": true, "repeat": true, "terminals": true, "connections": true, "part": true, "part-run": true, "start-at": true}
 
 // newSearch is a workload's search command: the highest open-loop rate at which the server holds
 // a latency target (docs/search.md). Its steps take run's flags (VUs, rampup, window, the

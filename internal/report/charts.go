@@ -45,6 +45,8 @@ func runCharts(d *results.Document, label string) []Chart {
 	for _, name := range txnNames(d) {
 		dist.Series = append(dist.Series, Series{Name: name, Points: distribution(d.Histograms[name])})
 	}
+	// A run's live changes (a load schedule's) are marked where they took effect.
+	tp.Lines, p95.Lines = changeLines(d), changeLines(d)
 	return []Chart{tp, p95, percentileAxis(dist)}
 }
 

@@ -378,15 +378,7 @@ func sessionHistory(d *results.Document, label, id string) *Chart {
 		}
 		c.Series = append(c.Series, s)
 	}
-	marked := map[float64]bool{}
-	for _, x := range d.Changes {
-		label := fmt.Sprintf("%s=%s", x.Name, x.Value)
-		if marked[x.T] {
-			label = ""
-		}
-		marked[x.T] = true
-		c.Lines = append(c.Lines, Mark{X: x.T, Label: label})
-	}
+	c.Lines = changeLines(d)
 	sp := &SessionSpans{}
 	index := map[string]int{}
 	names := make([]string, 0, len(h.Events))
@@ -412,4 +404,20 @@ func sessionHistory(d *results.Document, label, id string) *Chart {
 	}
 	c.Sessions = sp
 	return c
+}
+
+// changeLines mark a run's live changes (a study's settings, a load schedule's vu and rate) where
+// they took effect on the time series' clock, each instant labelled once.
+func changeLines(d *results.Document) []Mark {
+	var out []Mark
+	marked := map[float64]bool{}
+	for _, x := range d.Changes {
+		label := fmt.Sprintf("%s=%s", x.Name, x.Value)
+		if marked[x.T] {
+			label = ""
+		}
+		marked[x.T] = true
+		out = append(out, Mark{X: x.T, Label: label})
+	}
+	return out
 }

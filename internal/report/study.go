@@ -157,6 +157,9 @@ func summarizeStudy(st *results.Study, label string) itemView {
 		for _, a := range s.Set {
 			set = append(set, a.Name+"="+a.Value)
 		}
+		if s.VU > 0 {
+			set = append(set, fmt.Sprintf("%s=%d", results.LoadSetting, s.VU))
+		}
 		v.Facts = append(v.Facts, kv{"live change at " + atText(s.AtSec), strings.Join(set, ", ")})
 	}
 	for _, o := range st.Original {

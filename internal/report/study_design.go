@@ -209,6 +209,9 @@ func liveNames(st *results.Study) []string {
 				out = append(out, a.Name)
 			}
 		}
+		if s.VU > 0 && !slices.Contains(out, results.LoadSetting) {
+			out = append(out, results.LoadSetting)
+		}
 	}
 	return out
 }

@@ -25,7 +25,8 @@ type IssueLag struct {
 	Transactions int64   `json:"transactions"` // those counted: started in the window
 	MeanMs       float64 `json:"mean_ms"`
 	MaxMs        float64 `json:"max_ms"`
-	// VUShare is the lag summed over the VUs, over their time in the window (vu × window).
+	// VUShare is the lag summed over the VUs, over their time running in the window (vu ×
+	// window; under a load schedule, each count × the part of the window it ran).
 	VUShare float64 `json:"vu_share"`
 }
 

@@ -65,6 +65,32 @@ type Segment struct {
 	// Disks are the block devices' I/O over the seconds (extra.observations.disk-io), the mean
 	// of the seconds' figures; absent where the run has none.
 	Disks []SegmentDisk `json:"disk_io,omitempty"`
+	// Recovery is how long the throughput took to settle at its new level after the change that
+	// opens the segment; absent for the first segment and where the segment is too short.
+	Recovery *Recovery `json:"recovery,omitempty"`
+}
+
+// LoadSetting is the name a load schedule's changes (spec.Engine's schedule) go by among a run's
+// live changes (Document.Changes): the count of VUs running.
+const LoadSetting = "vu"
+
+// RateSetting is the name of a load schedule's changes of an open loop's total rate.
+const RateSetting = "rate"
+
+// RecoveryBand is the band around a segment's steady throughput its seconds must stay within
+// for the throughput to count as recovered from the change (Recovery).
+const RecoveryBand = 0.10
+
+// Recovery is the time from a live change to the first second of the series from which every
+// second's throughput stays within Band of the segment's steady throughput (SteadyTPS: its
+// second half's), to the segment's end. docs/result-format.md#segments defines it exactly.
+type Recovery struct {
+	Band      float64 `json:"band"`
+	SteadyTPS float64 `json:"steady_tps"`
+	// Recovered is false when the segment's last second is itself outside the band: Seconds is
+	// then absent.
+	Recovered bool     `json:"recovered"`
+	Seconds   *float64 `json:"seconds,omitempty"`
 }
 
 // Label names the segment by its values: "innodb_spin_wait_delay=12".
@@ -143,7 +169,57 @@ func Segments(d *Document, first []SettingValue, settle float64) []Segment {
 		}
 	}
 	measure(d, segs)
+	for i := 1; i < len(segs); i++ {
+		segs[i].Recovery = recovery(d.Series, segs[i].From, segs[i].To, RecoveryBand)
+	}
 	return segs
+}
+
+// recovery measures how the throughput settled after a change at from, to the segment's end at
+// to: the steady level is the throughput of the ticks lying (mostly) in the segment's second
+// half; the ticks after the change (at least three quarters after it) are read in order, and the
+// throughput recovered at the end of the last one outside band × the steady level (at the start
+// of the first, when none is). nil when fewer than two ticks make the second half.
+func recovery(series []metrics.Second, from, to, band float64) *Recovery {
+	type tick struct{ start, end, tps float64 }
+	var ticks []tick
+	var steadyTxns int64
+	var steadySecs float64
+	steadyN := 0
+	mid := (from + to) / 2
+	prev := 0.0
+	for _, x := range series {
+		dt, start := x.T-prev, prev
+		prev = x.T
+		if !x.Window || dt <= 0 {
+			continue
+		}
+		if min(x.T, to)-max(start, from) >= inside*dt {
+			ticks = append(ticks, tick{start, x.T, float64(x.Txns) / dt})
+		}
+		if min(x.T, to)-max(start, mid) >= inside*dt {
+			steadyTxns += x.Txns
+			steadySecs += dt
+			steadyN++
+		}
+	}
+	if steadyN < 2 || len(ticks) == 0 {
+		return nil
+	}
+	r := &Recovery{Band: band, SteadyTPS: float64(steadyTxns) / steadySecs}
+	lo, hi := r.SteadyTPS*(1-band), r.SteadyTPS*(1+band)
+	at := ticks[0].start
+	for i, t := range ticks {
+		if t.tps < lo || t.tps > hi {
+			if i == len(ticks)-1 {
+				return r
+			}
+			at = t.end
+		}
+	}
+	sec := round3(max(at-from, 0))
+	r.Recovered, r.Seconds = true, &sec
+	return r
 }
 
 // windowSpan is where the window's seconds begin (the end of the last second before them) and
@@ -327,6 +403,10 @@ type SegmentRow struct {
 	// one under the data directory), over the segment; Device is "" where no run read it.
 	Device string
 	Disk   Stat
+	// Recovery is the seconds to recover after the change that opens the segment, over the runs
+	// that recovered; NotRecovered counts the runs that did not by the segment's end.
+	Recovery     Stat
+	NotRecovered int
 }
 
 // SegmentRows are a study's segments per case and VU count, in the cases' and steps' order:
@@ -336,16 +416,21 @@ func (s *Study) SegmentRows() []SegmentRow {
 	for ci, c := range s.Cases {
 		for _, st := range c.Profile.Steps {
 			var rows []SegmentRow
-			var tps, qps, p95, disk [][]float64
+			var tps, qps, p95, disk, rec [][]float64
 			for _, d := range st.Runs {
 				for _, g := range s.RunSegments(d) {
 					k := g.Index - 1
 					for len(rows) <= k {
 						rows = append(rows, SegmentRow{Case: ci, VU: st.VU, Index: len(rows) + 1})
-						tps, qps, p95, disk = append(tps, nil), append(qps, nil), append(p95, nil), append(disk, nil)
+						tps, qps, p95, disk, rec = append(tps, nil), append(qps, nil), append(p95, nil), append(disk, nil), append(rec, nil)
 					}
 					if rows[k].Label == "" {
 						rows[k].Label = g.Label()
+					}
+					if r := g.Recovery; r != nil && r.Recovered {
+						rec[k] = append(rec[k], *r.Seconds)
+					} else if r != nil {
+						rows[k].NotRecovered++
 					}
 					if g.Seconds <= 0 {
 						continue
@@ -366,7 +451,7 @@ func (s *Study) SegmentRows() []SegmentRow {
 			}
 			for k := range rows {
 				rows[k].TPS, rows[k].QPS, rows[k].P95ms = NewStat(tps[k]), NewStat(qps[k]), NewStat(p95[k])
-				rows[k].Disk = NewStat(disk[k])
+				rows[k].Disk, rows[k].Recovery = NewStat(disk[k]), NewStat(rec[k])
 			}
 			out = append(out, rows...)
 		}

@@ -69,6 +69,8 @@ type SettingValue struct {
 type ScheduledSet struct {
 	AtSec float64        `json:"at_seconds"`
 	Set   []SettingValue `json:"set"`
+	// VU > 0: the VUs running from then on (a load change).
+	VU int `json:"vu,omitempty"`
 }
 
 // StudyCase is one combination of the factors: its levels, the values the server read back once

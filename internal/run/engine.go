@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,12 @@ type Config struct {
 	// headline's throughput is judged over (steady.SettledSoFar, once a second on the monitor's
 	// tick), to at most UntilSteady; Outcome.UntilSteady says how it ended.
 	UntilSteady time.Duration
+	// Load, when set, changes the load inside the window: VUs connect at the start (the most any
+	// step runs), Active of them run first, the others wait parked on their connections, and
+	// from each step's time (from the window's start) its count runs and, in an open loop, its
+	// total rate is shared by them.
+	Load   []workload.LoadStep
+	Active int
 }
 
 // ConfigOf is the engine's configuration for one run of a spec's engine settings: at vu VUs
@@ -64,6 +71,14 @@ func ConfigOf(s workload.Engine, vu int, seed uint64, pace bool) Config {
 	c := Config{VUs: vu, Rampup: s.Rampup, Duration: s.Duration, Rate: s.Rate, Pace: pace,
 		MaxRetries: s.MaxRetries, Progress: s.Progress, Seed: seed, LatencyLimit: s.LatencyLimit, MaxOutage: s.MaxOutage,
 		UntilSteady: s.RampupUntilSteady}
+	if steps, _ := workload.ParseSchedule(s.Schedule, s.Duration); len(steps) > 0 {
+		// The spec was checked: a schedule is a run's, without terminals; vu is the count that
+		// runs first, and the most any step runs connect.
+		c.Load, c.Active = steps, vu
+		for _, st := range steps {
+			c.VUs = max(c.VUs, st.VUs)
+		}
+	}
 	if s.Terminals > 0 {
 		c.Terminals, c.VUs = s.Terminals, s.Connections
 		if c.VUs == 0 {
@@ -136,6 +151,8 @@ type Outcome struct {
 	// that were in flight then and completed after it (the window's figures leave them out).
 	InFlight InFlight
 	After    *metrics.Set
+	// Loads are the load schedule's changes as made (Config.Load), in their order.
+	Loads []LoadChange
 	// PeakRSS is the client process's peak resident memory in bytes (0: unknown).
 	PeakRSS int64
 	// UntilSteady is how a rampup until steady (Config.UntilSteady) ended; nil without one.
@@ -268,6 +285,33 @@ type Engine struct {
 	connFails atomic.Int64
 	spanMu    sync.Mutex
 	spans     []Span
+
+	// load is the load in force (Config.Load): its one atomic load a transaction tells a VU
+	// whether to park and, in an open loop, its rate.
+	load       atomic.Pointer[loadState]
+	loadMu     sync.Mutex
+	loadTimers []*time.Timer
+	loadDone   bool
+	loads      []LoadChange
+}
+
+// loadState is the load in force: the VUs running (a VU whose index is at or above active waits
+// parked on gate, which the next change closes), each one's arrivals per second in an open
+// loop (the total rate over the VUs running), and since when on the run's clock.
+type loadState struct {
+	active int
+	perVU  float64
+	at     time.Duration
+	gate   chan struct{}
+}
+
+// LoadChange is a step of a load schedule as the engine made it: Planned from the window's
+// start, At the instant it took effect from the window's start and T on the run's clock (the
+// time series'), VUs the count that runs from then on.
+type LoadChange struct {
+	Planned, At, T time.Duration
+	VUs            int
+	Rate           float64 // open loop: the total rate from then on
 }
 
 // terminalID is the id of the run's i-th terminal.
@@ -505,6 +549,14 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		return nil, err
 	}
 	e.vus = vus
+	first := &loadState{active: cfg.VUs, gate: make(chan struct{})}
+	if len(cfg.Load) > 0 {
+		first.active = cfg.Active
+	}
+	if cfg.Rate > 0 {
+		first.perVU = cfg.Rate / float64(first.active)
+	}
+	e.load.Store(first)
 	e.after = metrics.NewSet(len(e.Types), cfg.Rate > 0)
 	e.countsOwn = target.CountsOwn(e.Target) && e.Target.TxnCounterSQL() != ""
 	if lc, ok := e.Target.(target.LaggingCounter); ok && e.HeadlineSQL != "" && e.Target.TxnCounterSQL() != "" {
@@ -633,6 +685,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.HostCPUOK = e.cpu[0].hostOK && e.cpu[1].hostOK
 	}
 	out.Reconnects = e.reconnects.Load()
+	out.Loads = e.stopLoad()
 	out.PeakRSS = metrics.PeakRSS()
 	if pl != nil {
 		<-pl.done
@@ -1004,6 +1057,84 @@ func (m *monitor) windowStart() {
 		e.Observe.Window(true)
 	}
 	e.Bus.Publish(m.snapCtx, event.Window{Start: true, At: e.t0.Add(e.start())})
+	e.startLoad(m.snapCtx)
+}
+
+// startLoad sets the load schedule's timers from the window's start, on the run's clock.
+func (e *Engine) startLoad(ctx context.Context) {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	for _, st := range e.Cfg.Load {
+		st := st
+		e.loadTimers = append(e.loadTimers, time.AfterFunc(time.Until(e.t0.Add(e.start()+st.At)), func() { e.applyLoad(ctx, st) }))
+	}
+}
+
+// applyLoad makes one step of the load schedule: the VUs above its count park at their next
+// transaction's boundary, those below it that were parked wake now.
+func (e *Engine) applyLoad(ctx context.Context, st workload.LoadStep) {
+	e.loadMu.Lock()
+	if e.loadDone {
+		e.loadMu.Unlock()
+		return
+	}
+	now := time.Since(e.t0)
+	old := e.load.Load()
+	ls := &loadState{active: old.active, at: now, gate: make(chan struct{})}
+	rate := float64(old.active) * old.perVU
+	if st.VUs > 0 {
+		ls.active = st.VUs
+	}
+	if st.Rate > 0 {
+		rate = st.Rate
+	}
+	if e.Cfg.Rate > 0 {
+		ls.perVU = rate / float64(ls.active)
+	}
+	// The new state first, then wake the parked VUs: a parked VU reads the state, then waits
+	// on its gate.
+	e.load.Store(ls)
+	close(old.gate)
+	lc := LoadChange{Planned: st.At, At: now - e.start(), T: now, VUs: st.VUs, Rate: st.Rate}
+	e.loads = append(e.loads, lc)
+	e.loadMu.Unlock()
+	if st.VUs > 0 {
+		n := strconv.Itoa(st.VUs)
+		e.Bus.Publish(ctx, event.Applied{Name: results.LoadSetting, Value: n, ReadBack: n, Live: true, At: st.At})
+	}
+	if st.Rate > 0 {
+		r := strconv.FormatFloat(st.Rate, 'g', -1, 64)
+		e.Bus.Publish(ctx, event.Applied{Name: results.RateSetting, Value: r, ReadBack: r, Live: true, At: st.At})
+	}
+}
+
+// stopLoad stops the load schedule's timers and returns the changes made.
+func (e *Engine) stopLoad() []LoadChange {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	e.loadDone = true
+	for _, t := range e.loadTimers {
+		t.Stop()
+	}
+	return e.loads
+}
+
+// park holds a VU above the running count (Config.Load) on its connection, between
+// transactions, until a change lets it run (true) or the run stops (false). It still meets the
+// window's edges.
+func (e *Engine) park(ctx context.Context, v *vuState, ls *loadState) (*loadState, bool) {
+	v.due = -1 // the wait is the schedule's, not the VU's lateness
+	for v.id >= ls.active {
+		select {
+		case <-e.stop:
+			return ls, false
+		case <-ls.gate:
+			ls = e.load.Load()
+		case <-v.poke:
+			e.meet(ctx, v)
+		}
+	}
+	return ls, true
 }
 
 // windowEnd closes the window at now (its planned end, or an interruption): the client's count
@@ -1022,6 +1153,7 @@ func (m *monitor) windowEnd(now time.Duration) {
 	}
 	out.ConnectFailures = e.connFails.Load() - m.failsBase
 	out.Outages = e.outages(now)
+	out.Loads = e.stopLoad()
 	e.cpu[1] = readCPU()
 	out.End = e.edgeSnapshot(m.snapCtx, m.mon, false)
 	out.OwnTxns = e.ownEnd
@@ -1376,15 +1508,37 @@ func (e *Engine) sleep(ctx context.Context, v *vuState, d time.Duration) bool {
 func (e *Engine) loop(ctx context.Context, v *vuState) {
 	cfg := e.Cfg
 	pacer, _ := v.vu.(workload.Pacer)
-	var perVU float64
+	cur := e.load.Load()
+	perVU := cur.perVU
 	var nextArrival time.Duration
-	if cfg.Rate > 0 {
-		perVU = cfg.Rate / float64(cfg.VUs)
+	if cfg.Rate > 0 && v.id < cur.active {
 		// Start the schedules at random phases so VUs do not arrive in lockstep.
 		nextArrival = time.Duration(v.rng.ExpFloat64() / perVU * float64(time.Second))
 	}
 	var s metrics.Sample
 	for !e.stopped() {
+		// One atomic load a transaction tells a change of the load (Config.Load); without a
+		// schedule it never changes, and every VU runs.
+		if ls := e.load.Load(); ls != cur || v.id >= ls.active {
+			idle := v.id >= cur.active // not running in the state it last knew
+			if v.id >= ls.active {
+				var ok bool
+				if ls, ok = e.park(ctx, v, ls); !ok {
+					return
+				}
+				idle = true
+			}
+			if cfg.Rate > 0 {
+				// Arrivals are memoryless: from the change on they come at the new rate, the
+				// one drawn past it drawn again; a VU behind its schedule keeps the arrival it
+				// is due, and one that was parked starts at the change.
+				perVU = ls.perVU
+				if idle || nextArrival > ls.at {
+					nextArrival = ls.at + time.Duration(v.rng.ExpFloat64()/perVU*float64(time.Second))
+				}
+			}
+			cur = ls
+		}
 		select {
 		case <-v.poke:
 			e.meet(ctx, v)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,7 +45,7 @@ func build(out *run.Outcome, cfg run.Config, def *workload.Run, t target.Target,
 	}
 	if l := out.IssueLag; l != nil && l.N > 0 && d.Window.ClientSeconds > 0 {
 		d.Client.IssueLag = &results.IssueLag{Transactions: l.N, MeanMs: float64(l.Sum) / float64(l.N) / 1e6,
-			MaxMs: float64(l.Max) / 1e6, VUShare: l.Sum.Seconds() / (float64(cfg.VUs) * d.Window.ClientSeconds)}
+			MaxMs: float64(l.Max) / 1e6, VUShare: l.Sum.Seconds() / runningVUSeconds(out, cfg, d.Window.ClientSeconds)}
 	}
 	d.Seed = cfg.Seed
 	d.Window.RampupSeconds = cfg.Rampup.Seconds()
@@ -346,4 +347,48 @@ func terminalsOf(p *run.PoolStats, types []string) *results.Terminals {
 		t.Histograms[name] = results.EncodeHist(p.Wait[i])
 	}
 	return t
+}
+
+// loadSegments records a load schedule's changes as the run's live changes ("vu", "rate") and
+// splits its window at them into segments, as a study's live setting changes are: after the
+// observers filled the document, whose readings at the changes the segments take.
+func loadSegments(d *results.Document, out *run.Outcome, cfg run.Config) {
+	if len(out.Loads) == 0 {
+		return
+	}
+	// The run's vu is its spec's, the count that runs first (a study's step places the run by
+	// it); the most that ran, all connected throughout, is the changes' largest.
+	d.VU = cfg.Active
+	for _, l := range out.Loads {
+		change := func(name, value string) {
+			d.Changes = append(d.Changes, results.SettingChange{AtSec: secs(l.At), T: secs(l.T), Planned: l.Planned.Seconds(),
+				Name: name, Value: value, ReadBack: value})
+		}
+		if l.VUs > 0 {
+			change(results.LoadSetting, strconv.Itoa(l.VUs))
+		}
+		if l.Rate > 0 {
+			change(results.RateSetting, strconv.FormatFloat(l.Rate, 'g', -1, 64))
+		}
+	}
+	d.Segments = results.Segments(d, []results.SettingValue{{Name: results.LoadSetting, Value: strconv.Itoa(cfg.Active)},
+		{Name: results.RateSetting, Value: strconv.FormatFloat(cfg.Rate, 'g', -1, 64)}}, results.SettleSeconds)
+}
+
+// runningVUSeconds is the VUs' time running in a window of w seconds: every VU's, or under a
+// load schedule each count's over the part of the window it ran (parked VUs issue nothing).
+func runningVUSeconds(out *run.Outcome, cfg run.Config, w float64) float64 {
+	if len(out.Loads) == 0 {
+		return float64(cfg.VUs) * w
+	}
+	sum, from, n := 0.0, 0.0, cfg.Active
+	for _, l := range out.Loads {
+		at := min(l.At.Seconds(), w)
+		sum += float64(n) * (at - from)
+		from = at
+		if l.VUs > 0 {
+			n = l.VUs
+		}
+	}
+	return sum + float64(n)*max(w-from, 0)
 }

@@ -216,6 +216,9 @@ func (se *Session) startLine(def *workload.Run, verb, vus string) string {
 		fmt.Fprintf(&b, " then until steady (at most %s)", options.FormatDuration(s.RampupUntilSteady))
 	}
 	fmt.Fprintf(&b, ", window %s", options.FormatDuration(s.Duration))
+	if s.Schedule != "" {
+		fmt.Fprintf(&b, ", load schedule %s", s.Schedule)
+	}
 	if s.Profile {
 		fmt.Fprintf(&b, ", pause %s", options.FormatDuration(s.Pause))
 	}
@@ -265,7 +268,8 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	}
 	defer watch.Close(ctx) // on every path; the explicit Close below reports its error
 	if bus != nil {
-		// A study's live changes cut the observers' readings into segments (waits, stacks).
+		// Live changes (a study's settings, a load schedule's VUs) cut the observers' readings
+		// into segments (waits, stacks).
 		defer bus.Subscribe(event.Func(func(_ context.Context, e event.Event) error {
 			if a, ok := e.(event.Applied); ok && a.Live {
 				watch.Change(a.At.Seconds())
@@ -289,6 +293,7 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 		pt.mark(d, out)
 	}
 	watch.Fill(d)
+	loadSegments(d, out, cfg)
 	d.Workload = s.Workload
 	d.Config = step.Config()
 	if restoreErr != nil {

@@ -80,6 +80,7 @@ func studySteps(ctx context.Context, st *study.Study, sv *study.Server, bus *eve
 			return failed(err)
 		}
 		one.Profile, one.VU, one.Seed = false, []int{step.VU}, StepSeed(s.Seed, i)
+		one.Schedule = st.LoadSchedule() // the step's VU count runs first
 		one.ClientCPUs, one.ServerCPUs = step.Case.ClientCPUs, step.Case.ServerCPUs
 		switch level := step.Case.Schema; {
 		case level == "" && i > 0, level != "" && level == schema.level:

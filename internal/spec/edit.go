@@ -17,6 +17,10 @@ import (
 // neither repeat nor pause.
 func ProfileOnly(name string) bool { return name == "repeat" || name == "pause" }
 
+// RunOnly reports whether an engine setting is a run's alone (vu: one count): a profile's steps
+// each run at their VU count.
+func RunOnly(name string) bool { return name == "schedule" }
+
 // Edit changes keys of a spec's text, as a form's fields do, and leaves the rest of it as it was:
 // keys it does not know (a study's), comments, order. set maps a dotted path (db, vu,
 // options.mode, prepare.warehouses, prepare) to its new value as a field holds it, or to nil to

@@ -29,12 +29,23 @@ func Schema() []byte {
 				map[string]any{"type": "integer", "minimum": 1, "description": "a run"},
 				map[string]any{"type": "array", "items": map[string]any{"type": "integer", "minimum": 1}, "minItems": 1, "description": "a profile"}}}
 		}
+		if f.Name == "schedule" {
+			p = map[string]any{"description": f.Help, "oneOf": []any{
+				map[string]any{"type": "string", "description": "as the flag: 30%:vu=16,60%:vu=4"},
+				map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "object", "required": []string{"at"},
+					"anyOf":                []any{map[string]any{"required": []string{"vu"}}, map[string]any{"required": []string{"rate"}}},
+					"additionalProperties": false, "properties": map[string]any{
+						"at":   map[string]any{"type": "string", "description": "a time from the window's start (30s) or a share of the window (30%)"},
+						"vu":   map[string]any{"type": "integer", "minimum": 1, "description": "the VUs that run from then on"},
+						"rate": map[string]any{"type": "number", "exclusiveMinimum": 0, "description": "with rate: the open loop's total rate from then on"}}}}}}
+		}
 		props[f.Name] = p
 	}
 	// repeat and pause are a profile's (vu: a list): a run, whose vu is a number or left out,
-	// has neither.
+	// has neither; schedule is a run's.
 	cases := []any{map[string]any{
 		"if":   map[string]any{"required": []string{"vu"}, "properties": map[string]any{"vu": map[string]any{"type": "array"}}},
+		"then": map[string]any{"properties": map[string]any{"schedule": false}},
 		"else": map[string]any{"properties": map[string]any{"repeat": false, "pause": false}}}}
 	for _, w := range workload.All() {
 		info := w.Info()

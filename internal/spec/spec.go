@@ -123,7 +123,7 @@ func (s *Spec) engineFields() []options.Field {
 		if !info.Uses(f.Name) {
 			continue
 		}
-		if !s.Profile && ProfileOnly(f.Name) {
+		if !s.Profile && ProfileOnly(f.Name) || s.Profile && RunOnly(f.Name) {
 			continue
 		}
 		out = append(out, f)
@@ -165,6 +165,11 @@ func (s *Spec) Check() error {
 	}
 	if s.RampupUntilSteady > 0 && s.RampupUntilSteady < s.Rampup {
 		return errf("rampup-until-steady", "the bound is below --rampup (%s), the rampup's least length: give at least that", options.FormatDuration(s.Rampup))
+	}
+	if s.Schedule != "" {
+		if err := s.checkSchedule(); err != nil {
+			return err
+		}
 	}
 	if s.Terminals > 0 && s.Profile {
 		return errf("terminals", "a profile varies the VUs, each with its connection; run terminals over pooled connections with run")
@@ -491,7 +496,15 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 			}
 		default:
 			f, ok := options.Lookup(&s.Engine, k)
-			if ok && s.WorkloadOf().Info().Uses(k) && (s.Profile || !ProfileOnly(k)) {
+			// A study (extra) runs profiles whatever its vu, and its schedule is its own.
+			if ok && s.WorkloadOf().Info().Uses(k) && (s.Profile || !ProfileOnly(k)) && !((s.Profile || extra != nil) && RunOnly(k)) {
+				if k == "schedule" && v.Kind == yaml.SequenceNode {
+					text, err := scheduleText(v)
+					if err != nil {
+						return nil, err
+					}
+					v = &yaml.Node{Kind: yaml.ScalarNode, Value: text}
+				}
 				if err := dec.decodeField(k, v, f, &s.Engine); err != nil {
 					return nil, err
 				}
@@ -507,6 +520,9 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 			}
 			if ok && !s.WorkloadOf().Info().Uses(k) {
 				return nil, errf(k, "%s does not use it", s.Workload)
+			}
+			if ok && RunOnly(k) {
+				return nil, errf(k, "a profile runs each step at its VU count: a load schedule is a run's (vu: one count)")
 			}
 			if ok {
 				return nil, errf(k, "only a profile (vu: a list) has it")
@@ -894,4 +910,72 @@ func SecretsNote(vars []string, reads string) string {
 func (s *Spec) SecretVars() []string {
 	_, vars := WrittenDB(s.dbWritten())
 	return vars
+}
+
+// scheduleText reads a spec's schedule given as a list, [{at: 30%, vu: 16}, …], as the flag's
+// text, 30%:vu=16,…: one form is stored and written back.
+func scheduleText(v *yaml.Node) (string, error) {
+	var parts []string
+	for i, it := range v.Content {
+		key := fmt.Sprintf("schedule[%d]", i)
+		if it.Kind != yaml.MappingNode {
+			return "", errf(key, "must be {at: TIME, vu: N} or {at: TIME, rate: R}")
+		}
+		var at, vu, rate string
+		for j := 0; j+1 < len(it.Content); j += 2 {
+			k, val := it.Content[j].Value, it.Content[j+1]
+			if val.Kind != yaml.ScalarNode {
+				return "", errf(key+"."+k, "must be one value")
+			}
+			switch k {
+			case "at":
+				at = val.Value
+			case "vu":
+				vu = val.Value
+			case "rate":
+				rate = val.Value
+			default:
+				return "", errf(key+"."+k, "unknown key (accepted: at, vu, rate)")
+			}
+		}
+		if at == "" || vu == "" && rate == "" {
+			return "", errf(key, "needs at, and vu or rate")
+		}
+		p := at
+		if vu != "" {
+			p += ":vu=" + vu
+		}
+		if rate != "" {
+			p += ":rate=" + rate
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return "", errf("schedule", "must be a list of {at: TIME, vu: N} or {at: TIME, rate: R}")
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// checkSchedule checks a load schedule against the rest of the spec: what it cannot combine
+// with is refused, each with what to do.
+func (s *Spec) checkSchedule() error {
+	if s.Profile {
+		return errf("schedule", "a profile runs each step at its VU count: a load schedule is a run's (one VU count)")
+	}
+	steps, err := workload.ParseSchedule(s.Schedule, s.Duration)
+	if err != nil {
+		return err
+	}
+	for _, st := range steps {
+		if st.Rate > 0 && s.Rate == 0 {
+			return errf("schedule", "a rate step changes an open loop's rate: give --rate (the rate the run starts at)")
+		}
+	}
+	switch {
+	case s.Terminals > 0:
+		return errf("schedule", "a load schedule changes the VUs, each with its connection: it does not combine with --terminals")
+	case s.Part != "":
+		return errf("schedule", "a load schedule runs in one process: it does not combine with --part")
+	}
+	return nil
 }

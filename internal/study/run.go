@@ -1,11 +1,13 @@
 package study
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -197,7 +199,7 @@ func newDocument(ctx context.Context, st *Study, t target.Target, plan *Plan, ve
 		doc.Original = append(doc.Original, results.SettingValue{Name: x.Name, Value: x.Value})
 	}
 	for _, ch := range st.Schedule {
-		ss := results.ScheduledSet{AtSec: ch.At.Seconds()}
+		ss := results.ScheduledSet{AtSec: ch.At.Seconds(), VU: ch.VUs}
 		for _, a := range ch.Set {
 			ss.Set = append(ss.Set, results.SettingValue{Name: a.Name, Value: a.Value})
 		}
@@ -303,8 +305,16 @@ func (l *Live) Finish(d *results.Document, err error) error {
 		t.Stop()
 	}
 	if d != nil {
-		d.Changes = l.changes
-		d.Segments = results.Segments(d, l.first, results.SettleSeconds)
+		// The run's own load changes (the engine's, named vu) are live changes too: the
+		// segments cut at both, a load's first value being the run's first segment's.
+		first := slices.Clone(l.first)
+		if len(d.Segments) > 0 {
+			first = append(first, d.Segments[0].Settings...)
+		}
+		changes := append(slices.Clone(l.changes), d.Changes...)
+		slices.SortStableFunc(changes, func(a, b results.SettingChange) int { return cmp.Compare(a.Planned, b.Planned) })
+		d.Changes = changes
+		d.Segments = results.Segments(d, first, results.SettleSeconds)
 	}
 	if l.err != nil && err == nil {
 		err = fmt.Errorf("a live change failed: %w", l.err)

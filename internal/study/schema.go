@@ -31,6 +31,9 @@ func Schema() []byte {
 		if props == nil {
 			continue
 		}
+		// A study's schedule is its own (live changes), whichever engine settings the workload
+		// reads: the run spec's load schedule is not a study's key.
+		delete(props, "schedule")
 		factors(props["options"])
 		if p, ok := props["prepare"].(map[string]any); ok {
 			for _, alt := range p["oneOf"].([]any) {
@@ -49,10 +52,12 @@ func Schema() []byte {
 	props["settings"] = map[string]any{"type": "object", "additionalProperties": values,
 		"description": "factors: server settings and their values; every combination is a case"}
 	props["schedule"] = map[string]any{"type": "array", "description": "live changes inside each run's window, in rising order of time",
-		"items": map[string]any{"type": "object", "required": []string{"at", "set"}, "additionalProperties": false,
+		"items": map[string]any{"type": "object", "required": []string{"at"}, "additionalProperties": false,
+			"anyOf": []any{map[string]any{"required": []string{"set"}}, map[string]any{"required": []string{"vu"}}},
 			"properties": map[string]any{
 				"at":  map[string]any{"type": "string", "pattern": `^([0-9]+(\.[0-9]*)?(ms|s|m|h))+$|^[0-9]+(\.[0-9]*)?%$`, "description": "a time in the window (3m) or a share of it (20%)"},
-				"set": map[string]any{"type": "object", "minProperties": 1, "additionalProperties": value}}}}
+				"set": map[string]any{"type": "object", "minProperties": 1, "additionalProperties": value},
+				"vu":  map[string]any{"type": "integer", "minimum": 1, "maximum": 100000, "description": "the VUs running from then on (a load change)"}}}}
 	props["restart"] = map[string]any{"type": "string", "description": "the shell command that restarts the server, for settings that need a restart"}
 	props["ready_timeout"] = map[string]any{"type": "string", "default": "60s", "description": "how long a restarted server has to answer"}
 	props["host"] = map[string]any{"type": "object", "minProperties": 1, "additionalProperties": false,

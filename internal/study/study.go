@@ -65,6 +65,21 @@ type Change struct {
 	At   time.Duration
 	Frac float64 // > 0: At is this share of the window
 	Set  []Assign
+	// VUs > 0 changes the load: the VUs running from At on (a run's load schedule, spec's
+	// schedule), made by the run's engine.
+	VUs int
+}
+
+// LoadSchedule is the schedule's load changes as a run spec's schedule (spec.Engine's), its
+// times resolved in the window; "" when it changes no load.
+func (st *Study) LoadSchedule() string {
+	var parts []string
+	for _, ch := range st.Schedule {
+		if ch.VUs > 0 {
+			parts = append(parts, fmt.Sprintf("%dms:vu=%d", ch.At.Milliseconds(), ch.VUs))
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // Assign is one setting's value.
@@ -329,13 +344,13 @@ func readFactors(v *yaml.Node) ([]Factor, error) {
 
 func readSchedule(v *yaml.Node, window time.Duration) ([]Change, error) {
 	if v.Kind != yaml.SequenceNode {
-		return nil, errf("schedule", "must be a list of {at: TIME, set: {SETTING: VALUE}}")
+		return nil, errf("schedule", "must be a list of {at: TIME, set: {SETTING: VALUE}} or {at: TIME, vu: N}")
 	}
 	var out []Change
 	for i, it := range v.Content {
 		key := fmt.Sprintf("schedule[%d]", i)
 		if it.Kind != yaml.MappingNode {
-			return nil, errf(key, "must be {at: TIME, set: {SETTING: VALUE}}")
+			return nil, errf(key, "must be {at: TIME, set: {SETTING: VALUE}} or {at: TIME, vu: N}")
 		}
 		var ch Change
 		var hasAt bool
@@ -370,12 +385,18 @@ func readSchedule(v *yaml.Node, window time.Duration) ([]Change, error) {
 					}
 					ch.Set = append(ch.Set, Assign{Name: name, Value: value.Value})
 				}
+			case "vu":
+				n, err := strconv.Atoi(val.Value)
+				if val.Kind != yaml.ScalarNode || err != nil || n < 1 || n > 100000 {
+					return nil, errf(key+".vu", "must be a whole number from 1 to 100000: the VUs running from then on")
+				}
+				ch.VUs = n
 			default:
-				return nil, errf(key+"."+k, "unknown key (accepted: at, set)")
+				return nil, errf(key+"."+k, "unknown key (accepted: at, set, vu)")
 			}
 		}
-		if !hasAt || len(ch.Set) == 0 {
-			return nil, errf(key, "needs at and set")
+		if !hasAt || len(ch.Set) == 0 && ch.VUs == 0 {
+			return nil, errf(key, "needs at, and set or vu")
 		}
 		out = append(out, ch)
 	}

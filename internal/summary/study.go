@@ -105,13 +105,17 @@ func liveSegments(w io.Writer, s *results.Study) {
 		return
 	}
 	fmt.Fprintf(w, "\nper live segment (%gs after each change left out to settle; p95 approximate, from the per-second series):\n", results.SettleSeconds)
-	waits, disk := false, false
+	waits, disk, rec := false, false, false
 	for _, r := range rows {
 		waits = waits || len(r.Waits) > 0
 		disk = disk || r.Device != ""
+		rec = rec || r.Recovery.N > 0 || r.NotRecovered > 0
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "case\tVUs\tseg\tlive values\tTPS\tQPS\tp95\t")
+	if rec {
+		fmt.Fprint(tw, "recovered after\t")
+	}
 	if disk {
 		fmt.Fprint(tw, "disk w/s\t")
 	}
@@ -121,6 +125,9 @@ func liveSegments(w io.Writer, s *results.Study) {
 	fmt.Fprintln(tw)
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%c\t%d\t%d\t%s\t%s\t%s\t%s\t", 'A'+r.Case, r.VU, r.Index, r.Label, statText(r.TPS), statText(r.QPS), statMs(r.P95ms))
+		if rec {
+			fmt.Fprintf(tw, "%s\t", recoveryText(r))
+		}
 		if disk {
 			if r.Device != "" {
 				fmt.Fprintf(tw, "%s %s\t", r.Device, statText(r.Disk))
@@ -134,4 +141,24 @@ func liveSegments(w io.Writer, s *results.Study) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+}
+
+// recoveryText is a segment row's time to recover: the mean over the runs that recovered, with
+// its spread, and how many did not by the segment's end; "-" for the first segment.
+func recoveryText(r results.SegmentRow) string {
+	var parts []string
+	if r.Recovery.N > 0 {
+		t := fmt.Sprintf("%.1f s", r.Recovery.Mean)
+		if r.Recovery.N > 1 {
+			t += fmt.Sprintf(" ±%.1f", r.Recovery.SD)
+		}
+		parts = append(parts, t)
+	}
+	if r.NotRecovered > 0 {
+		parts = append(parts, fmt.Sprintf("%d not by its end", r.NotRecovered))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }

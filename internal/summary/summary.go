@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -60,7 +61,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		}
 	}()
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%s run on %s %s · %s · mode %s · seed %d\n", Title(d.Workload), d.Target.Name, d.Target.Version, workload.Plural(d.VU, "VU"), d.Mode, d.Seed)
+	fmt.Fprintf(w, "%s run on %s %s · %s · mode %s · seed %d\n", Title(d.Workload), d.Target.Name, d.Target.Version, VUText(d), d.Mode, d.Seed)
 	if b := d.Bundle; b != nil {
 		fmt.Fprintf(w, "run again from bundle %s (its run %s, sha256 %s)\n", b.File, b.Result, b.SHA256[:min(12, len(b.SHA256))])
 	}
@@ -164,6 +165,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 			fmt.Fprintf(w, "  %6d  %s\n", d.Errors[k], k)
 		}
 	}
+	LoadSegments(w, d)
 	if d.Result.TPMSource != "" {
 		fmt.Fprintf(w, "TPM source: %s\n", d.Result.TPMSource)
 	}
@@ -713,4 +715,60 @@ func frequencyText(f *results.Frequency) string {
 		return fmt.Sprintf("Avg_MHz %.0f, Bzy_MHz %.0f over the window (APERF/MPERF, the mean of %d CPUs)", f.AvgMHz, f.BzyMHz, len(f.Cores))
 	}
 	return fmt.Sprintf("%.0f MHz (/proc/cpuinfo at the window's edges, the mean of %d CPUs; APERF/MPERF not readable on this host)", f.MHz, len(f.Cores))
+}
+
+// LoadSegments prints a run's load segments (a load schedule's, --schedule), with the time the
+// throughput took to recover after each change; nothing for a run without them, or a study's
+// run, whose segments the study prints.
+func LoadSegments(w io.Writer, d *results.Document) {
+	if len(d.Segments) == 0 || d.Study != nil {
+		return
+	}
+	band := results.RecoveryBand
+	fmt.Fprintf(w, "load segments (figures leave out %.0f s after each change; recovered: every second from then on within ±%.0f%% of the segment's steady throughput, its second half's):\n",
+		results.SettleSeconds, 100*band)
+	start := d.Segments[0].From
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "segment\tload\tfrom s\tto s\tTPS\t~p95 ms\tsteady TPS\trecovered after\t")
+	for _, g := range d.Segments {
+		steady, rec := "", ""
+		if g.Index > 1 && g.Recovery == nil {
+			rec = "too short"
+		}
+		if r := g.Recovery; r != nil {
+			steady = fmt.Sprintf("%.1f", r.SteadyTPS)
+			rec = "not by its end"
+			if r.Recovered {
+				rec = fmt.Sprintf("%.1f s", *r.Seconds)
+			}
+		}
+		tps, p95 := "-", "-"
+		if g.Seconds > 0 {
+			tps, p95 = fmt.Sprintf("%.1f", g.TPS), textfmt.Ms(g.P95ms)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t\n", g.Index, g.Label(), g.From-start, g.To-start, tps, p95, steady, rec)
+	}
+	tw.Flush()
+	if d.Result.TPS != nil {
+		fmt.Fprintf(w, "segments weighted back (each span's length): %.1f TPS; the run's %.1f TPS\n", results.WeightedTPS(d.Segments), *d.Result.TPS)
+	}
+}
+
+// VUText is a run's VU count, "16 VUs", or for a load schedule its counts in order with the VUs
+// connected: "4 → 16 → 4 VUs (16 connected, those not running parked)".
+func VUText(d *results.Document) string {
+	steps := []string{fmt.Sprint(d.VU)}
+	most := d.VU
+	for _, c := range d.Changes {
+		if c.Name == results.LoadSetting {
+			steps = append(steps, c.Value)
+			if n, err := strconv.Atoi(c.Value); err == nil {
+				most = max(most, n)
+			}
+		}
+	}
+	if len(steps) == 1 {
+		return workload.Plural(d.VU, "VU")
+	}
+	return fmt.Sprintf("%s VUs (%d connected, those not running parked)", strings.Join(steps, " → "), most)
 }
