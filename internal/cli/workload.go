@@ -163,7 +163,7 @@ func runCommand(w workload.Workload, name string, profile bool, adjust func(*spe
 	fs := cmd.Flags()
 	dbFlag(cmd, &s.DB, false, false)
 	bind(fs, &s.Engine, func(n string) bool {
-		return !info.Uses(n) || !profile && exec == nil && (n == "repeat" || n == "pause") || exec != nil && searchSets[n]
+		return !info.Uses(n) || !profile && exec == nil && spec.ProfileOnly(n) || exec != nil && searchSets[n]
 	}, info.Shorthands, nil)
 	bind(fs, s.Options, nil, nil, nil)
 	fs.BoolVar(&f.prepare, "prepare", false, "prepare the schema first if the database has none (with prepare's flags)")

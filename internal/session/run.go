@@ -317,6 +317,10 @@ func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profil
 	if s.Seed == 0 {
 		s.Seed = RandomSeed()
 	}
+	after, err := newHousekeeping(s.After, se.T, se.W.Info().Footprint, bus)
+	if err != nil {
+		return nil, err
+	}
 	if err := se.prepare(ctx); err != nil {
 		return nil, err
 	}
@@ -340,7 +344,7 @@ func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profil
 		}
 		return d, err
 	}
-	err = runProfile(ctx, p, profileOptions{VUs: s.VU, Repeat: s.Repeat, Pause: s.Pause, Seed: s.Seed,
+	err = runProfile(ctx, p, profileOptions{VUs: s.VU, Repeat: s.Repeat, Pause: s.Pause, Seed: s.Seed, After: after, Target: se.T,
 		Line: se.startLine(def, "profiling", "VUs "+options.Format(s.VU))}, step, bus)
 	return p, err
 }

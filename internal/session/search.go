@@ -111,6 +111,10 @@ func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions)
 	if s.Seed == 0 {
 		s.Seed = RandomSeed()
 	}
+	after, err := newHousekeeping(s.After, se.T, se.W.Info().Footprint, bus)
+	if err != nil {
+		return nil, err
+	}
 	if err := se.prepare(ctx); err != nil {
 		return nil, err
 	}
@@ -140,7 +144,7 @@ func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions)
 		return d, err
 	}
 	line := se.startLine(def, "searching", fmt.Sprint(vu)+" VU") + fmt.Sprintf(", %s ≤ %s of %s", so.Percentile, options.FormatDuration(so.Target), p.MainTxn)
-	k := &stepper{p: p, o: profileOptions{VUs: []int{vu}, Repeat: 1, Pause: s.Pause, Seed: s.Seed, Line: line}, step: step, bus: bus}
+	k := &stepper{p: p, o: profileOptions{VUs: []int{vu}, Repeat: 1, Pause: s.Pause, Seed: s.Seed, Line: line, After: after, Target: se.T}, step: step, bus: bus}
 	if err := k.begin(ctx); err != nil {
 		return p, err
 	}

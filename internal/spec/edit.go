@@ -15,7 +15,7 @@ import (
 
 // ProfileOnly reports whether an engine setting is a profile's alone (vu: a list): a run has
 // neither repeat nor pause.
-func ProfileOnly(name string) bool { return name == "repeat" || name == "pause" }
+func ProfileOnly(name string) bool { return name == "repeat" || name == "pause" || name == "after" }
 
 // Edit changes keys of a spec's text, as a form's fields do, and leaves the rest of it as it was:
 // keys it does not know (a study's), comments, order. set maps a dotted path (db, vu,

@@ -166,6 +166,9 @@ func (s *Spec) Check() error {
 	if s.RampupUntilSteady > 0 && s.RampupUntilSteady < s.Rampup {
 		return errf("rampup-until-steady", "the bound is below --rampup (%s), the rampup's least length: give at least that", options.FormatDuration(s.Rampup))
 	}
+	if _, err := target.ParseHousekeeping(s.After); err != nil {
+		return &options.Error{Name: "after", Value: s.After, Msg: err.Error()}
+	}
 	if s.Terminals > 0 && s.Profile {
 		return errf("terminals", "a profile varies the VUs, each with its connection; run terminals over pooled connections with run")
 	}

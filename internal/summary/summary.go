@@ -343,7 +343,36 @@ func Profile(w io.Writer, p *results.Profile) {
 		fmt.Fprintf(w, "bottleneck: %s (%s p95 grew most per added VU: %+.2f ms per VU from %s)\n", workload.Plural(m.Bottleneck, "VU"), main,
 			(b.Summary.P95ms.Mean-a.Summary.P95ms.Mean)/float64(b.VU-a.VU), workload.Plural(a.VU, "VU"))
 	}
+	Housekeeping(w, p.Steps)
 	StepDiagnoses(w, p, "")
+}
+
+// Housekeeping says what --after did before each step's runs, and how long it took: a line per
+// run it preceded (it is outside every window, so in no figure above).
+func Housekeeping(w io.Writer, steps []*results.Step) {
+	for _, st := range steps {
+		for i, d := range st.Runs {
+			if len(d.Housekeeping) == 0 {
+				continue
+			}
+			var parts []string
+			for _, h := range d.Housekeeping {
+				p := fmt.Sprintf("%s %.3f s", h.Task, h.Seconds)
+				if h.Note != "" {
+					p += " (" + h.Note + ")"
+				}
+				parts = append(parts, p)
+			}
+			which := workload.Plural(st.VU, "VU")
+			if st.Rate > 0 {
+				which = fmt.Sprintf("rate %g/s", st.Rate)
+			}
+			if len(st.Runs) > 1 {
+				which += fmt.Sprintf(" run %d", i+1)
+			}
+			fmt.Fprintf(w, "housekeeping before %s: %s\n", which, strings.Join(parts, ", "))
+		}
+	}
 }
 
 // StepMarks are a step's runs' marks for a table's marks column: "cut short", "2 outage".
