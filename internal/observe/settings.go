@@ -14,8 +14,10 @@ type Observation struct {
 	RunningSample time.Duration `opt:"running-sample" min:"10ms" max:"1s" zero:"off" help:"interval of the samples of the server's running threads and the host's run queue, at least 10ms (0s: none; --observe off takes none either)"`
 	// StacksHz is perf's sampling rate for --observe stacks; bench/observe.sh raises it tenfold to
 	// measure what a sample costs above the noise of a run.
-	StacksHz int    `opt:"stacks-hz" min:"1" max:"999" help:"perf's sampling rate for --observe stacks, per CPU (99: off the kernel's own timer ticks)"`
-	Waits    string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks, metadata locks, and the events_waits_current consumer the session history reads), restored after; read: read what is on"`
+	StacksHz int `opt:"stacks-hz" min:"1" max:"999" help:"perf's sampling rate for --observe stacks, per CPU (99: off the kernel's own timer ticks)"`
+	// Calibrate measures the host's speed before the run, with its facts (docs/host.md#calibration).
+	Calibrate bool   `opt:"calibrate" help:"measure the host's single-core and all-core speed on a fixed kernel of work before the run (one to two seconds of every CPU, outside the window) and store it with the host facts"`
+	Waits     string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks, metadata locks, and the events_waits_current consumer the session history reads), restored after; read: read what is on"`
 }
 
 // Off reports whether the run is observed only for its host facts.

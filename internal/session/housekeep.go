@@ -76,7 +76,7 @@ func (h *housekeeping) member(ctx context.Context, m target.Target, after string
 		if err != nil {
 			return out, fmt.Errorf("housekeeping on %s after %s: %s: %w", where, after, task, err)
 		}
-		r := results.Housekeeping{Task: task, Database: where, Seconds: roundMs(time.Since(t0).Seconds()), Note: note}
+		r := results.Housekeeping{Task: task, Database: where, Seconds: roundUs(time.Since(t0).Seconds()), Note: note}
 		out = append(out, r)
 		line := fmt.Sprintf("after %s: %s on %s took %.3f s", after, task, where, r.Seconds)
 		if note != "" {
@@ -87,4 +87,4 @@ func (h *housekeeping) member(ctx context.Context, m target.Target, after string
 	return out, nil
 }
 
-func roundMs(s float64) float64 { return float64(int64(s*1000+0.5)) / 1000 }
+func roundUs(s float64) float64 { return float64(int64(s*1e6+0.5)) / 1e6 }

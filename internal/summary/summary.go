@@ -502,6 +502,9 @@ func Host(w io.Writer, h *results.Host) {
 			fmt.Fprintf(w, "PAUSE: %.1f ns, %.1f TSC ticks (median of %d timed loops)\n", p.NS, p.TSCTicks, p.Repeats)
 		}
 	}
+	if c := h.Calibration; c != nil {
+		fmt.Fprintln(w, CalibrationText(c))
+	}
 	keys := make([]string, 0, len(h.Unknown))
 	for k := range h.Unknown {
 		keys = append(keys, k)
@@ -742,4 +745,13 @@ func frequencyText(f *results.Frequency) string {
 		return fmt.Sprintf("Avg_MHz %.0f, Bzy_MHz %.0f over the window (APERF/MPERF, the mean of %d CPUs)", f.AvgMHz, f.BzyMHz, len(f.Cores))
 	}
 	return fmt.Sprintf("%.0f MHz (/proc/cpuinfo at the window's edges, the mean of %d CPUs; APERF/MPERF not readable on this host)", f.MHz, len(f.Cores))
+}
+
+// CalibrationText is a host's calibration in a line (docs/host.md#calibration).
+func CalibrationText(c *results.Calibration) string {
+	if c.NA != "" {
+		return "calibration: n/a (" + c.NA + ")"
+	}
+	return fmt.Sprintf("calibration (%s): single-core %s units per CPU-second (rounds ±%.1f%%), all-core %s over %d threads (±%.1f%%; %s per wall second); medians of %d rounds of %d repetitions",
+		c.Kernel, Thousands(c.SingleCore), c.SingleSpreadPct/2, Thousands(c.AllCore), c.Threads, c.AllSpreadPct/2, Thousands(c.AllCoreWall), c.Rounds, c.Repeats)
 }
