@@ -278,6 +278,9 @@ type hostFacts struct {
 func init() {
 	Register(Kind{Name: "host", Order: 0, Start: func(_ context.Context, env *Env) (Observer, error) {
 		h := ReadHost(true)
+		if env.Calibrate {
+			h.Calibration = Calibrate()
+		}
 		for _, f := range h.Warnings() {
 			env.note(fmt.Sprintf("host %s %s: %s", f.Tier, f.Code, f.Message))
 		}

@@ -19,7 +19,9 @@ type Observation struct {
 	// the one query a --wait-sample the history adds on MySQL/MariaDB: bench/observe.sh's history
 	// pair measures that query's cost against a run without it.
 	SessionHistory string `opt:"session-history" enum:"on,off" help:"the session history: every session's wait, sampled each --wait-sample and kept per second (off: the waits alone; on MySQL/MariaDB one query a sample less)"`
-	Waits          string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks, metadata locks, and the events_waits_current consumer the session history reads), restored after; read: read what is on"`
+	// Calibrate measures the host's speed before the run, with its facts (docs/host.md#calibration).
+	Calibrate bool   `opt:"calibrate" help:"measure the host's single-core and all-core speed on a fixed kernel of work before the run (one to two seconds of every CPU, outside the window) and store it with the host facts"`
+	Waits     string `opt:"waits" enum:"read,instrument" help:"instrument: turn on the server's wait instruments for the run (MySQL/MariaDB's InnoDB mutexes and rw-locks, metadata locks, and the events_waits_current consumer the session history reads), restored after; read: read what is on"`
 }
 
 // Off reports whether the run is observed only for its host facts.

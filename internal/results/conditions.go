@@ -116,13 +116,14 @@ func (d *Document) Conditions() map[string]string {
 			out[c.Name] = c.Value
 		}
 	}
-	// The host's PAUSE latency is measured at the run's start, not a fact of the host; its
+	// The host's PAUSE latency and its calibration are measured at the run's start, not facts of
+	// the host (DiffConditions sets calibrations side by side by their own rule); its
 	// findings are advice drawn from the facts listed (and from that PAUSE latency). Where the
 	// data's record says what data was measured (data.*), the spec's prepare says only what a
 	// prepare would have made of a database with none: a run that prepared and one that found the
 	// data there measured the same.
 	for k := range out {
-		if strings.HasPrefix(k, "host.pause.") || strings.HasPrefix(k, "host.findings.") ||
+		if strings.HasPrefix(k, "host.pause.") || strings.HasPrefix(k, "host.findings.") || strings.HasPrefix(k, "host.calibration.") ||
 			d.Data != nil && strings.HasPrefix(k, "config.prepare.") {
 			delete(out, k)
 		}
@@ -163,6 +164,72 @@ func DiffConditions(a, b *Document) []ConditionDiff {
 			out = append(out, ConditionDiff{k, "", v})
 		}
 	}
+	out = append(out, diffCalibration(a.Host, b.Host)...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+// CalibrationBound is how far two calibrations of one host may be apart and still be taken
+// for the same speed (docs/host.md#calibration): their measured repeatability.
+const CalibrationBound = 0.05
+
+// diffCalibration sets two runs' host calibrations side by side: always when the runs ran on
+// two hosts (their names or CPUs differ), so that their results are read with their speeds;
+// on one host, where they differ: one has one and the other none, their kernels differ, or a
+// figure differs by more than CalibrationBound (a smaller difference is the calibration's own
+// noise).
+func diffCalibration(a, b *Host) []ConditionDiff {
+	var ca, cb *Calibration
+	if a != nil {
+		ca = a.Calibration
+	}
+	if b != nil {
+		cb = b.Calibration
+	}
+	if ca == nil && cb == nil {
+		return nil
+	}
+	twoHosts := a == nil || b == nil || a.Hostname != b.Hostname || a.CPUModel != b.CPUModel
+	text := func(c *Calibration, v float64) string {
+		switch {
+		case c == nil:
+			return ""
+		case c.NA != "":
+			return "n/a"
+		}
+		return fmt.Sprintf("%s units/CPU-s (%s)", humanize.Commaf(v), c.Kernel)
+	}
+	var out []ConditionDiff
+	for _, f := range []struct {
+		key string
+		of  func(*Calibration) float64
+	}{
+		{"host.calibration.single_core", func(c *Calibration) float64 { return c.SingleCore }},
+		{"host.calibration.all_core", func(c *Calibration) float64 { return c.AllCore }},
+	} {
+		var va, vb float64
+		if ca != nil {
+			va = f.of(ca)
+		}
+		if cb != nil {
+			vb = f.of(cb)
+		}
+		same := !twoHosts && ca != nil && cb != nil && ca.Kernel == cb.Kernel && ca.NA == "" && cb.NA == "" &&
+			va > 0 && vb > 0 && abs(vb-va) <= CalibrationBound*va
+		if !same {
+			d := ConditionDiff{f.key, text(ca, va), text(cb, vb)}
+			if va > 0 && vb > 0 && ca.Kernel == cb.Kernel {
+				d.B += fmt.Sprintf(", %+.1f%%", 100*(vb-va)/va)
+			}
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

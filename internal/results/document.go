@@ -47,19 +47,22 @@ type Document struct {
 	// workload that records none.
 	Data *Data `json:"data,omitempty"`
 	// Bundle is the bundle the run was run again from ('cairn run --bundle'); absent otherwise.
-	Bundle     *FromBundle      `json:"from_bundle,omitempty"`
-	VU         int              `json:"vu"`
-	Mode       string           `json:"mode,omitempty"`
-	Seed       uint64           `json:"seed"`
-	Window     Window           `json:"window"`
-	Result     Result           `json:"result"`
-	Txns       map[string]*Txn  `json:"transactions"`
-	TxnOrder   []string         `json:"transaction_order"`
-	Statements map[string]*Stmt `json:"statements,omitempty"`
-	StmtOrder  []string         `json:"statement_order,omitempty"`
-	Queries    *Queries         `json:"queries,omitempty"`
-	Errors     map[string]int64 `json:"errors"`
-	Client     Client           `json:"client"`
+	Bundle *FromBundle `json:"from_bundle,omitempty"`
+	// Housekeeping is what --after did on the database between the run before this one (of its
+	// profile or study) and this one, each task timed: outside every window.
+	Housekeeping []Housekeeping   `json:"housekeeping_before,omitempty"`
+	VU           int              `json:"vu"`
+	Mode         string           `json:"mode,omitempty"`
+	Seed         uint64           `json:"seed"`
+	Window       Window           `json:"window"`
+	Result       Result           `json:"result"`
+	Txns         map[string]*Txn  `json:"transactions"`
+	TxnOrder     []string         `json:"transaction_order"`
+	Statements   map[string]*Stmt `json:"statements,omitempty"`
+	StmtOrder    []string         `json:"statement_order,omitempty"`
+	Queries      *Queries         `json:"queries,omitempty"`
+	Errors       map[string]int64 `json:"errors"`
+	Client       Client           `json:"client"`
 	// Terminals is set when terminals were served by pooled connections (terminals.go).
 	Terminals *Terminals `json:"terminals,omitempty"`
 	// Outage is the time the database gave no service in the window, and the failed attempts
@@ -547,4 +550,13 @@ func (d *Document) WindowCPU() (metrics.CPUShare, []metrics.CPUShare, bool) {
 		}
 	}
 	return host, cores, true
+}
+
+// Housekeeping is one housekeeping task done between two runs (docs/cli.md#housekeeping-between-runs):
+// on which database, how long it took, and what to know of how it went.
+type Housekeeping struct {
+	Task     string  `json:"task"`
+	Database string  `json:"database"` // host:port/dbname or the file
+	Seconds  float64 `json:"seconds"`
+	Note     string  `json:"note,omitempty"`
 }

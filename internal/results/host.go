@@ -36,6 +36,9 @@ type Host struct {
 	Clocksource string     `json:"clocksource,omitempty"`
 	Virtualized string     `json:"virtualized,omitempty"` // yes (the CPU's hypervisor flag), no
 	Pause       *Pause     `json:"pause,omitempty"`
+	// Calibration is the host's measured speed, when asked for (cairn host --calibrate, a
+	// run's --calibrate).
+	Calibration *Calibration `json:"calibration,omitempty"`
 	// The system described (docs/host.md#the-system): storage devices, network interfaces,
 	// memory speed and the platform, as /sys and DMI say; absent in documents stored before.
 	Storage  []HostDisk `json:"storage,omitempty"`
@@ -254,4 +257,25 @@ func TopWaits(evs []WaitEvent, n int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Calibration is the host's speed on a fixed kernel of work (docs/host.md#calibration): units
+// of the kernel per second of the measuring thread's own CPU time, the median of Repeats timed
+// repetitions, on one thread (SingleCore) and on one thread per CPU at once (AllCore: the sum
+// of the threads' medians; AllCoreWall: all the units over the wall time they took, which a
+// neighbour's load lowers). NA says why it was not measured.
+type Calibration struct {
+	Kernel    string `json:"kernel"`
+	UnitSteps int    `json:"unit_steps"`
+	Repeats   int    `json:"repeats"`
+	Rounds    int    `json:"rounds"`
+	Threads   int    `json:"threads"`
+	// SingleCore is units per CPU-second of one thread; SingleSpreadPct the range of its rounds'
+	// figures as a percentage of their median (AllSpreadPct AllCore's).
+	SingleCore      float64 `json:"single_core_units_per_cpu_s,omitempty"`
+	SingleSpreadPct float64 `json:"single_core_spread_pct"`
+	AllCore         float64 `json:"all_core_units_per_cpu_s,omitempty"`
+	AllSpreadPct    float64 `json:"all_core_spread_pct"`
+	AllCoreWall     float64 `json:"all_core_units_per_s,omitempty"`
+	NA              string  `json:"na,omitempty"`
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/event"
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/results"
+	"github.com/cairn-bench/cairn/internal/target"
 )
 
 // A profile is one workload at each of a list of VU counts, each step possibly repeated, pausing
@@ -22,6 +23,9 @@ type profileOptions struct {
 	Pause  time.Duration
 	Seed   uint64 // each step's run seed is derived from it (StepSeed)
 	Line   string // what runs, the profile's Begun line
+	// After is the housekeeping between runs (--after), nil for none; Target is where it is done.
+	After  *housekeeping
+	Target target.Target
 }
 
 // stepFunc runs the workload once as st asks (its VU count; its rate, a search's step) with the
@@ -73,6 +77,22 @@ func (k *stepper) begin(ctx context.Context) error {
 // the profile ends here: interrupted (p.Interrupted set), or failed (err, the profile marked).
 func (k *stepper) run(ctx context.Context, st *results.Step, n, r, repeats int) (d *results.Document, stop bool, err error) {
 	p := k.p
+	var hk []results.Housekeeping
+	if k.tried > 0 && k.o.After != nil && ctx.Err() == nil {
+		// Housekeeping first, then the pause: the server settles after its work too.
+		var err error
+		hk, err = k.o.After.do(ctx, k.o.Target, fmt.Sprintf("run %d", k.tried))
+		if err != nil {
+			if ctx.Err() != nil {
+				p.Interrupted = true
+				return nil, true, nil
+			}
+			p.Mark(results.StepFailed, fmt.Sprintf("the housekeeping after run %d failed (%v): the runs before it are all that ran", k.tried, err))
+			dropUnrun(p)
+			p.Summarize()
+			return nil, true, err
+		}
+	}
 	if k.tried > 0 && k.o.Pause > 0 {
 		// The pause lets the server finish what the last step left (checkpoints, purge) so
 		// that steps do not inherit each other's debt.
@@ -89,6 +109,7 @@ func (k *stepper) run(ctx context.Context, st *results.Step, n, r, repeats int) 
 	k.bus.Publish(ctx, event.StepBegun{What: results.KindProfile, I: k.done, N: n, VU: st.VU, Rate: st.Rate, Repeat: r, Repeats: repeats})
 	d, err = k.step(ctx, st, StepSeed(k.o.Seed, k.done))
 	if d != nil {
+		d.Housekeeping = hk
 		// A run that measured and then failed (its database gone for longer than
 		// max-outage) is kept with its own mark, as any other.
 		d.ProfileID = p.ID

@@ -315,23 +315,28 @@ func (e *OutageError) Error() string {
 }
 
 // beginProfile readies a job of several runs (a profile, a search): the seed drawn once for all
-// of them, the schema prepared, the workload started, and the document begun.
-func (se *Session) beginProfile(ctx context.Context) (*results.Profile, *workload.Run, error) {
+// of them, the housekeeping between runs read (--after), the schema prepared, the workload
+// started, and the document begun.
+func (se *Session) beginProfile(ctx context.Context, bus *event.Bus) (*results.Profile, *workload.Run, *housekeeping, error) {
 	s := se.Spec
 	if s.Seed == 0 {
 		s.Seed = RandomSeed()
 	}
+	after, err := newHousekeeping(s.After, se.T, se.W.Info().Footprint, bus)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if err := se.prepare(ctx); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	def, err := se.start(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	version, _ := se.T.Version(ctx)
 	return &results.Profile{Workload: s.Workload, MainTxn: def.Types[def.Main], Cairn: results.ThisCairn(se.Version),
 		Target: results.Target{Kind: se.T.Kind(), Name: se.T.Name(), Version: version, Address: se.T.Address(), Database: se.T.Database()},
-		Config: s.Config()}, def, nil
+		Config: s.Config()}, def, after, nil
 }
 
 // Profile runs the spec's profile: once per VU count (Repeat times each), pausing between runs.
@@ -339,7 +344,7 @@ func (se *Session) beginProfile(ctx context.Context) (*results.Profile, *workloa
 // keeps every step it measured.
 func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profile, error) {
 	s := se.Spec
-	p, def, err := se.beginProfile(ctx)
+	p, def, after, err := se.beginProfile(ctx, bus)
 	if err != nil {
 		return nil, err
 	}
@@ -355,7 +360,7 @@ func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profil
 		}
 		return d, err
 	}
-	err = runProfile(ctx, p, profileOptions{VUs: s.VU, Repeat: s.Repeat, Pause: s.Pause, Seed: s.Seed,
+	err = runProfile(ctx, p, profileOptions{VUs: s.VU, Repeat: s.Repeat, Pause: s.Pause, Seed: s.Seed, After: after, Target: se.T,
 		Line: se.startLine(def, "profiling", "VUs "+options.Format(s.VU))}, step, bus)
 	return p, err
 }

@@ -110,7 +110,7 @@ func ExecuteSearch(ctx context.Context, s *spec.Spec, so SearchOptions, o Option
 // the lowest that missed (docs/search.md). Its steps run through the profile's stepper.
 func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions) (*results.Profile, error) {
 	s := se.Spec
-	p, def, err := se.beginProfile(ctx)
+	p, def, after, err := se.beginProfile(ctx, bus)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions)
 		return d, err
 	}
 	line := se.startLine(def, "searching", fmt.Sprint(vu)+" VU") + fmt.Sprintf(", %s ≤ %s of %s", so.Percentile, options.FormatDuration(so.Target), p.MainTxn)
-	k := &stepper{p: p, o: profileOptions{VUs: []int{vu}, Repeat: 1, Pause: s.Pause, Seed: s.Seed, Line: line}, step: step, bus: bus}
+	k := &stepper{p: p, o: profileOptions{VUs: []int{vu}, Repeat: 1, Pause: s.Pause, Seed: s.Seed, Line: line, After: after, Target: se.T}, step: step, bus: bus}
 	if err := k.begin(ctx); err != nil {
 		return p, err
 	}

@@ -33,6 +33,10 @@ func Study(ctx context.Context, st *study.Study, o Options) error {
 	}
 	k := sink.New(store, o.JSON)
 	bus := o.bus(k)
+	after, err := studyHousekeeping(ctx, st, bus)
+	if err != nil {
+		return err
+	}
 	restart := textWriter(ctx, bus, true)
 	defer restart.Flush()
 	cfg := study.Config{Version: o.Version, Bus: bus, RestartOutput: restart}
@@ -44,7 +48,7 @@ func Study(ctx context.Context, st *study.Study, o Options) error {
 		return endStudy(ctx, bus, nil, err)
 	}
 	var schema studySchema
-	runErr := studySteps(ctx, st, sv, bus, o, &schema)
+	runErr := studySteps(ctx, st, sv, bus, o, &schema, after)
 	runErr = errors.Join(runErr, schema.drop(ctx, st, bus))
 	doc, err := sv.End(ctx, runErr)
 	return endStudy(ctx, bus, doc, err)
@@ -52,11 +56,23 @@ func Study(ctx context.Context, st *study.Study, o Options) error {
 
 // studySteps runs every step of the study in its order; when the schema is a factor, schema
 // says which the database holds.
-func studySteps(ctx context.Context, st *study.Study, sv *study.Server, bus *event.Bus, o Options, schema *studySchema) error {
+func studySteps(ctx context.Context, st *study.Study, sv *study.Server, bus *event.Bus, o Options, schema *studySchema, after *housekeeping) error {
 	s, doc := st.Spec, sv.Doc()
 	steps := st.Steps()
 	var pinned bool
 	for i, step := range steps {
+		var hk []results.Housekeeping
+		if i > 0 && after != nil && ctx.Err() == nil {
+			// Before the next case's settings are applied: the housekeeping is the last run's.
+			var err error
+			if hk, err = after.study(ctx, s.DB, fmt.Sprintf("run %d", i)); err != nil {
+				if ctx.Err() != nil {
+					doc.Interrupted = true
+					return nil
+				}
+				return err
+			}
+		}
 		if i > 0 && s.Pause > 0 {
 			select {
 			case <-ctx.Done():
@@ -113,6 +129,7 @@ func studySteps(ctx context.Context, st *study.Study, sv *study.Server, bus *eve
 			return failed(err)
 		}
 		d.Study = &results.StudyRef{Case: step.Case.Index, Repeat: step.Repeat, Step: i}
+		d.Housekeeping = hk
 		d.ProfileID = doc.ID
 		doc.Place(d)
 		doc.Summarize()
@@ -189,4 +206,29 @@ func (sc *studySchema) drop(ctx context.Context, st *study.Study, bus *event.Bus
 	}
 	sc.level, sc.prepared = "", false
 	return nil
+}
+
+// studyHousekeeping reads the study's --after list and refuses, before anything changes on the
+// server, what its database cannot do; nil when the list is empty.
+func studyHousekeeping(ctx context.Context, st *study.Study, bus *event.Bus) (*housekeeping, error) {
+	if st.Spec.After == "" {
+		return nil, nil
+	}
+	t, err := target.Open(ctx, st.Spec.DB)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	return newHousekeeping(st.Spec.After, t, st.Spec.WorkloadOf().Info().Footprint, bus)
+}
+
+// study does the tasks on the study's database, opened for them: a study's steps each open
+// their own.
+func (h *housekeeping) study(ctx context.Context, db, after string) ([]results.Housekeeping, error) {
+	t, err := target.Open(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("housekeeping after %s: %w", after, err)
+	}
+	defer t.Close()
+	return h.do(ctx, t, after)
 }

@@ -15,7 +15,7 @@ import (
 
 // ProfileOnly reports whether an engine setting is a profile's alone (vu: a list): a run has
 // neither repeat nor pause.
-func ProfileOnly(name string) bool { return name == "repeat" || name == "pause" }
+func ProfileOnly(name string) bool { return name == "repeat" || name == "pause" || name == "after" }
 
 // RunOnly reports whether an engine setting is a run's alone (vu: one count): a profile's steps
 // each run at their VU count.

@@ -41,12 +41,12 @@ func Schema() []byte {
 		}
 		props[f.Name] = p
 	}
-	// repeat and pause are a profile's (vu: a list): a run, whose vu is a number or left out,
-	// has neither; schedule is a run's.
+	// repeat, pause and after are a profile's (vu: a list): a run, whose vu is a number or left
+	// out, has none of them; schedule is a run's.
 	cases := []any{map[string]any{
 		"if":   map[string]any{"required": []string{"vu"}, "properties": map[string]any{"vu": map[string]any{"type": "array"}}},
 		"then": map[string]any{"properties": map[string]any{"schedule": false}},
-		"else": map[string]any{"properties": map[string]any{"repeat": false, "pause": false}}}}
+		"else": map[string]any{"properties": map[string]any{"repeat": false, "pause": false, "after": false}}}}
 	for _, w := range workload.All() {
 		info := w.Info()
 		then := map[string]any{

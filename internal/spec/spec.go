@@ -171,6 +171,9 @@ func (s *Spec) Check() error {
 			return err
 		}
 	}
+	if _, err := target.ParseHousekeeping(s.After); err != nil {
+		return &options.Error{Name: "after", Value: s.After, Msg: err.Error()}
+	}
 	if s.Terminals > 0 && s.Profile {
 		return errf("terminals", "a profile varies the VUs, each with its connection; run terminals over pooled connections with run")
 	}

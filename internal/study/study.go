@@ -161,7 +161,7 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 	}
 	st := &Study{Order: "sequential", Ready: 60 * time.Second, ClientCPUs: []string{""}, ServerCPUs: []string{""}, Text: text}
 	var schedule *yaml.Node
-	repeat, pause := 0, (*time.Duration)(nil)
+	repeat, pause, after := 0, (*time.Duration)(nil), (*string)(nil)
 	extra := func(key string, v *yaml.Node) (bool, error) {
 		switch key {
 		case "name":
@@ -205,6 +205,14 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 				return true, err
 			}
 			pause = &d
+		case "after":
+			if v.Kind != yaml.ScalarNode {
+				return true, errf(key, "must be housekeeping tasks joined by commas, like checkpoint,vacuum")
+			}
+			if _, err := target.ParseHousekeeping(v.Value); err != nil {
+				return true, errf(key, "%v", err)
+			}
+			after = &v.Value
 		case "host":
 			h, err := readHost(v)
 			if err != nil {
@@ -253,6 +261,9 @@ func ReadEnv(text []byte, env target.Env) (*Study, error) {
 	}
 	if pause != nil {
 		s.Pause = *pause
+	}
+	if after != nil {
+		s.After = *after
 	}
 	for _, key := range []string{"client_cpus", "server_cpus"} {
 		for _, l := range map[string][]string{"client_cpus": st.ClientCPUs, "server_cpus": st.ServerCPUs}[key] {
@@ -441,6 +452,12 @@ func (st *Study) Set(path, value string) error {
 		}
 		s.Pause = d
 		return nil
+	case "after":
+		if _, err := target.ParseHousekeeping(value); err != nil {
+			return errf(path, "%v", err)
+		}
+		s.After = value
+		return nil
 	case "order":
 		if !contains(orders, value) {
 			return errf(path, "use %s", strings.Join(orders, ", "))
@@ -612,7 +629,7 @@ func (st *Study) SettingNames() []string {
 }
 
 // studyKeys are the keys a study file has beyond its run spec's.
-var studyKeys = []string{"name", "order", "repeat", "pause", "settings", "schedule", "restart", "ready_timeout", "client_cpus", "server_cpus", "host"}
+var studyKeys = []string{"name", "order", "repeat", "pause", "after", "settings", "schedule", "restart", "ready_timeout", "client_cpus", "server_cpus", "host"}
 
 // Config is the study as its document stores it: the run spec's keys with every default (its
 // password a ${CAIRN_PASSWORD} reference), and the study's own keys as the file gives them.
@@ -628,6 +645,9 @@ func (st *Study) Config() map[string]any {
 	}
 	// As the study ran, --set included.
 	cfg["repeat"], cfg["pause"], cfg["order"] = st.Spec.Repeat, options.FormatDuration(st.Spec.Pause), st.Order
+	if st.Spec.After != "" {
+		cfg["after"] = st.Spec.After
+	}
 	// A workload option factor is its list of levels, where the spec has one of them.
 	for _, f := range st.Options {
 		key, name, _ := strings.Cut(f.Name, ".")

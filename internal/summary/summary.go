@@ -345,7 +345,36 @@ func Profile(w io.Writer, p *results.Profile) {
 		fmt.Fprintf(w, "bottleneck: %s (%s p95 grew most per added VU: %+.2f ms per VU from %s)\n", workload.Plural(m.Bottleneck, "VU"), main,
 			(b.Summary.P95ms.Mean-a.Summary.P95ms.Mean)/float64(b.VU-a.VU), workload.Plural(a.VU, "VU"))
 	}
+	Housekeeping(w, p.Steps)
 	StepDiagnoses(w, p, "")
+}
+
+// Housekeeping says what --after did before each step's runs, and how long it took: a line per
+// run it preceded (it is outside every window, so in no figure above).
+func Housekeeping(w io.Writer, steps []*results.Step) {
+	for _, st := range steps {
+		for i, d := range st.Runs {
+			if len(d.Housekeeping) == 0 {
+				continue
+			}
+			var parts []string
+			for _, h := range d.Housekeeping {
+				p := fmt.Sprintf("%s %.3f s", h.Task, h.Seconds)
+				if h.Note != "" {
+					p += " (" + h.Note + ")"
+				}
+				parts = append(parts, p)
+			}
+			which := workload.Plural(st.VU, "VU")
+			if st.Rate > 0 {
+				which = fmt.Sprintf("rate %g/s", st.Rate)
+			}
+			if len(st.Runs) > 1 {
+				which += fmt.Sprintf(" run %d", i+1)
+			}
+			fmt.Fprintf(w, "housekeeping before %s: %s\n", which, strings.Join(parts, ", "))
+		}
+	}
 }
 
 // StepMarks are a step's runs' marks for a table's marks column: "cut short", "2 outage".
@@ -474,6 +503,9 @@ func Host(w io.Writer, h *results.Host) {
 		} else {
 			fmt.Fprintf(w, "PAUSE: %.1f ns, %.1f TSC ticks (median of %d timed loops)\n", p.NS, p.TSCTicks, p.Repeats)
 		}
+	}
+	if c := h.Calibration; c != nil {
+		fmt.Fprintln(w, CalibrationText(c))
 	}
 	keys := make([]string, 0, len(h.Unknown))
 	for k := range h.Unknown {
@@ -771,4 +803,13 @@ func VUText(d *results.Document) string {
 		return workload.Plural(d.VU, "VU")
 	}
 	return fmt.Sprintf("%s VUs (%d connected, those not running parked)", strings.Join(steps, " → "), most)
+}
+
+// CalibrationText is a host's calibration in a line (docs/host.md#calibration).
+func CalibrationText(c *results.Calibration) string {
+	if c.NA != "" {
+		return "calibration: n/a (" + c.NA + ")"
+	}
+	return fmt.Sprintf("calibration (%s): single-core %s units per CPU-second (rounds ±%.1f%%), all-core %s over %d threads (±%.1f%%; %s per wall second); medians of %d rounds of %d repetitions",
+		c.Kernel, Thousands(c.SingleCore), c.SingleSpreadPct/2, Thousands(c.AllCore), c.Threads, c.AllSpreadPct/2, Thousands(c.AllCoreWall), c.Rounds, c.Repeats)
 }

@@ -30,6 +30,7 @@ type Engine struct {
 	Seed              uint64        `opt:"seed" help:"seed of the run's random inputs; each profile step's is derived from it (0: random, printed and stored)"`
 	Repeat            int           `opt:"repeat" min:"1" help:"profile: runs per step; with 2 or more, figures are means with their spread"`
 	Pause             time.Duration `opt:"pause" help:"profile: pause between runs, for the server to settle"`
+	After             string        `opt:"after" help:"profile: housekeeping on the database between runs, timed apart: checkpoint, vacuum, analyze, wait-purge, or several joined by commas (docs/cli.md#housekeeping-between-runs)"`
 }
 
 // DefaultMaxOutage is --max-outage's default: longer than a server's restart or a replica's

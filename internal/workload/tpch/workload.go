@@ -29,7 +29,7 @@ type tpch struct{}
 func (tpch) Info() workload.Info {
 	return workload.Info{Name: "tpch", Title: "TPC-H", Footprint: Footprint,
 		// The observers' settings only: the tests have their own shape, no VUs, window or rate.
-		Engine: []string{"observe", "wait-sample", "running-sample", "stacks-hz", "waits", "client-cpus", "server-cpus"},
+		Engine: []string{"observe", "wait-sample", "running-sample", "stacks-hz", "waits", "calibrate", "client-cpus", "server-cpus"},
 		Short:  "TPC-H-derived analytic workload: dbgen-identical data, the 22 queries, power, throughput and QphH (not audited)",
 		Long: `The TPC-H-derived analytic workload. 'gen' writes .tbl files identical byte for byte to the
 official dbgen 2.17.3; 'prepare' generates and loads them straight into a database; 'run' runs the power
