@@ -212,3 +212,34 @@ settings: {cache_size: [100, 200]}
 		t.Errorf("written back: options %v settings %v, want %v %v\n%s", back.Options, back.Settings, st.Options, st.Settings, b)
 	}
 }
+
+// A case label longer than the plan's usual column moves no column: every step's VU count starts
+// at the same place.
+func TestPlanAlignsLongLabels(t *testing.T) {
+	st := read(t, `name: x
+workload: tpcc
+db: sqlite:///tmp/x.db
+prepare: {warehouses: [4, 16], partition: [true, false]}
+options: {mode: [sql]}
+vu: [1, 2]
+`)
+	var b bytes.Buffer
+	(&Plan{Study: st, Target: "SQLite"}).Print(&b)
+	col, longest := -1, 0
+	for _, l := range strings.Split(b.String(), "\n") {
+		i := strings.Index(l, " VU, run ")
+		if i < 0 {
+			continue
+		}
+		label := strings.TrimSpace(l[:strings.LastIndex(l[:i], " ")])
+		longest = max(longest, len(label))
+		if at := strings.LastIndex(l[:i], " ") + 1; col < 0 {
+			col = at
+		} else if at != col {
+			t.Errorf("a step's VU count at column %d, the first's at %d:\n%s", at, col, b.String())
+		}
+	}
+	if col < 0 || longest <= 40 {
+		t.Fatalf("no step label over 40 characters (longest %d) to test:\n%s", longest, b.String())
+	}
+}

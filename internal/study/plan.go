@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cairn-bench/cairn/internal/observe"
 	"github.com/cairn-bench/cairn/internal/options"
@@ -226,6 +227,11 @@ func (p *Plan) Print(w io.Writer) {
 	fmt.Fprintf(w, "%s × %s × %s = %s, order %s; each %s rampup + %s window, %s pause between\n",
 		textfmt.Plural(len(st.Cases()), "case"), textfmt.Plural(len(s.VU), "VU count"), textfmt.Plural(s.Repeat, "repeat"), textfmt.Plural(len(steps), "run"), st.Order,
 		options.FormatDuration(s.Rampup), options.FormatDuration(s.Duration), options.FormatDuration(s.Pause))
+	// The labels' column is as wide as the longest, so that a long case's label moves no column.
+	width := 0
+	for _, step := range steps {
+		width = max(width, utf8.RuneCountInString(step.Case.Label()))
+	}
 	last := ""
 	for i, step := range steps {
 		prep := ""
@@ -233,7 +239,7 @@ func (p *Plan) Print(w io.Writer) {
 			prep = ", after a prepare"
 		}
 		last = step.Case.Schema
-		fmt.Fprintf(w, "  %3d  %-40s %s, run %d%s\n", i+1, step.Case.Label(), textfmt.Plural(step.VU, "VU"), step.Repeat+1, prep)
+		fmt.Fprintf(w, "  %3d  %-*s %s, run %d%s\n", i+1, width, step.Case.Label(), textfmt.Plural(step.VU, "VU"), step.Repeat+1, prep)
 	}
 	for _, l := range cpuLists(st) {
 		fmt.Fprintf(w, "%s %s\n", l[0], observe.DescribeCPUs(l[1]))
