@@ -17,3 +17,9 @@ url_parts() {
 p = u.urlparse(sys.argv[1])
 print(p.hostname or "127.0.0.1", p.port or sys.argv[2], u.unquote(p.username or "cairn"), u.unquote(p.password or "cairn"), p.path.strip("/") or "cairn_bench")' "$1" "$2"
 }
+# per A N [SCALE] [PLACES]: A × SCALE / N to PLACES places (default 1 and 2), or nothing when A is
+# empty or N is not positive: a count over a run divided by its statements.
+per() { awk -v a="$1" -v n="$2" -v s="${3:-1}" -v p="${4:-2}" 'BEGIN { if (a != "" && n > 0) printf "%." p "f", a * s / n }'; }
+# server_pid PORT: the pid of the process listening on TCP PORT of this host (ss -ltnp; the
+# postmaster for PostgreSQL, mariadbd or mysqld), or nothing.
+server_pid() { ss -ltnpH "sport = :$1" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2 || true; }

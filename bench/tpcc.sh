@@ -25,7 +25,9 @@
 #   procs     cairn --mode procs NOPM / HammerDB's NOPM (both from SUM(d_next_o_id); target >= 1.2)
 #   sql       cairn --mode sql NOPM / the best client-SQL peer's steady state: go-tpc's NEW_ORDER
 #             TPM averaged over its own 10 s intervals after the rampup (go-tpc has no rampup of
-#             its own, and its tpmC covers the whole run), BenchBase's NewOrder rows of its
+#             its own, and its tpmC covers the whole run; its NEW_ORDER_ERR lines, the failed
+#             New-Orders, are not the figure: the round's line says in how many intervals of the
+#             run there were any), BenchBase's NewOrder rows of its
 #             measured window per minute (target >= 1.2)
 #   CPU       every tool's client CPU per transaction and as a share of the server's CPU (window.py)
 #
@@ -173,12 +175,14 @@ run_gotpc() {
   o="$out/gotpc-$kind-run.txt"
   window "$kind" peer_gotpc gotpc "$r" "$o" - "${g[@]}" run -T "$VU" --time "$((R + D))s" --interval 10s
   # "[Current] NEW_ORDER - Takes(s): 10.0, Count: N, TPM: X, …": the intervals that start at or
-  # after the rampup's end.
-  put "$r" "$kind" gotpc nopm "$(awk -v skip=$(((R + 9) / 10)) '/^\[Current\] NEW_ORDER/ { n++; if (n > skip) { gsub(",", "", $9); s += $9; k++ } } END { if (k) printf "%d", s / k }' "$o")"
+  # after the rampup's end. The interval's failed New-Orders are a line of their own,
+  # "[Current] NEW_ORDER_ERR - …", which is not the figure: it is counted, not averaged in.
+  put "$r" "$kind" gotpc nopm "$(awk -v skip=$(((R + 9) / 10)) '$1 == "[Current]" && $2 == "NEW_ORDER" && $3 == "-" { n++; if (n > skip) { gsub(",", "", $9); s += $9; k++ } } END { if (k) printf "%d", s / k }' "$o")"
+  put "$r" "$kind" gotpc err_intervals "$(awk '$1 == "[Current]" && $2 == "NEW_ORDER" && $3 == "-" { n++ } $1 == "[Current]" && $2 == "NEW_ORDER_ERR" { e++ } END { printf "%d of %d", e, n }' "$o")"
   put "$r" "$kind" gotpc tpmc_whole "$(awk '/^tpmC:/ { gsub(",", "", $2); print int($2) }' "$o" | tail -1)"
   "${g[@]}" cleanup >/dev/null 2>&1 || true
   db_drop "$kind" peer_gotpc   # go-tpc creates its database and its cleanup leaves it
-  echo "  round $r go-tpc: load $(val "$r" "$kind" gotpc load_s) s, steady state $(val "$r" "$kind" gotpc nopm) NEW_ORDER/min (tpmC over the whole run $(val "$r" "$kind" gotpc tpmc_whole)); outside: $WIN"
+  echo "  round $r go-tpc: load $(val "$r" "$kind" gotpc load_s) s, steady state $(val "$r" "$kind" gotpc nopm) NEW_ORDER/min (tpmC over the whole run $(val "$r" "$kind" gotpc tpmc_whole)); intervals with New-Order errors: $(val "$r" "$kind" gotpc err_intervals); outside: $WIN"
 }
 
 # BenchBase: create+load (timed, with the JVM's start), then warmup+window; its figure is the

@@ -1,6 +1,7 @@
 package mysql
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -46,6 +47,8 @@ type wire struct {
 	stmts        []wstmt
 	num          []byte // scratch for an unsigned BIGINT above MaxInt64, as text
 	sent         *wstmt // the statement sent apart (sendPrepared), nil for text
+	binding      *wstmt // the statement whose parameter types the command in wbuf carries, at bindAt
+	bindAt       int
 	tcols        []wcol // a text statement's result columns, reused
 	fd           int    // the socket's descriptor, for poll(2) (target.Splitter); -1 if unknown
 	broken       error
@@ -56,6 +59,8 @@ type wstmt struct {
 	params int
 	cols   []wcol // result columns, from the prepare
 	exec   []wcol // result columns sent with an execution, reused
+	types  []byte // the parameter types the server last received with this statement
+	bound  bool   // types holds them: an execution with the same types sends none
 	closed bool
 }
 
@@ -216,6 +221,7 @@ func (w *wire) done(ctx context.Context, stop func() bool, err error) error {
 // command starts a command packet in wbuf.
 func (w *wire) command(cmd byte) {
 	w.wbuf = append(w.wbuf[:0], 0, 0, 0, 0, cmd)
+	w.binding = nil
 }
 
 // send writes the command in wbuf as one packet.
@@ -227,6 +233,10 @@ func (w *wire) send() error {
 	}
 	if _, err := w.nc.Write(w.wbuf); err != nil {
 		return w.fail(err)
+	}
+	if s := w.binding; s != nil { // the server has these types now
+		s.types, s.bound = append(s.types[:0], w.wbuf[w.bindAt:w.bindAt+2*s.params]...), true
+		w.binding = nil
 	}
 	return nil
 }
@@ -477,7 +487,10 @@ func (w *wire) Close(id int) {
 }
 
 // encode writes COM_STMT_EXECUTE for s with args into wbuf, as the driver's writeExecutePacket
-// does; false, with nothing sent, for an argument the wire does not encode.
+// does, except that the parameter types go only with an execution whose types differ from the
+// last ones sent (new-params-bound-flag 0 otherwise, as libmariadb and libmysqlclient send after a
+// statement's first execution): the server then keeps the conversions it set up, and the packet is
+// 2 bytes a parameter shorter. false, with nothing sent, for an argument the wire does not encode.
 func (w *wire) encode(s *wstmt, args []any) bool {
 	if len(args) != s.params {
 		return false // the driver says how they differ
@@ -566,7 +579,16 @@ func (w *wire) encode(s *wstmt, args []any) bool {
 			w.wbuf = append(w.wbuf, b)
 		}
 	}
-	return len(w.wbuf)-4 < maxPayload
+	if len(w.wbuf)-4 >= maxPayload {
+		return false
+	}
+	if n := 2 * len(args); s.bound && bytes.Equal(w.wbuf[types:types+n], s.types) {
+		w.wbuf[types-1] = 0 // the server's types stand
+		w.wbuf = append(w.wbuf[:types], w.wbuf[types+n:]...)
+	} else {
+		w.binding, w.bindAt = s, types // remembered once sent
+	}
+	return true
 }
 
 // Exec implements sqlconn.Wire.

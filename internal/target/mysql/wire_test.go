@@ -240,6 +240,69 @@ func TestWireAllocatesNothing(t *testing.T) {
 	}
 }
 
+// An execution whose parameter types are the ones the server last received with the statement
+// sends none (new-params-bound-flag 0, as libmariadb and libmysqlclient send after a statement's
+// first execution); one whose types changed sends them again. The server's own count of the
+// session's bytes received shows it: 2 bytes a parameter fewer per execution with unchanged types
+// than with types that change every time, and every value, NULLs and strings between integers,
+// reads back as it was sent.
+func TestWireSendsTypesOnlyWhenChanged(t *testing.T) {
+	ctx := context.Background()
+	tg, _ := open(t)
+	c := conn(t, tg, true)
+	if c.Wire == nil {
+		t.Fatal("the connection has no wire")
+	}
+	if err := c.Prepare(ctx, "echo", "SELECT ?"); err != nil {
+		t.Fatal(err)
+	}
+	received := func() int64 {
+		t.Helper()
+		var name string
+		var v int64
+		if err := c.QueryRow(ctx, "SHOW SESSION STATUS LIKE 'Bytes_received'").Scan(&name, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	echo := func(arg any) {
+		t.Helper()
+		var got any
+		if err := c.QueryRow(ctx, "echo", arg).Scan(&got); err != nil {
+			t.Fatalf("%T %v: %v", arg, arg, err)
+		}
+		if b, ok := got.([]byte); ok {
+			got = string(b)
+		}
+		if g, w := fmt.Sprint(got), fmt.Sprint(arg); g != w {
+			t.Fatalf("sent %T %s, read back %s", arg, w, g)
+		}
+	}
+	const n = 40
+	series := func(arg func(i int) any) int64 { // bytes received over n executions, and one status read
+		echo(arg(-1))
+		b0 := received()
+		for i := range n {
+			echo(arg(i))
+		}
+		return received() - b0
+	}
+	same := series(func(i int) any { return int64(i) })
+	changing := series(func(i int) any {
+		if i%2 == 0 {
+			return uint64(i) // unsigned: another type
+		}
+		return int64(-i)
+	})
+	if changing-same != 2*n {
+		t.Fatalf("%d executions with unchanged types: %d bytes received; with types changing every time: %d; want %d bytes fewer (2 per execution)",
+			n, same, changing, 2*n)
+	}
+	for _, a := range []any{nil, "x", int64(7), int64(8), "yz", nil, nil, uint64(1 << 63), uint64(1<<63 + 1), 2.5, int64(9), int64(10)} {
+		echo(a)
+	}
+}
+
 // A connection killed under the wire fails its next statement as a lost connection (the engine
 // then reconnects), not as an error of the statement.
 func TestWireLostConnection(t *testing.T) {
