@@ -65,7 +65,7 @@ func (c *ClientClock) Text() string {
 // beside other busy processes on its CPUs: it gets only its share of them and runs little, while
 // its threads queue for the rest. A host short of CPU for every process queues them too, but
 // over all its CPUs: measured on a 2-CPU host under a load of 10–17, unbound runs waited 1.1–2.0
-// threads per CPU, and the same runs bound to one CPU beside two busy loops 4.2–4.7.
+// threads per CPU, and the same runs bound to one CPU beside two busy loops 3.7–4.7.
 // ClientWaitWarn is the share of the window its VUs waited for a CPU from which the summary
 // warns: their latencies include that wait.
 const (
