@@ -12,11 +12,11 @@ import (
 )
 
 // The client checks itself: a run on PostgreSQL with cairn bound to one CPU beside two busy loops
-// on that CPU (a constructed overload) records what its threads ran and waited for a CPU, and
-// warns that its VUs waited for one; the same run unbound records the same figures, and each
-// run's warning and client_bound mark follow from its own recorded figures by the documented
-// thresholds (docs/result-format.md#client). The binary runs it, so that the binding stays
-// out of the test process.
+// on that CPU (a constructed overload) records what its threads ran and waited for a CPU, warns
+// that its VUs waited for one, and is marked client_bound; the same run unbound beside the same
+// busy loops is not, and each run's warning and mark follow from its own recorded figures by the
+// documented thresholds (docs/result-format.md#client). The binary runs it, so that the binding
+// stays out of the test process.
 func TestClientChecksItself(t *testing.T) {
 	url := testutil.PG(t)
 	bin := cairnBinary(t)
@@ -50,9 +50,10 @@ func TestClientChecksItself(t *testing.T) {
 		hogs = nil
 	}
 	defer stop()
+	// The same run without the binding, beside the same busy loops: cairn may use the other CPU.
 	bound, boundOut := run("bound", "--client-cpus", "0")
-	stop()
 	free, freeOut := run("free")
+	stop()
 
 	for _, c := range []struct {
 		name string
@@ -74,19 +75,25 @@ func TestClientChecksItself(t *testing.T) {
 		if want := th.RunSeconds / (win * float64(th.UsableCPUs)); !near(th.UseShare, want) {
 			t.Errorf("%s: use_share %v, run_seconds / (window × CPUs) %v", c.name, th.UseShare, want)
 		}
+		if want := th.WaitSeconds / (win * float64(th.UsableCPUs)); !near(th.WaitPerCPU, want) {
+			t.Errorf("%s: wait_per_cpu %v, wait_seconds / (window × CPUs) %v", c.name, th.WaitPerCPU, want)
+		}
 		line := fmt.Sprintf("client threads: VUs waited %.0f%% of the window for a CPU", 100*th.VUWaitShare)
 		warned := strings.Contains(c.out, "warning: cairn's VUs waited")
 		if !strings.Contains(c.out, line) || warned != (th.VUWaitShare >= results.ClientWaitWarn) {
 			t.Errorf("%s: the summary lacks %q, or warns (%v) against its figure %.3f:\n%s", c.name, line, warned, th.VUWaitShare, c.out)
 		}
-		if c.d.MarkedWith(results.ClientBound) != (th.UseShare >= results.ClientBoundUse) {
-			t.Errorf("%s: marked client_bound %v with use_share %.3f", c.name, c.d.MarkedWith(results.ClientBound), th.UseShare)
+		if c.d.MarkedWith(results.ClientBound) != (th.UseShare >= results.ClientBoundUse || th.WaitPerCPU >= results.ClientBoundWait) {
+			t.Errorf("%s: marked client_bound %v with use_share %.3f, wait_per_cpu %.2f", c.name, c.d.MarkedWith(results.ClientBound), th.UseShare, th.WaitPerCPU)
 		}
 		t.Logf("%s: %s", c.name, th.Text(win))
 	}
 	// The constructed overload: the VUs' thread ran on one CPU that two busy loops shared.
 	if !bound.Client.Threads.Waited() {
 		t.Errorf("bound beside two busy loops, the VUs waited only %.1f%% of the window for a CPU", 100*bound.Client.Threads.VUWaitShare)
+	}
+	if !bound.MarkedWith(results.ClientBound) || free.MarkedWith(results.ClientBound) {
+		t.Errorf("client_bound: bound beside two busy loops %v, unbound %v; want true, false", bound.MarkedWith(results.ClientBound), free.MarkedWith(results.ClientBound))
 	}
 }
 

@@ -19,7 +19,7 @@ var searchSets = map[string]bool{"rate": true, "schedule": true, "repeat": true,
 // a latency target (docs/search.md). Its steps take run's flags (VUs, rampup, window, the
 // workload's options); its own say what to hold and how far to look.
 func newSearch(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
-	var p95, p99 time.Duration
+	var p95, p99 string
 	so := session.SearchOptions{MaxSteps: 8, Precision: 0.1}
 	exec := func(cmd *cobra.Command, s *spec.Spec, f runFlags) error {
 		if err := so.Hold(p95, p99); err != nil {
@@ -31,10 +31,10 @@ func newSearch(w workload.Workload, stdout, stderr io.Writer) *cobra.Command {
 		// A search runs several steps: its defaults are a step's, not a full run's.
 		s.Rampup, s.Duration, s.Pause, s.Progress = 5*time.Second, 20*time.Second, 5*time.Second, 0
 	}, exec, stdout, stderr)
-	cmd.Short = "Find the highest open-loop rate at which the main transaction's p95 (or p99) stays within a target, by steps narrowed by bisection"
+	cmd.Short = "Find the highest open-loop rate at which the p95 (or p99) of the main transaction, or of each type given, stays within its target, by steps narrowed by bisection"
 	fs := cmd.Flags()
-	fs.DurationVar(&p95, "p95", 0, "latency target: the main transaction's 95th percentile must not exceed it, like 50ms")
-	fs.DurationVar(&p99, "p99", 0, "latency target: the main transaction's 99th percentile must not exceed it")
+	fs.StringVar(&p95, "p95", "", "latency target: the main transaction's 95th percentile must not exceed it, like 50ms; or one per transaction type, like new_order=50ms,payment=80ms")
+	fs.StringVar(&p99, "p99", "", "latency target: the main transaction's 99th percentile must not exceed it; or one per transaction type, as --p95")
 	fs.Float64Var(&so.StartRate, "start-rate", 0, "first rate tried, transactions per second (0: half the throughput of a closed-loop probe run first)")
 	fs.IntVar(&so.MaxSteps, "max-steps", so.MaxSteps, "most rate steps to run (the probe not counted)")
 	fs.Float64Var(&so.Precision, "precision", so.Precision, "stop when the lowest rate that missed is within this fraction above the highest that held")

@@ -12,8 +12,9 @@ import (
 
 // clientThreads measures whether cairn itself was short of CPU in the window: its threads' run
 // and run-queue wait times at the window's edges (results.ClientThreads), and marks a run whose
-// client used the CPUs it may use (client_bound). A run on an embedded database is not marked:
-// the database's work is cairn's own, and a busy client is the database at work.
+// client was short of the CPUs it may use (client_bound: results.ClientThreads.Bound). A
+// run on an embedded database is not marked: the database's work is cairn's own, and a busy
+// client is the database at work.
 type clientThreads struct {
 	Base
 	embedded     bool
@@ -74,12 +75,13 @@ func (c *clientThreads) Fill(d *results.Document) {
 	if c.end.wait > c.start.wait {
 		wait = float64(c.end.wait-c.start.wait) / 1e9
 	}
-	th := &results.ClientThreads{RunSeconds: run, WaitSeconds: wait, UsableCPUs: c.cpus, UseShare: run / (win * float64(c.cpus))}
+	can := win * float64(c.cpus)
+	th := &results.ClientThreads{RunSeconds: run, WaitSeconds: wait, UsableCPUs: c.cpus, UseShare: run / can, WaitPerCPU: wait / can}
 	if d.VU > 0 {
 		th.VUWaitShare = wait / (float64(d.VU) * win)
 	}
 	d.Client.Threads = th
 	if th.Bound() && !c.embedded && !d.Interrupted {
-		d.Mark(results.ClientBound, th.Text(win)+": cairn used the CPUs it may use; the client, not only the database, limited what was measured")
+		d.Mark(results.ClientBound, th.Text(win)+": cairn was short of the CPUs it may use; the client, not only the database, limited what was measured")
 	}
 }

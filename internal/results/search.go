@@ -5,11 +5,8 @@ package results
 // step is a run at one rate (Step.Rate; the closed-loop probe, when one ran, is the step of rate
 // 0), and Search says what the steps found.
 type Search struct {
-	// Percentile is "p95" or "p99"; TargetMs the latency the percentile of Txn (the workload's
-	// main transaction) must not exceed.
-	Percentile string  `json:"percentile"`
-	TargetMs   float64 `json:"target_ms"`
-	Txn        string  `json:"transaction"`
+	// Targets are the latencies a step must hold, every one of them.
+	Targets []SearchTarget `json:"targets"`
 	// Precision is the relative width at which bisection stops (0.1: the failing rate within
 	// 10% above the holding one); MaxSteps the most rate steps it runs.
 	Precision float64 `json:"precision"`
@@ -31,17 +28,37 @@ type Search struct {
 	// (docs/steady-state.md).
 	Achieved     float64 `json:"achieved"`
 	AchievedHalf float64 `json:"achieved_half"`
+	// Bound is the target that bound the answer: the one furthest over its latency at Hi
+	// (SearchTarget.Name); "" when Hi missed no latency target (it fell short of its rate, or
+	// drifted) or there is no Hi.
+	Bound string `json:"bound,omitempty"`
 }
 
-// SearchPoint is one rate step: the rate asked, the throughput achieved, the percentile
+// SearchTarget is one latency a search holds: the Percentile ("p95" or "p99") of transaction
+// type Txn must not exceed TargetMs.
+type SearchTarget struct {
+	Txn        string  `json:"transaction"`
+	Percentile string  `json:"percentile"`
+	TargetMs   float64 `json:"target_ms"`
+}
+
+// Name is the target as the summary and SearchPoint.Bound name it: "new_order p95".
+func (t SearchTarget) Name() string { return t.Txn + " " + t.Percentile }
+
+// SearchPoint is one rate step: the rate asked, the throughput achieved, the percentiles
 // measured, the steady-state verdict, and whether the step held (with why not).
 type SearchPoint struct {
-	Rate      float64 `json:"rate"`
-	Achieved  float64 `json:"achieved"`
-	LatencyMs float64 `json:"latency_ms"`
-	Steady    bool    `json:"steady"`
-	Held      bool    `json:"held"`
-	Why       string  `json:"why,omitempty"`
+	Rate     float64 `json:"rate"`
+	Achieved float64 `json:"achieved"`
+	// LatencyMs is each target's percentile in the step, in the order of Search.Targets; Bound
+	// the target nearest its latency or furthest over it (the highest latency over target).
+	LatencyMs []float64 `json:"latency_ms"`
+	Bound     string    `json:"bound,omitempty"`
+	Steady    bool      `json:"steady"`
+	Held      bool      `json:"held"`
+	Why       string    `json:"why,omitempty"`
+	// Again: the step is a second run at the rate of the step before, which missed (docs/search.md).
+	Again bool `json:"again,omitempty"`
 	// Run is the step's run: its index in the profile's steps.
 	Run int `json:"run"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,9 +19,8 @@ import (
 // SearchOptions are a capacity search's own settings (docs/search.md); the spec gives the rest
 // (VUs, each step's rampup and window, the workload's options).
 type SearchOptions struct {
-	// Percentile is "p95" or "p99"; Target the latency it must not exceed.
-	Percentile string
-	Target     time.Duration
+	// Targets are the latencies a step must hold, every one of them.
+	Targets []SearchTarget
 	// StartRate is the first rate tried; 0: half the throughput of a closed-loop probe.
 	StartRate float64
 	// MaxSteps bounds the rate steps; Precision is the relative width of the interval at which
@@ -29,20 +29,59 @@ type SearchOptions struct {
 	Precision float64
 }
 
-// Hold sets the latency target from --p95 and --p99 (0: not given), of which a search holds one;
-// with neither, the search's check says what it needs.
-func (o *SearchOptions) Hold(p95, p99 time.Duration) error {
-	switch {
-	case p95 > 0 && p99 > 0:
-		return inputf("--p95 and --p99: search holds one target; give one of them")
-	case p95 < 0 || p99 < 0:
-		return inputf("--p95/--p99: give a positive latency, like 50ms")
-	case p95 > 0:
-		o.Percentile, o.Target = "p95", p95
-	case p99 > 0:
-		o.Percentile, o.Target = "p99", p99
+// A SearchTarget is one latency a search holds: the Percentile ("p95", "p99") of transaction
+// type Txn ("": the workload's main one, named once the workload is known) must not exceed Max.
+type SearchTarget struct {
+	Txn, Percentile string
+	Max             time.Duration
+}
+
+// Hold sets the targets from --p95 and --p99 ("": not given). Each is a latency for the main
+// transaction (50ms) or a list of TYPE=LATENCY, one per transaction type
+// (new_order=50ms,payment=80ms); a step holds only when every target given holds.
+func (o *SearchOptions) Hold(p95, p99 string) error {
+	o.Targets = nil
+	for _, f := range []struct{ pct, text string }{{"p95", p95}, {"p99", p99}} {
+		if f.text == "" {
+			continue
+		}
+		for _, item := range strings.Split(f.text, ",") {
+			txn, lat, typed := strings.Cut(item, "=")
+			if !typed {
+				txn, lat = "", item
+			}
+			txn = strings.TrimSpace(txn)
+			d, err := options.ParseDuration(strings.TrimSpace(lat))
+			if err != nil || d <= 0 || typed && txn == "" {
+				return inputf("--%s %s: give a positive latency, like 50ms, or one per transaction type, like new_order=50ms,payment=80ms", f.pct, item)
+			}
+			o.Targets = append(o.Targets, SearchTarget{Txn: txn, Percentile: f.pct, Max: d})
+		}
 	}
 	return nil
+}
+
+// resolve names the main transaction's targets and checks every target's type against the
+// workload's types; a type held twice at one percentile is a mistake.
+func (o SearchOptions) resolve(types []string, main string) ([]SearchTarget, error) {
+	out := make([]SearchTarget, 0, len(o.Targets))
+	for _, t := range o.Targets {
+		if t.Txn == "" {
+			t.Txn = main
+		}
+		if !slices.Contains(types, t.Txn) {
+			return nil, inputf("--%s %s=%s: this workload has no transaction type %q; its types: %s",
+				t.Percentile, t.Txn, options.FormatDuration(t.Max), t.Txn, strings.Join(types, ", "))
+		}
+		for _, u := range out {
+			if u.Txn == t.Txn && u.Percentile == t.Percentile {
+				return nil, inputf("--%s: %s has two targets (%s and %s): give one", t.Percentile, t.Txn,
+					options.FormatDuration(u.Max), options.FormatDuration(t.Max))
+			}
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 // MinSearchWindow is the shortest window a search step may have: a step must be judged steady,
@@ -52,8 +91,8 @@ const MinSearchWindow = steady.MinSamples * time.Second
 // check checks the search's settings against the spec they run with.
 func (o SearchOptions) check(s *spec.Spec) error {
 	switch {
-	case o.Target <= 0:
-		return inputf("search needs a latency target: --p95 50ms or --p99 200ms")
+	case len(o.Targets) == 0:
+		return inputf("search needs a latency target: --p95 50ms or --p99 200ms, or per transaction type: --p95 new_order=50ms,payment=80ms")
 	case s.Rate > 0:
 		return inputf("--rate %g: search chooses each step's rate itself; give the first with --start-rate", s.Rate)
 	case len(s.VU) != 1:
@@ -114,9 +153,16 @@ func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions)
 	if err != nil {
 		return nil, err
 	}
+	if so.Targets, err = so.resolve(def.Types, p.MainTxn); err != nil {
+		return nil, err
+	}
 	vu := s.VU[0]
-	sr := &results.Search{Percentile: so.Percentile, TargetMs: float64(so.Target) / float64(time.Millisecond),
-		Txn: p.MainTxn, Precision: so.Precision, MaxSteps: so.MaxSteps, StartRate: so.StartRate}
+	sr := &results.Search{Precision: so.Precision, MaxSteps: so.MaxSteps, StartRate: so.StartRate}
+	var held []string
+	for _, t := range so.Targets {
+		sr.Targets = append(sr.Targets, results.SearchTarget{Txn: t.Txn, Percentile: t.Percentile, TargetMs: float64(t.Max) / float64(time.Millisecond)})
+		held = append(held, fmt.Sprintf("%s %s ≤ %s", t.Txn, t.Percentile, options.FormatDuration(t.Max)))
+	}
 	p.Search = sr
 	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
 		def, err := se.W.Start(ctx, se.T, s.Options, seed)
@@ -131,7 +177,7 @@ func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions)
 		}
 		return d, err
 	}
-	line := se.startLine(def, "searching", fmt.Sprint(vu)+" VU") + fmt.Sprintf(", %s ≤ %s of %s", so.Percentile, options.FormatDuration(so.Target), p.MainTxn)
+	line := se.startLine(def, "searching", fmt.Sprint(vu)+" VU") + ", " + strings.Join(held, ", ")
 	k := &stepper{p: p, o: profileOptions{VUs: []int{vu}, Repeat: 1, Pause: s.Pause, Seed: s.Seed, Line: line, After: after, Target: se.T}, step: step, bus: bus}
 	if err := k.begin(ctx); err != nil {
 		return p, err
@@ -165,26 +211,38 @@ func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions)
 	}
 	var lo, hi float64
 	for i := 0; i < so.MaxSteps; i++ {
-		d, stop, err := at(rate)
-		if d != nil {
-			pt := judgeStep(d, rate, so)
-			pt.Run = len(p.Steps) - 1
-			sr.Points = append(sr.Points, pt)
-			if pt.Held && rate > lo {
-				lo = rate
-				sr.Achieved = pt.Achieved
-				if d.Steady != nil {
-					sr.AchievedHalf = d.Steady.Throughput.Half
+		// A miss above a rate that held is run again before it counts: near the capacity a
+		// stall of a shared host fails one step and the queue it leaves takes the window to
+		// drain, while a rate the server cannot sustain misses twice. The rate held when
+		// either run held (docs/search.md#a-miss-is-run-again).
+		var pt results.SearchPoint
+		judged := false
+		for again := false; ; again = true {
+			d, stop, err := at(rate)
+			if judged = d != nil; judged {
+				pt = judgeStep(d, rate, sr.Targets)
+				pt.Run, pt.Again = len(p.Steps)-1, again
+				sr.Points = append(sr.Points, pt)
+				if pt.Held && rate > lo {
+					lo = rate
+					sr.Achieved = pt.Achieved
+					if d.Steady != nil {
+						sr.AchievedHalf = d.Steady.Throughput.Half
+					}
 				}
 			}
-			if !pt.Held && (hi == 0 || rate < hi) {
-				hi = rate
+			if stop || err != nil {
+				finish(sr, lo, hi)
+				k.end()
+				return p, err
 			}
+			if d == nil || pt.Held || again || lo == 0 {
+				break
+			}
+			n++
 		}
-		if stop || err != nil {
-			finish(sr, lo, hi)
-			k.end()
-			return p, err
+		if judged && !pt.Held && (hi == 0 || rate < hi) {
+			hi = rate
 		}
 		next, done := nextRate(lo, hi, so.Precision)
 		if done {
@@ -223,8 +281,21 @@ func roundRate(r float64) float64 {
 	return math.Max(math.Round(r/e)*e, e)
 }
 
+// finish sets the search's answer: lo, the highest rate that held, and hi, the lowest that
+// missed above it; the target that bound is the one over its latency at hi, if one was.
 func finish(sr *results.Search, lo, hi float64) {
 	sr.Found, sr.Rate, sr.Lo, sr.Hi = lo > 0, lo, lo, hi
+	sr.Bound = ""
+	for _, pt := range sr.Points {
+		if pt.Rate != hi || pt.Held || pt.Bound == "" {
+			continue
+		}
+		for i, t := range sr.Targets {
+			if t.Name() == pt.Bound && pt.LatencyMs[i] > t.TargetMs {
+				sr.Bound = pt.Bound
+			}
+		}
+	}
 }
 
 // achieved is a run's completed transactions per second of its window, every type counted, as
@@ -255,21 +326,29 @@ func Shortfall(rate, seconds float64) float64 {
 	return math.Max(0.02*rate, 3*math.Sqrt(rate*seconds)/seconds)
 }
 
-// judgeStep says whether a step held: it achieved the rate asked (within Shortfall), its
-// percentile of the main transaction stayed within the target, and it was judged steady.
-func judgeStep(d *results.Document, rate float64, so SearchOptions) results.SearchPoint {
-	pt := results.SearchPoint{Rate: rate, Achieved: achieved(d)}
+// judgeStep says whether a step held: it achieved the rate asked (within Shortfall), every
+// target's percentile stayed within its latency, and it was judged steady. The target that bound
+// is the one nearest its latency, or furthest over it: the highest latency over target.
+func judgeStep(d *results.Document, rate float64, targets []results.SearchTarget) results.SearchPoint {
+	pt := results.SearchPoint{Rate: rate, Achieved: achieved(d), LatencyMs: make([]float64, len(targets))}
 	var why []string
-	if m := d.Main(); m != nil && m.Count > 0 {
-		pt.LatencyMs = m.LatencyMs.P95
-		if so.Percentile == "p99" {
-			pt.LatencyMs = m.LatencyMs.P99
+	worst := -1.0
+	for i, t := range targets {
+		tx := d.Txns[t.Txn]
+		if tx == nil || tx.Count == 0 {
+			why = append(why, "no "+t.Txn+" completed")
+			continue
 		}
-		if target := float64(so.Target) / float64(time.Millisecond); pt.LatencyMs > target {
-			why = append(why, fmt.Sprintf("%s %.3g ms > %.3g ms", so.Percentile, pt.LatencyMs, target))
+		pt.LatencyMs[i] = tx.LatencyMs.P95
+		if t.Percentile == "p99" {
+			pt.LatencyMs[i] = tx.LatencyMs.P99
 		}
-	} else {
-		why = append(why, "no "+d.MainTxn+" completed")
+		if r := pt.LatencyMs[i] / t.TargetMs; r > worst {
+			worst, pt.Bound = r, t.Name()
+		}
+		if pt.LatencyMs[i] > t.TargetMs {
+			why = append(why, fmt.Sprintf("%s %.3g ms > %.3g ms", t.Name(), pt.LatencyMs[i], t.TargetMs))
+		}
 	}
 	if short := rate - pt.Achieved; short > Shortfall(rate, d.Window.ClientSeconds) {
 		why = append(why, fmt.Sprintf("achieved %.4g/s, %.1f%% short", pt.Achieved, 100*short/rate))

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,8 +45,8 @@ func steadyOK() *results.Steady {
 }
 
 func TestJudgeStep(t *testing.T) {
-	p95 := SearchOptions{Percentile: "p95", Target: 50 * time.Millisecond}
-	p99 := SearchOptions{Percentile: "p99", Target: 50 * time.Millisecond}
+	p95 := []results.SearchTarget{{Txn: "t", Percentile: "p95", TargetMs: 50}}
+	p99 := []results.SearchTarget{{Txn: "t", Percentile: "p99", TargetMs: 50}}
 	late := steadyOK()
 	late.Steady, late.ShortBySeconds = false, 3 // a warm-up into the window does not fail a step
 	drift := steadyOK()
@@ -61,7 +63,7 @@ func TestJudgeStep(t *testing.T) {
 		name string
 		d    *results.Document
 		rate float64
-		so   SearchOptions
+		so   []results.SearchTarget
 		why  string // "" holds
 	}{
 		{"holds", stepDoc(10000, 20, 80, steadyOK()), 1000, p95, ""},
@@ -89,6 +91,102 @@ func TestJudgeStep(t *testing.T) {
 		pt := judgeStep(c.d, c.rate, c.so)
 		if pt.Held != (c.why == "") || !strings.Contains(pt.Why, c.why) {
 			t.Errorf("%s: held %v, why %q; want %q", c.name, pt.Held, pt.Why, c.why)
+		}
+	}
+}
+
+// A step's document with two types: "a" with p95 pa (p99 twice it), "b" with p95 pb, 5,000 of
+// each in a 10 s window (1,000/s in all).
+func twoTypes(pa, pb float64) *results.Document {
+	d := stepDoc(0, 0, 0, steadyOK())
+	d.MainTxn, d.Txns = "a", map[string]*results.Txn{"a": {Count: 5000}, "b": {Count: 5000}}
+	d.Txns["a"].LatencyMs.P95, d.Txns["a"].LatencyMs.P99 = pa, 2*pa
+	d.Txns["b"].LatencyMs.P95, d.Txns["b"].LatencyMs.P99 = pb, 2*pb
+	return d
+}
+
+// Per-type targets: a step holds only when every target holds, and the target that bound is the
+// one with the highest latency over its target, held or not.
+func TestJudgeStepPerType(t *testing.T) {
+	targets := []results.SearchTarget{{Txn: "a", Percentile: "p95", TargetMs: 50}, {Txn: "b", Percentile: "p95", TargetMs: 80}, {Txn: "a", Percentile: "p99", TargetMs: 200}}
+	cases := []struct {
+		name  string
+		d     *results.Document
+		why   string // "" holds
+		bound string
+		fine  string // a target that held: not named among the misses
+	}{
+		// ratios 0.8, 0.5, 0.4: a's p95 nearest its target
+		{"all hold", twoTypes(40, 40), "", "a p95", ""},
+		// ratios 0.6, 1.125, 0.3: b misses alone, and a step needs every target
+		{"b misses", twoTypes(30, 90), "b p95 90 ms > 80 ms", "b p95", "a p"},
+		// ratios 1.2, 0.5, 0.6: a's p95 misses, its p99 (120 ms) holds
+		{"a's p95 misses", twoTypes(60, 40), "a p95 60 ms > 50 ms", "a p95", "a p99"},
+		// ratios 2.2, 0.25, 1.1: both of a's miss; the p95 is further over
+		{"a misses twice", twoTypes(110, 20), "a p95 110 ms > 50 ms; a p99 220 ms > 200 ms", "a p95", "b p95"},
+	}
+	for _, c := range cases {
+		pt := judgeStep(c.d, 1000, targets)
+		if pt.Held != (c.why == "") || !strings.Contains(pt.Why, c.why) || pt.Bound != c.bound || c.fine != "" && strings.Contains(pt.Why, c.fine) {
+			t.Errorf("%s: held %v, why %q, bound %q; want %q, bound %q", c.name, pt.Held, pt.Why, pt.Bound, c.why, c.bound)
+		}
+		if len(pt.LatencyMs) != 3 || pt.LatencyMs[0] != c.d.Txns["a"].LatencyMs.P95 || pt.LatencyMs[1] != c.d.Txns["b"].LatencyMs.P95 || pt.LatencyMs[2] != c.d.Txns["a"].LatencyMs.P99 {
+			t.Errorf("%s: latencies %v, not the targets' percentiles in their order", c.name, pt.LatencyMs)
+		}
+	}
+	// A type that completed nothing misses its target.
+	d := twoTypes(10, 10)
+	d.Txns["b"].Count = 0
+	if pt := judgeStep(d, 500, targets); pt.Held || !strings.Contains(pt.Why, "no b completed") {
+		t.Errorf("b completed nothing: held %v, why %q", pt.Held, pt.Why)
+	}
+}
+
+// The answer's bound target is the one over its latency at the lowest rate that missed; none when
+// that rate missed only by falling short.
+func TestSearchBound(t *testing.T) {
+	targets := []results.SearchTarget{{Txn: "a", Percentile: "p95", TargetMs: 50}, {Txn: "b", Percentile: "p95", TargetMs: 80}}
+	sr := &results.Search{Targets: targets, Points: []results.SearchPoint{
+		{Rate: 1000, Held: true, Bound: "a p95", LatencyMs: []float64{40, 40}},
+		{Rate: 2000, Bound: "b p95", LatencyMs: []float64{45, 900}},
+		{Rate: 1500, Bound: "b p95", LatencyMs: []float64{45, 95}},
+	}}
+	finish(sr, 1000, 1500)
+	if sr.Bound != "b p95" || !sr.Found || sr.Lo != 1000 || sr.Hi != 1500 {
+		t.Errorf("bound %q found %v [%g, %g)", sr.Bound, sr.Found, sr.Lo, sr.Hi)
+	}
+	sr.Points[2].LatencyMs = []float64{45, 70} // 1500/s fell short, within every target
+	finish(sr, 1000, 1500)
+	if sr.Bound != "" {
+		t.Errorf("bound %q at a rate that missed no latency target", sr.Bound)
+	}
+}
+
+func TestSearchTargets(t *testing.T) {
+	types := []string{"new_order", "payment", "delivery"}
+	var o SearchOptions
+	if err := o.Hold("50ms,payment=80ms", "delivery=2s"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.resolve(types, "new_order")
+	want := []SearchTarget{{"new_order", "p95", 50 * time.Millisecond}, {"payment", "p95", 80 * time.Millisecond}, {"delivery", "p99", 2 * time.Second}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("targets %v, %v; want %v", got, err, want)
+	}
+	for _, c := range []struct{ p95, p99, want string }{
+		{"new-order=50ms", "", `--p95 new-order=50ms: this workload has no transaction type "new-order"; its types: new_order, payment, delivery`},
+		{"50ms,new_order=60ms", "", "--p95: new_order has two targets (50ms and 60ms): give one"},
+		{"payment=0", "", "--p95 payment=0: give a positive latency"},
+		{"", "=5ms", "--p99 =5ms: give a positive latency"},
+		{"fast", "", "--p95 fast: give a positive latency"},
+	} {
+		err := o.Hold(c.p95, c.p99)
+		if err == nil {
+			_, err = o.resolve(types, "new_order")
+		}
+		var ie *InputError
+		if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("--p95 %q --p99 %q: %v; want bad input %q", c.p95, c.p99, err, c.want)
 		}
 	}
 }

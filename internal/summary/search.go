@@ -3,6 +3,7 @@ package summary
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/cairn-bench/cairn/internal/results"
@@ -13,8 +14,12 @@ import (
 // answer with its interval (docs/search.md).
 func Search(w io.Writer, p *results.Profile) {
 	sr := p.Search
-	fmt.Fprintf(w, "\n%s capacity search on %s %s: highest rate with %s %s ≤ %s ms", Title(p.Workload), p.Target.Name, p.Target.Version,
-		sr.Txn, sr.Percentile, textfmt.Ms(sr.TargetMs))
+	var held []string
+	for _, t := range sr.Targets {
+		held = append(held, fmt.Sprintf("%s ≤ %s ms", t.Name(), textfmt.Ms(t.TargetMs)))
+	}
+	fmt.Fprintf(w, "\n%s capacity search on %s %s: highest rate with %s", Title(p.Workload), p.Target.Name, p.Target.Version,
+		strings.Join(held, " and "))
 	if p.Interrupted {
 		fmt.Fprint(w, " · INTERRUPTED: the steps below are all that ran")
 	}
@@ -24,16 +29,29 @@ func Search(w io.Writer, p *results.Profile) {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "step\trate asked/s\tachieved/s\t%s ms\tsteady\theld\t\n", sr.Percentile)
+	fmt.Fprint(tw, "step\trate asked/s\tachieved/s\t")
+	for _, t := range sr.Targets {
+		fmt.Fprintf(tw, "%s ms\t", t.Name())
+	}
+	fmt.Fprint(tw, "steady\theld\t\n")
 	for i, pt := range sr.Points {
-		steady, held := "no", "yes"
+		steady, held, again := "no", "yes", ""
 		if pt.Steady {
 			steady = "yes"
 		}
 		if !pt.Held {
 			held = "no: " + pt.Why
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", i+1, Thousands(pt.Rate), Thousands(pt.Achieved), textfmt.Ms(pt.LatencyMs), steady, held)
+		if pt.Again {
+			again = " again"
+		}
+		fmt.Fprintf(tw, "%d%s\t%s\t%s\t", i+1, again, Thousands(pt.Rate), Thousands(pt.Achieved))
+		for j := range sr.Targets {
+			if j < len(pt.LatencyMs) {
+				fmt.Fprintf(tw, "%s\t", textfmt.Ms(pt.LatencyMs[j]))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t\n", steady, held)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -42,13 +60,17 @@ func Search(w io.Writer, p *results.Profile) {
 	}
 	switch {
 	case !sr.Found:
-		fmt.Fprintf(w, "capacity: not found: no rate tried held %s ≤ %s ms\n", sr.Percentile, textfmt.Ms(sr.TargetMs))
+		fmt.Fprintf(w, "capacity: not found: no rate tried held %s\n", strings.Join(held, " and "))
 	case sr.Hi == 0:
 		fmt.Fprintf(w, "capacity: at least %s/s (every rate tried held; the highest, %s/s, achieved %s/s ±%s); raise --max-steps or --start-rate to find where it ends\n",
 			Thousands(sr.Rate), Thousands(sr.Rate), Thousands(sr.Achieved), Thousands(sr.AchievedHalf))
 	default:
-		fmt.Fprintf(w, "capacity: %s/s, interval [%s, %s) /s: %s/s held, %s/s did not (achieved %s/s ±%s at %s/s)\n",
-			Thousands(sr.Rate), Thousands(sr.Lo), Thousands(sr.Hi), Thousands(sr.Lo), Thousands(sr.Hi),
+		bound := ""
+		if sr.Bound != "" {
+			bound = "; " + sr.Bound + " bound it"
+		}
+		fmt.Fprintf(w, "capacity: %s/s, interval [%s, %s) /s: %s/s held, %s/s did not%s (achieved %s/s ±%s at %s/s)\n",
+			Thousands(sr.Rate), Thousands(sr.Lo), Thousands(sr.Hi), Thousands(sr.Lo), Thousands(sr.Hi), bound,
 			Thousands(sr.Achieved), Thousands(sr.AchievedHalf), Thousands(sr.Rate))
 	}
 }
