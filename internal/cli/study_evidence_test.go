@@ -53,10 +53,13 @@ func TestStudyEvidencePerSegment(t *testing.T) {
 		t.Fatalf("stacks %+v", prof)
 	}
 	var segSamples int64
+	// Each segment is 3 s, 2 s of it settled; its synch waits are read at its edges, which a loaded
+	// host can delay (1.44 s once, with CI's two test streams running): half its settled part is
+	// read in every segment, or the readings are not the segment's.
 	for _, g := range d.Segments {
 		ws := d.Waits.Segments[g.Index-1]
 		ss := results.SegmentStacks(d, g.Index)
-		if ws.Index != g.Index || len(g.Synch) == 0 || ws.Seconds < 1.5 || ss == nil || ss.Samples == 0 || len(ss.Functions) == 0 {
+		if ws.Index != g.Index || len(g.Synch) == 0 || ws.Seconds < 1.0 || ss == nil || ss.Samples == 0 || len(ss.Functions) == 0 {
 			t.Errorf("segment %d: synch %v (read over %.3f s), profile %+v", g.Index, g.Synch, ws.Seconds, ss)
 			continue
 		}
