@@ -119,7 +119,7 @@ func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions)
 		Txn: p.MainTxn, Precision: so.Precision, MaxSteps: so.MaxSteps, StartRate: so.StartRate}
 	p.Search = sr
 	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
-		def, err := se.W.Start(ctx, se.T, s.Options, seed)
+		def, err := se.startWorkload(ctx, seed)
 		if err != nil {
 			return nil, err
 		}
