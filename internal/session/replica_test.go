@@ -159,7 +159,8 @@ func checkReplicaRun(t *testing.T, s *spec.Spec) {
 	var b strings.Builder
 	summary.Run(&b, d, s)
 	if i := strings.Index(b.String(), "connection groups"); i >= 0 {
-		t.Logf("result.tpm %d (%s)\n%s", *d.Result.TPM, d.Result.TPMSource, b.String()[i:])
+		part, _, _ := strings.Cut(b.String()[i:], "\n\n")
+		t.Logf("result.tpm %d (%s)\n%s", *d.Result.TPM, d.Result.TPMSource, part)
 	}
 	for _, line := range []string{"connection groups (route reads):", fmt.Sprintf("replica %s: TPM %d (its own counter); lag max", r.Servers[1].Address, *r.Servers[1].TPM),
 		fmt.Sprintf("primary %s: TPM %d", r.Servers[0].Address, *r.Servers[0].TPM)} {

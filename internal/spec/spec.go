@@ -330,13 +330,13 @@ func keyed(prefix string, err error) error {
 }
 
 func (s *Spec) topKeys() []string {
-	keys := []string{"workload", "db", "replica"}
+	keys := []string{"workload", "db"}
 	for _, f := range options.Fields(&s.Engine) {
 		if s.WorkloadOf().Info().Uses(f.Name) {
 			keys = append(keys, f.Name)
 		}
 	}
-	return append(keys, "options", "prepare")
+	return append(keys, "replica", "options", "prepare")
 }
 
 // Read parses a spec in YAML or JSON as the command line does: ${VAR} in any value is replaced by
