@@ -48,6 +48,7 @@ func TestTPCCReadsOnAPostgresReplica(t *testing.T) {
 			}
 		})
 	}
+	t.Run("oltp", func(t *testing.T) { checkOLTPOnReplica(t, db, replica) })
 }
 
 // routedAllocs counts the allocations per transaction of a VU whose reads go to a replica, in
@@ -199,5 +200,60 @@ func TestTPCCReadsOnAMariaDBReplica(t *testing.T) {
 			}
 			checkReplicaRun(t, s)
 		})
+	}
+}
+
+// oltp's read-only test on the same primary and standby: every event runs on the replica, whose
+// own counter counts them; the primary's group is empty; a test that writes is refused.
+func checkOLTPOnReplica(t *testing.T, db, replica string) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := workload.Get("oltp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep := w.PrepareOptions()
+	for k, v := range map[string]string{"tables": "1", "table-size": "2000"} {
+		if f, ok := options.Lookup(prep, k); !ok || f.Set(prep, v) != nil {
+			t.Fatalf("oltp prepare has no %s option", k)
+		}
+	}
+	if err := Prepare(ctx, w, db, prep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.CaughtUp(t, db, replica)
+	s, err := spec.Read([]byte(fmt.Sprintf("workload: oltp\ndb: %s\nreplica: %s\nvu: 2\nduration: 4s\nseed: 5\noptions:\n  workload: read-only\n", db, replica)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	se, err := Open(ctx, s, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer se.Close()
+	d, err := se.Run(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Replication
+	if r == nil || len(r.Groups) != 2 || r.Groups[0].Transactions != 0 || r.Groups[1].Transactions != d.Txns["read_only"].Count || r.Groups[1].Transactions == 0 {
+		t.Fatalf("replication %+v, transactions %+v", r, d.Txns["read_only"])
+	}
+	if r.Servers[0].TPM == nil || r.Servers[1].TPM == nil {
+		t.Fatalf("servers %+v", r.Servers)
+	}
+	n := float64(r.Groups[1].Transactions)
+	counted := float64(*r.Servers[1].TPM) * d.Window.Seconds / 60
+	if margin := 2*n/d.Window.ClientSeconds + float64(d.VU) + 2; math.Abs(counted-n) > margin || *r.Servers[0].TPM > int64(margin) {
+		t.Errorf("the replica counted %.0f events, the client %0.f (margin %.0f); the primary's TPM %d", counted, n, margin, *r.Servers[0].TPM)
+	}
+	s.Set("options.workload", "read-write")
+	se2, err := Open(ctx, s, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer se2.Close()
+	if _, err := se2.Run(ctx, nil); err == nil || !strings.Contains(err.Error(), "sends no transactions to replicas") {
+		t.Errorf("read-write with replicas: %v", err)
 	}
 }
