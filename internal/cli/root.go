@@ -93,11 +93,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return first
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {

@@ -162,6 +162,7 @@ func runCommand(w workload.Workload, name string, profile bool, adjust func(*spe
 		}}
 	fs := cmd.Flags()
 	dbFlag(cmd, &s.DB, false, false)
+	fs.Var(target.DBList{P: &s.Replica}, "replica", "a replica of --db's primary, more than once for several: --route says what it takes (docs/tpcc.md#replicas)")
 	bind(fs, &s.Engine, func(n string) bool {
 		return !info.Uses(n) || !profile && exec == nil && spec.ProfileOnly(n) || profile && spec.RunOnly(n) || exec != nil && searchSets[n]
 	}, info.Shorthands, nil)

@@ -68,6 +68,8 @@ type Document struct {
 	// Outage is the time the database gave no service in the window, and the failed attempts
 	// to reach it; absent when it always did.
 	Outage *OutageFigures `json:"outage,omitempty"`
+	// Replication is set on a primary with replicas (replication.go).
+	Replication *Replication `json:"replication,omitempty"`
 	// Steady is the judgement of the per-second series: warm-up end, the window's trend (steady.go).
 	Steady *Steady `json:"steady,omitempty"`
 	// Server, Waits and Binding are what cairn observed (docs/result-format.md#observations).

@@ -101,6 +101,8 @@ type Snapshot struct {
 	// Stalled VUs were still inside a transaction when the reading was taken, after waiting up to
 	// EdgeWait for them, so their sessions could not publish their counts (target.LaggingCounter).
 	Stalled int
+	// Servers are each server's counter (target.Reading's), for a primary with replicas.
+	Servers []int64
 	// Unflushed is the most committed transactions Counter can lack at this reading: what stalled
 	// sessions may hold back (or every session, where the server cannot be made to publish).
 	Unflushed int64
@@ -746,7 +748,7 @@ func (e *Engine) snapshotTries(ctx context.Context, mon *target.Conn, tries int)
 			r, err := target.Snapshot(ctx, e.Target, *mon, e.HeadlineSQL)
 			if err == nil {
 				t2 := time.Now()
-				return Snapshot{At: t1.Add(t2.Sub(t1) / 2), Headline: r.Headline, Counter: r.Counter, Start: r.Start, OK: true, NoCounter: r.NoCounter}
+				return Snapshot{At: t1.Add(t2.Sub(t1) / 2), Headline: r.Headline, Counter: r.Counter, Start: r.Start, OK: true, NoCounter: r.NoCounter, Servers: r.Servers}
 			}
 			(*mon).Close()
 			*mon = nil

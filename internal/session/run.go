@@ -30,6 +30,8 @@ type Session struct {
 	partRun string
 	// Preparing receives prepare's output (a spec that asks to prepare); nil: nowhere.
 	Preparing workload.Preparing
+	// rep is the primary T with the spec's replicas, nil without them.
+	rep *target.Replicated
 }
 
 // NoFileError is a run on an SQLite file that does not exist: cairn does not create an empty one.
@@ -92,15 +94,35 @@ func Open(ctx context.Context, s *spec.Spec, version string, bound []int) (*Sess
 	for _, n := range s.VU {
 		busy = max(busy, n)
 	}
-	t, err := target.Open(target.WithConnectTimeout(target.WithConcurrency(ctx, busy), s.ConnectTimeout), s.DB)
+	octx := target.WithConnectTimeout(target.WithConcurrency(ctx, busy), s.ConnectTimeout)
+	t, err := target.Open(octx, s.DB)
 	if err != nil {
 		return nil, err
 	}
-	return &Session{Spec: s, W: s.WorkloadOf(), T: t, Version: version, clientCPUs: bound}, nil
+	rep, err := openReplicas(octx, t, s.Replica, s.Route)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return &Session{Spec: s, W: s.WorkloadOf(), T: t, Version: version, clientCPUs: bound, rep: rep}, nil
 }
 
-// Close closes the target.
-func (se *Session) Close() { se.T.Close() }
+// Close closes the target and the replicas.
+func (se *Session) Close() {
+	if se.rep != nil {
+		se.rep.Close()
+	}
+	se.T.Close()
+}
+
+// startWorkload starts the workload on the target, its VUs given the replicas to send reads to.
+func (se *Session) startWorkload(ctx context.Context, seed uint64) (*workload.Run, error) {
+	def, err := se.W.Start(target.WithReplicated(ctx, se.rep), se.T, se.Spec.Options, seed)
+	if err != nil {
+		return nil, err
+	}
+	return def, se.routed(def)
+}
 
 // RandomSeed draws a seed for runs given none.
 func RandomSeed() uint64 { return workload.RandomSeed() }
@@ -172,7 +194,7 @@ func (se *Session) run(ctx context.Context, bus *event.Bus, begun bool) (*result
 
 // start checks the schema and options and the target's capacity for the largest VU count.
 func (se *Session) start(ctx context.Context) (*workload.Run, error) {
-	def, err := se.W.Start(ctx, se.T, se.Spec.Options, se.Spec.Seed)
+	def, err := se.startWorkload(ctx, se.Spec.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +300,16 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 		}))()
 	}
 	eng.Observe = watch
+	var lag *lagSampler
+	if se.rep != nil {
+		eng.Target = se.rep.EngineTarget()
+		lag = startLag(ctx, se.rep)
+	}
 	out, err := eng.Run(ctx)
+	if lag != nil {
+		lag.Stop()
+		se.rep.CloseConns()
+	}
 	restoreErr := watch.Close(ctx)
 	if err := pt.done(context.WithoutCancel(ctx), se.T); err != nil {
 		restoreErr = errors.Join(restoreErr, fmt.Errorf("drop the table where the parts agreed on their start (%s): %w", partTable, err))
@@ -288,7 +319,10 @@ func (se *Session) once(ctx context.Context, def *workload.Run, vu int, seed uin
 	}
 	step := *s
 	step.Profile, step.VU, step.Seed = false, []int{vu}, seed
-	d := build(out, cfg, def, se.T, targetVersion, settings, se.Version, nil)
+	d := build(out, cfg, def, eng.Target, targetVersion, settings, se.Version, nil)
+	if se.rep != nil {
+		d.Replication = replicationOf(d, out, def, se.rep, lag)
+	}
 	if pt != nil {
 		pt.mark(d, out)
 	}
@@ -350,7 +384,7 @@ func (se *Session) Profile(ctx context.Context, bus *event.Bus) (*results.Profil
 	}
 	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
 		vu := st.VU
-		def, err := se.W.Start(ctx, se.T, s.Options, seed)
+		def, err := se.startWorkload(ctx, seed)
 		if err != nil {
 			return nil, err
 		}

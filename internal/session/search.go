@@ -165,7 +165,7 @@ func (se *Session) Search(ctx context.Context, bus *event.Bus, so SearchOptions)
 	}
 	p.Search = sr
 	step := func(ctx context.Context, st *results.Step, seed uint64) (*results.Document, error) {
-		def, err := se.W.Start(ctx, se.T, s.Options, seed)
+		def, err := se.startWorkload(ctx, seed)
 		if err != nil {
 			return nil, err
 		}

@@ -19,6 +19,7 @@ type Engine struct {
 	observe.Observation
 	observe.Binding
 	target.Connecting
+	target.Routing
 	workload.Parting
 }
 

@@ -17,6 +17,8 @@ func Schema() []byte {
 		"workload": map[string]any{"description": "the workload to run", "enum": names()},
 		"db": map[string]any{"description": "database URL: sqlite://FILE, postgres://user@host:port/db, mysql://user@host:port/db; ${VAR} reads the environment (the password: ${CAIRN_PASSWORD}); a list of URLs, or mysql://user@h1:3306,h2:3307/shard_{0..7}, is a shard set (docs/fanout.md)",
 			"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 1}}},
+		"replica": map[string]any{"description": "the replicas of db's primary, which serve the same database by the server's replication: a URL or a list; --route says what they take (docs/tpcc.md#replicas)",
+			"oneOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "minItems": 1}}},
 		"options": map[string]any{"type": "object", "description": "the workload's options (below, per workload)"},
 		"prepare": map[string]any{"description": "prepare the schema first when the database has none: true, or the prepare options",
 			"oneOf": []any{map[string]any{"type": "boolean"}, map[string]any{"type": "object"}}},

@@ -14,22 +14,34 @@ import (
 // as --set db= keeps it: opening it says which variable is missing, and a study given --set db=…
 // does not need the file's. A front end that expands only secrets refuses it at once.
 func (d decoder) decodeDB(s *Spec, key string, v *yaml.Node) error {
+	urls, written, err := d.decodeURLs(key, v)
+	if err != nil {
+		return err
+	}
+	s.DB = urls
+	s.written, s.expanded = written, urls
+	return nil
+}
+
+// decodeURLs reads a URL or a list of them (db, replica): the URLs with their ${VAR}s expanded,
+// and as written, each joined into one value.
+func (d decoder) decodeURLs(key string, v *yaml.Node) (string, string, error) {
 	var written []string
 	switch v.Kind {
 	case yaml.ScalarNode:
 		written = []string{v.Value}
 	case yaml.SequenceNode:
 		if len(v.Content) == 0 {
-			return errf(key, "an empty list: give one URL or several")
+			return "", "", errf(key, "an empty list: give one URL or several")
 		}
 		for i, n := range v.Content {
 			if n.Kind != yaml.ScalarNode {
-				return errf(key, "item %d must be a URL", i+1)
+				return "", "", errf(key, "item %d must be a URL", i+1)
 			}
 			written = append(written, n.Value)
 		}
 	default:
-		return errf(key, "must be a URL or a list of URLs")
+		return "", "", errf(key, "must be a URL or a list of URLs")
 	}
 	urls := make([]string, len(written))
 	for i, w := range written {
@@ -42,17 +54,15 @@ func (d decoder) decodeDB(s *Spec, key string, v *yaml.Node) error {
 			if d.env.SecretsOnly {
 				var ue *target.URLError
 				if errors.As(err, &ue) {
-					return errf(key, "%s", trimFlag(ue.Msg))
+					return "", "", errf(key, "%s", trimFlag(ue.Msg))
 				}
-				return err
+				return "", "", err
 			}
 			continue
 		}
 		urls[i] = u
 	}
-	s.DB = target.JoinSet(urls)
-	s.written, s.expanded = target.JoinSet(written), s.DB
-	return nil
+	return target.JoinSet(urls), target.JoinSet(written), nil
 }
 
 // trimFlag words a --db message for a spec's db key.
@@ -65,10 +75,9 @@ func trimFlag(msg string) string {
 	return msg
 }
 
-// dbNode writes db as it was given: one URL, or the list of a shard set; every secret a ${VAR}
-// reference (WrittenDB).
-func dbNode(db string) *yaml.Node {
-	urls, _ := WrittenURLs(target.SetURLs(db))
+// urlsNode writes db or replica as given: one URL, or a list (a shard set, the replicas), the
+// URLs as writtenURLs made them.
+func urlsNode(urls []string) *yaml.Node {
 	if len(urls) == 1 {
 		return scalar(urls[0])
 	}

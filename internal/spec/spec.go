@@ -30,6 +30,9 @@ type Spec struct {
 	// DB is the database: a URL, or a shard set's URLs, its ${VAR}s expanded when read from a
 	// spec (a flag's stay as given, for target.ParseURL to expand).
 	DB string
+	// Replica is the replicas of DB's primary (docs/tpcc.md#replicas): their URLs separated by
+	// spaces, as DB's shard set, "" for none; ${VAR}s expanded as DB's.
+	Replica string
 	// Profile says VU is a list of steps (a profile) rather than one count (a run).
 	Profile bool
 	Engine
@@ -38,6 +41,24 @@ type Spec struct {
 	// written is db as the spec gave it, its references unexpanded, while DB still holds what it
 	// expanded to (expanded): what the spec writes back.
 	written, expanded string
+	// replicaWritten and replicaExpanded are the same for Replica.
+	replicaWritten, replicaExpanded string
+}
+
+// writtenURLs are db's and the replicas' URLs as the spec writes them, every secret a ${VAR}
+// reference named over both lists at once (WrittenURLs), and the variables they read.
+func (s *Spec) writtenURLs() (db, replicas, vars []string) {
+	d := target.SetURLs(s.dbWritten())
+	var r []string
+	rw := s.Replica
+	if s.replicaWritten != "" && s.Replica == s.replicaExpanded {
+		rw = s.replicaWritten
+	}
+	if rw != "" {
+		r = target.SetURLs(rw)
+	}
+	all, vars := WrittenURLs(append(d, r...))
+	return all[:len(d)], all[len(d):], vars
 }
 
 // dbWritten is db as given: a spec's references kept; a DB set since (a flag) is its own.
@@ -137,6 +158,22 @@ func (s *Spec) Check() error {
 	if !strings.Contains(s.DB, "${") { // a stored config keeps its references unexpanded
 		if _, err := target.ParseURL(s.DB); err != nil {
 			return err
+		}
+	}
+	if s.Replica != "" && !s.WorkloadOf().Info().Uses("route") {
+		return errf("replica", "%s sends nothing to replicas", s.Workload)
+	}
+	if s.Replica != "" && s.Part != "" {
+		return errf("replica", "the parts of a run (--part) do not take replicas: run it from one process")
+	}
+	if s.Replica != "" && !strings.Contains(s.Replica, "${") {
+		if target.IsSet(s.DB) {
+			return errf("replica", "a primary with replicas is one database: --db names a shard set")
+		}
+		for _, u := range target.SetURLs(s.Replica) {
+			if _, err := target.ParseURL(u); err != nil {
+				return errf("replica", "%s", trimFlag(err.Error()))
+			}
 		}
 	}
 	if s.WorkloadOf().Info().Uses("vu") {
@@ -256,6 +293,9 @@ func (s *Spec) Set(path, value string) error {
 	case "db":
 		s.DB = value
 		return nil
+	case "replica":
+		s.Replica = value
+		return nil
 	case "prepare":
 		switch value {
 		case "true":
@@ -304,7 +344,7 @@ func (s *Spec) topKeys() []string {
 			keys = append(keys, f.Name)
 		}
 	}
-	return append(keys, "options", "prepare")
+	return append(keys, "replica", "options", "prepare")
 }
 
 // Read parses a spec in YAML or JSON as the command line does: ${VAR} in any value is replaced by
@@ -489,6 +529,12 @@ func (dec decoder) fromNode(n *yaml.Node, extra func(key string, v *yaml.Node) (
 			if err := dec.decodeDB(s, k, v); err != nil {
 				return nil, err
 			}
+		case "replica":
+			urls, written, err := dec.decodeURLs(k, v)
+			if err != nil {
+				return nil, err
+			}
+			s.Replica, s.replicaWritten, s.replicaExpanded = urls, written, urls
 		case "options":
 			if err := dec.decodeOptions(k, v, s.Options); err != nil {
 				return nil, err
@@ -684,7 +730,11 @@ func (s *Spec) Node() *yaml.Node {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
 	}
 	add("workload", scalar(s.Workload))
-	add("db", dbNode(s.dbWritten()))
+	db, replicas, _ := s.writtenURLs()
+	add("db", urlsNode(db))
+	if len(replicas) > 0 {
+		add("replica", urlsNode(replicas))
+	}
 	for _, f := range s.engineFields() {
 		if f.Name == "vu" && !s.Profile && len(s.VU) == 1 {
 			add("vu", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: fmt.Sprint(s.VU[0])})
@@ -911,7 +961,7 @@ func SecretsNote(vars []string, reads string) string {
 
 // SecretVars are the variables the spec's db secrets are read from, as it is written.
 func (s *Spec) SecretVars() []string {
-	_, vars := WrittenDB(s.dbWritten())
+	_, _, vars := s.writtenURLs()
 	return vars
 }
 

@@ -118,6 +118,7 @@ func Run(w io.Writer, d *results.Document, s *spec.Spec) {
 		tw.Flush()
 	}
 	Terminals(w, d)
+	Replication(w, d)
 	fmt.Fprintln(w)
 	c := d.Client
 	if c.CPUusPerTxn > 0 {

@@ -13,6 +13,9 @@ type Reading struct {
 	// NoCounter says the server answered but its transaction counter was not there (NULL, no
 	// such status variable): Counter is then not a count, and TPM must not be taken from it.
 	NoCounter bool
+	// Servers are the counters of each server, where the target reads several that are not
+	// shards of one database (a primary and its replicas, Replicated): the primary's first.
+	Servers []int64
 }
 
 // Snapshotter is a target that takes the window's readings itself rather than by one statement

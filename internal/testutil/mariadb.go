@@ -25,6 +25,12 @@ import (
 // names mysql.
 func MariaDBs(t testing.TB, n int) []string {
 	t.Helper()
+	return mariaDBs(t, n, nil)
+}
+
+// mariaDBs is MariaDBs, server i started with extra(i)'s arguments too.
+func mariaDBs(t testing.TB, n int, extra func(i int) []string) []string {
+	t.Helper()
 	bin, err1 := exec.LookPath("mariadbd")
 	if err1 != nil {
 		bin, err1 = exec.LookPath("/usr/sbin/mariadbd")
@@ -71,6 +77,9 @@ func MariaDBs(t testing.TB, n int) []string {
 			"--max-connections=500", "--skip-name-resolve", "--performance-schema=OFF"}
 		if os.Geteuid() == 0 {
 			a = append(a, "--user=root")
+		}
+		if extra != nil {
+			a = append(a, extra(i)...)
 		}
 		cmd := exec.Command(bin, a...)
 		if err := cmd.Start(); err != nil {

@@ -84,6 +84,9 @@ type Run struct {
 	// Labels name the types on the common progress line where the names are too long for it
 	// (TPC-C's NO, PAY …); nil: the names.
 	Labels []string
+	// Routed are the types the VUs send to the replicas (target.Replicated), nil when they send
+	// none: the result's connection groups are made of them (docs/result-format.md#replication).
+	Routed []int
 	NewVU  func(id int) (VU, error)
 	// PartIDs, when set, chooses a part's share of the VU ids 0..vus-1 (Part.IDs otherwise): a
 	// workload that gives each VU a home of its own keeps the parts' homes apart.

@@ -31,3 +31,33 @@ func (t *pg) CounterFlush(ctx context.Context, c target.Conn) (string, time.Dura
 	}
 	return flushSQL, time.Second, nil
 }
+
+// OwnCounter implements target.ReplicaCounter: the transaction counter of t's database read on a
+// session outside it (AsideConn), which the counter does not count. On a hot standby,
+// pg_stat_database counts the standby's own sessions' transactions, not the ones it replays.
+func (t *pg) OwnCounter(ctx context.Context, c target.Conn) (int64, error) {
+	var n int64
+	err := c.QueryRow(ctx, "SELECT COALESCE((SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1), 0)", t.db).Scan(&n)
+	return n, err
+}
+
+// lagSQL is a standby's lag behind its primary: none when it has replayed all the WAL it has
+// received, else the time since the last transaction it replayed was committed on the primary;
+// NULL on a server that is not a standby.
+const lagSQL = `SELECT CASE WHEN NOT pg_is_in_recovery() THEN NULL
+	WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+	ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8`
+
+// Lag implements target.Lagger.
+func (t *pg) Lag(ctx context.Context, c target.Conn) (float64, bool, error) {
+	var s *float64
+	if err := c.QueryRow(ctx, lagSQL).Scan(&s); err != nil || s == nil {
+		return 0, false, err
+	}
+	return *s, true, nil
+}
+
+// LagSource implements target.Lagger.
+func (t *pg) LagSource() string {
+	return "the standby's now() - pg_last_xact_replay_timestamp(), 0 when it has replayed all the WAL it received"
+}

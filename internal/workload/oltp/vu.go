@@ -171,6 +171,9 @@ type VUOptions struct {
 	TableSize int
 	Seed      uint64
 	Counters  *Counters
+	// Replicas, when not nil, take every event: the VU runs on a connection to one of them
+	// (a read-only test, docs/oltp.md#replicas).
+	Replicas *target.Replicated
 }
 
 // maxRestarts bounds the restarts of one event after duplicate keys; sysbench has no bound.
@@ -193,6 +196,9 @@ type VU struct {
 	dist     Dist
 	cnt      *Counters
 	c        target.Conn
+	vuID     int
+	rep      *target.Replicated // the replicas, when the VU runs on one (rc)
+	rc       target.Conn
 	sink     workload.StatementSink
 	sidx     [nStmt]int
 	phases   []phase
@@ -236,7 +242,7 @@ func NewVU(id int, dialect target.Dialect, vo VUOptions) (*VU, error) {
 	w, o := vo.Workload, vo.Options
 	v := &VU{w: w, o: o, dialect: dialect, simple: o.Protocol == ProtocolSimple,
 		trx: w.UsesTrx(o), tables: vo.Tables, size: uint32(vo.TableSize), r: NewRand(vo.Seed, uint64(id)+1<<40),
-		dist: *d, cnt: vo.Counters, q: q}
+		dist: *d, cnt: vo.Counters, q: q, vuID: id, rep: vo.Replicas}
 	if v.cnt == nil {
 		v.cnt = &Counters{}
 	}
@@ -339,6 +345,25 @@ func (v *VU) cellArg(c cell) any {
 // Bind prepares the workload's statements on c, once per table, as oltp_common.lua's
 // prepare_for_each_table does. With --protocol simple nothing is prepared.
 func (v *VU) Bind(ctx context.Context, c target.Conn) error {
+	if v.rep != nil {
+		// The engine's connection to the primary stays idle: the events run on the replica's.
+		if v.rc != nil {
+			v.rep.CloseReplicaConn(v.rc)
+		}
+		rc, _, err := v.rep.ReplicaConn(ctx, v.vuID)
+		if err != nil {
+			return err
+		}
+		v.rc, c = rc, rc
+		if err := v.bind(ctx, c); err != nil {
+			return err
+		}
+		return v.rep.Publish(ctx, c)
+	}
+	return v.bind(ctx, c)
+}
+
+func (v *VU) bind(ctx context.Context, c target.Conn) error {
 	v.c = c
 	v.cells, _ = c.(target.Cells)
 	v.textArg, v.sumArg, v.noArgs = []any{&v.textDst}, []any{&target.IntScanner{V: &v.sumDst.v, Valid: &v.sumDst.valid}}, nil

@@ -150,8 +150,12 @@ func (oltp) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	stmts, _ := w.Statements(o)
 	ro.Tables, ro.TableSize = meta.Tables, meta.TableSize // the stored spec says what ran
 	vo := VUOptions{Workload: w, Options: o, Tables: meta.Tables, TableSize: meta.TableSize, Seed: seed, Counters: counters}
+	var routed []int
+	if rep := target.ReplicatedOf(ctx); rep != nil && (w.readOnly || w.Name == "point-select") {
+		vo.Replicas, routed = rep, []int{0}
+	}
 	data := meta.Stamp.Data(map[string]string{"tables": fmt.Sprint(meta.Tables), "table-size": fmt.Sprint(meta.TableSize), "seed": fmt.Sprint(meta.Seed)})
-	return &workload.Run{Types: []string{w.Txn}, Data: data, Headline: workload.HeadlineClient, HeadlineName: "TPS", HeadlineUnit: "transactions per second", Statements: stmts, Mode: o.Protocol,
+	return &workload.Run{Types: []string{w.Txn}, Data: data, Headline: workload.HeadlineClient, HeadlineName: "TPS", HeadlineUnit: "transactions per second", Statements: stmts, Mode: o.Protocol, Routed: routed,
 		Describe: fmt.Sprintf("%s, %s statements", w.Name, o.Protocol),
 		NewVU:    func(id int) (workload.VU, error) { return NewVU(id, t.Dialect(), vo) },
 		Finish: func(d *results.Document) {

@@ -47,6 +47,9 @@ type VUConfig struct {
 	Seed          uint64
 	Meta          Meta
 	Run           Constants
+	// Replicas, when not nil, take the read-only transactions (Order-Status, Stock-Level): each
+	// VU holds a connection to one of them beside its primary's (docs/tpcc.md#replicas).
+	Replicas *target.Replicated
 }
 
 // Mode names.
@@ -125,6 +128,13 @@ type VU struct {
 	params        [8][]byte         // the call's parameters as text, reused
 	out           []byte            // the call's result as text
 	DeliverySkips atomic.Int64      // read by the engine while abandoned VUs may still run
+
+	// With replicas: the primary's and the replica's connection, each with its prepared
+	// statements and call path; Do points c, prepared and tc at the one the transaction goes to.
+	id           int
+	pc, rc       target.Conn
+	pprep, rprep map[string]bool
+	ptc, rtc     target.TextCaller
 }
 
 // NewVU makes terminal id: home warehouse and district spread evenly over the VUs.
@@ -135,7 +145,7 @@ func NewVU(id int, dialect target.Dialect, opt VUConfig) (*VU, error) {
 	}
 	W := opt.Meta.Warehouses
 	r := newRand(opt.Seed, uint64(id)+1<<32)
-	v := &VU{opt: opt, dialect: dialect, q: q, r: r, deck: NewDeck(r), warehouses: W,
+	v := &VU{opt: opt, dialect: dialect, q: q, r: r, deck: NewDeck(r), warehouses: W, id: id,
 		w: id%W + 1, dist: (id/W)%districtsPerW + 1, seen: map[int]bool{}, prepared: map[string]bool{}}
 	for i := range v.sink {
 		v.sinkPtrs = append(v.sinkPtrs, &v.sink[i])
@@ -162,8 +172,45 @@ func txnStmts(d target.Dialect) (map[string]string, error) {
 var txnStmtCache sync.Map
 
 // Bind prepares every fixed statement on c; statements with a {{row}} or {{each}}
-// template are prepared on first use.
+// template are prepared on first use. With replicas, it opens the VU's replica connection (again)
+// and prepares them there too.
 func (v *VU) Bind(ctx context.Context, c target.Conn) error {
+	if err := v.bind(ctx, c); err != nil || v.opt.Replicas == nil {
+		return err
+	}
+	pc, pp, ptc := v.c, v.prepared, v.tc
+	if v.rc != nil {
+		v.opt.Replicas.CloseReplicaConn(v.rc)
+		v.rc = nil
+	}
+	rc, _, err := v.opt.Replicas.ReplicaConn(ctx, v.id)
+	if err != nil {
+		return err
+	}
+	if err := v.bind(ctx, rc); err == nil {
+		err = v.opt.Replicas.Publish(ctx, rc)
+	}
+	if err != nil {
+		v.opt.Replicas.CloseReplicaConn(rc)
+		return err
+	}
+	v.rc, v.rprep, v.rtc = rc, v.prepared, v.tc
+	v.pc, v.pprep, v.ptc = pc, pp, ptc
+	v.c, v.prepared, v.tc = pc, pp, ptc
+	return nil
+}
+
+// route points the VU at the connection its transaction in hand goes to: a replica's for the
+// read-only ones, when it has one.
+func (v *VU) route() {
+	if v.typ == TxOrderStatus || v.typ == TxStockLevel {
+		v.c, v.prepared, v.tc = v.rc, v.rprep, v.rtc
+	} else {
+		v.c, v.prepared, v.tc = v.pc, v.pprep, v.ptc
+	}
+}
+
+func (v *VU) bind(ctx context.Context, c target.Conn) error {
 	v.c = c
 	v.prepared = map[string]bool{}
 	if v.opt.Mode == ModeProcs {
@@ -361,6 +408,9 @@ var errRollback = errors.New(target.RollbackMarker)
 
 // Do runs the transaction in hand once.
 func (v *VU) Do(ctx context.Context) (bool, error) {
+	if v.rc != nil {
+		v.route()
+	}
 	if v.opt.Mode == ModeProcs {
 		return v.doProc(ctx)
 	}
@@ -725,4 +775,5 @@ func (v *VU) stockLevel(ctx context.Context) error {
 func (v *VU) UseConn(conn workload.VU) {
 	x := conn.(*VU)
 	v.c, v.prepared, v.tc, v.q = x.c, x.prepared, x.tc, x.q
+	v.pc, v.pprep, v.ptc, v.rc, v.rprep, v.rtc = x.pc, x.pprep, x.ptc, x.rc, x.rprep, x.rtc
 }

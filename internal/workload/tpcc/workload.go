@@ -275,13 +275,17 @@ func (tpcc) Start(ctx context.Context, t target.Target, opts any, seed uint64) (
 	}
 	rc := RunConstants(newRand(seed, 7), meta.Load)
 	o.Mode = mode // the stored spec says which mode ran
-	cfg := VUConfig{Mode: mode, AllWarehouses: o.AllWarehouses, Seed: seed, Meta: *meta, Run: rc}
+	cfg := VUConfig{Mode: mode, AllWarehouses: o.AllWarehouses, Seed: seed, Meta: *meta, Run: rc, Replicas: target.ReplicatedOf(ctx)}
+	var routed []int
+	if cfg.Replicas != nil {
+		routed = []int{TxOrderStatus, TxStockLevel}
+	}
 	var mu sync.Mutex
 	var vus []*VU
 	data := meta.Stamp.Data(map[string]string{"warehouses": fmt.Sprint(meta.Warehouses), "seed": fmt.Sprint(meta.Seed),
 		"partition": fmt.Sprint(meta.Partitioned), "no-procs": fmt.Sprint(!meta.Procedures)})
 	return &workload.Run{Types: TxnNames, Main: TxNewOrder, Headline: workload.HeadlineServer, HeadlineTx: TxNewOrder, Data: data,
-		HeadlineSQL: headlineSQL, HeadlineName: "NOPM", HeadlineUnit: "New-Orders per minute", Mode: mode, Pace: o.KeyingThinking, Labels: txnLabels,
+		HeadlineSQL: headlineSQL, HeadlineName: "NOPM", HeadlineUnit: "New-Orders per minute", Mode: mode, Pace: o.KeyingThinking, Labels: txnLabels, Routed: routed,
 		NewVU: func(id int) (workload.VU, error) {
 			v, err := NewVU(id, t.Dialect(), cfg)
 			if err == nil {
