@@ -199,12 +199,18 @@ func TestStudyLiveMariaDB(t *testing.T) {
 					t.Fatalf("run %s: %d live changes, want 4", d.ID, len(d.Changes))
 				}
 				windowStart := d.StartedAt.Add(time.Duration(d.Window.RampupSeconds * float64(time.Second)))
+				// A loaded host wakes cairn's timers late: the run's own clock says by how much
+				// (its latest tick), and the margins below allow that beyond their own.
+				slack := 0.0
+				if c := d.Client.Clock; c != nil {
+					slack = c.TickMaxMs / 1000
+				}
 				for i, ch := range d.Changes {
 					if want := []string{"12", "24", "48", "96"}[i]; ch.Value != want || ch.ReadBack != want {
 						t.Errorf("run %s change %d: %s read back %s, want %s", d.ID, i, ch.Value, ch.ReadBack, want)
 					}
-					if late := ch.AtSec - ch.Planned; late < 0 || late > 0.1 {
-						t.Errorf("run %s: %s=%s took effect at %.3fs, planned %gs", d.ID, ch.Name, ch.Value, ch.AtSec, ch.Planned)
+					if late := ch.AtSec - ch.Planned; late < 0 || late > 0.1+slack {
+						t.Errorf("run %s: %s=%s took effect at %.3fs, planned %gs (the clock's latest tick %.3f s late)", d.ID, ch.Name, ch.Value, ch.AtSec, ch.Planned, slack)
 					}
 					// The server showed the value from the planned time on (the reader polls every
 					// 10 ms, and the window's start is known to the millisecond).
@@ -216,7 +222,7 @@ func TestStudyLiveMariaDB(t *testing.T) {
 							break
 						}
 					}
-					if first.IsZero() || first.Sub(planned) > 150*time.Millisecond {
+					if first.IsZero() || first.Sub(planned) > 150*time.Millisecond+time.Duration(slack*float64(time.Second)) {
 						t.Errorf("run %s: the server showed %s=%s at %v, planned %v", d.ID, ch.Name, ch.Value, first, planned)
 					}
 				}
