@@ -23,18 +23,7 @@ func TestTPCCReadsOnAPostgresReplica(t *testing.T) {
 	pg := testutil.PG(t)
 	db := testutil.Databases(t, pg, "cairn_replica_test")[0]
 	replica := testutil.PGStandby(t, pg, db)
-	ctx := context.Background()
-	w, err := workload.Get("tpcc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prep := w.PrepareOptions()
-	if f, ok := options.Lookup(prep, "warehouses"); !ok || f.Set(prep, "1") != nil {
-		t.Fatal("tpcc prepare has no warehouses option")
-	}
-	if err := Prepare(ctx, w, db, prep, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	prepareTPCC(t, db)
 	testutil.CaughtUp(t, pg, replica)
 	for _, mode := range []string{"sql", "procs"} {
 		t.Run(mode, func(t *testing.T) {
@@ -180,17 +169,7 @@ func TestTPCCReadsOnAMariaDBReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	db, rdb := primary+"cairn_replica_test", replica+"cairn_replica_test"
-	w, err := workload.Get("tpcc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prep := w.PrepareOptions()
-	if f, ok := options.Lookup(prep, "warehouses"); !ok || f.Set(prep, "1") != nil {
-		t.Fatal("tpcc prepare has no warehouses option")
-	}
-	if err := Prepare(ctx, w, db, prep, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	prepareTPCC(t, db)
 	testutil.MariaDBCaughtUp(t, primary+"mysql", replica+"mysql")
 	for _, mode := range []string{"sql", "procs"} {
 		t.Run(mode, func(t *testing.T) {
@@ -255,5 +234,21 @@ func checkOLTPOnReplica(t *testing.T, db, replica string) {
 	defer se2.Close()
 	if _, err := se2.Run(ctx, nil); err == nil || !strings.Contains(err.Error(), "sends no transactions to replicas") {
 		t.Errorf("read-write with replicas: %v", err)
+	}
+}
+
+// prepareTPCC prepares one warehouse of TPC-C on db, through the session as the CLI does.
+func prepareTPCC(t *testing.T, db string) {
+	t.Helper()
+	w, err := workload.Get("tpcc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep := w.PrepareOptions()
+	if f, ok := options.Lookup(prep, "warehouses"); !ok || f.Set(prep, "1") != nil {
+		t.Fatal("tpcc prepare has no warehouses option")
+	}
+	if err := Prepare(context.Background(), w, db, prep, Options{}); err != nil {
+		t.Fatal(err)
 	}
 }
