@@ -201,16 +201,8 @@ func checkOLTPOnReplica(t *testing.T, db, replica string) {
 		t.Fatal(err)
 	}
 	testutil.CaughtUp(t, db, replica)
-	s, err := spec.Read([]byte(fmt.Sprintf("workload: oltp\ndb: %s\nreplica: %s\nvu: 2\nduration: 4s\nseed: 5\noptions:\n  workload: read-only\n", db, replica)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	se, err := Open(ctx, s, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer se.Close()
-	d, err := se.Run(ctx, nil)
+	text := fmt.Sprintf("workload: oltp\ndb: %s\nreplica: %s\nvu: 2\nduration: 4s\nseed: 5\noptions:\n  workload: read-only\n", db, replica)
+	d, err := runSpec(t, ctx, text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,13 +218,7 @@ func checkOLTPOnReplica(t *testing.T, db, replica string) {
 	if margin := 2*n/d.Window.ClientSeconds + float64(d.VU) + 2; math.Abs(counted-n) > margin || *r.Servers[0].TPM > int64(margin) {
 		t.Errorf("the replica counted %.0f events, the client %0.f (margin %.0f); the primary's TPM %d", counted, n, margin, *r.Servers[0].TPM)
 	}
-	s.Set("options.workload", "read-write")
-	se2, err := Open(ctx, s, "test", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer se2.Close()
-	if _, err := se2.Run(ctx, nil); err == nil || !strings.Contains(err.Error(), "sends no transactions to replicas") {
+	if _, err := runSpec(t, ctx, strings.Replace(text, "read-only", "read-write", 1)); err == nil || !strings.Contains(err.Error(), "sends no transactions to replicas") {
 		t.Errorf("read-write with replicas: %v", err)
 	}
 }
