@@ -26,6 +26,8 @@ type chartState struct {
 	Canvas   bool   `json:"canvas"`
 	Series   int    `json:"series"`
 	Empty    int    `json:"empty"` // series without data
+	// Lines are the dashed lines drawn for the run's live changes (the first series' markLine).
+	Lines int `json:"lines"`
 	// Painted is the share of the canvas's pixels (every fourth read) that are not blank.
 	Painted float64 `json:"painted"`
 }
@@ -46,7 +48,8 @@ const inspectCharts = `Array.from(document.querySelectorAll(".chart")).map(funct
     instance: !!inst,
     canvas: !!el.querySelector("canvas"),
     series: series.length,
-    empty: series.filter(function (s) { return !s.data || s.data.length === 0; }).length
+    empty: series.filter(function (s) { return !s.data || s.data.length === 0; }).length,
+    lines: series.length && series[0].markLine && series[0].markLine.data ? series[0].markLine.data.length : 0
   };
 })`
 
@@ -259,6 +262,17 @@ func TestHTMLInBrowser(t *testing.T) {
 			charts, err := chromedp.Run(ctx, chromedp.Evaluate[[]chartState](inspectCharts))
 			if err != nil {
 				t.Fatalf("inspect the charts: %v", err)
+			}
+			// Every chart with live changes draws each as a line: the throughput and p95 charts
+			// of a run with a load schedule or live settings too, not only the session history.
+			wantLines := map[string]int{}
+			for _, c := range Charts(tc.items) {
+				wantLines[c.ID] = len(c.Lines)
+			}
+			for _, c := range charts {
+				if w, ok := wantLines[c.ID]; ok && c.Lines != w {
+					t.Errorf("chart %s draws %d lines for the run's live changes, want %d", c.ID, c.Lines, w)
+				}
 			}
 			lay, err := chromedp.Run(ctx, chromedp.Evaluate[layout](inspectLayout))
 			if err != nil {
