@@ -1,7 +1,8 @@
 #!/bin/tclsh
 # cairn bench/tpcc.sh: HammerDB (v4.12 CLI) TPROC-C (stored procedures) on MariaDB 10.11 or MySQL 8 via HammerDB's "mysql" driver (mysqltcl), TCP to HDB_MYSQL_HOST:HDB_MYSQL_PORT (default 127.0.0.1:3306)
 # Run by bench/tpcc.sh: cd $PEERS/hammerdb && TMP=$PEERS/hammerdb/tmp TCLLIBPATH=$PEERS/hammerdb/lib tclsh8.6 hammerdbcli auto THIS.tcl
-# Environment: HDB_WAREHOUSES, HDB_VU, HDB_RAMPUP, HDB_DURATION (minutes, multiples of 0.1)
+# Environment: HDB_WAREHOUSES, HDB_VU, HDB_RAMPUP, HDB_DURATION (minutes, multiples of 0.1),
+# HDB_MYSQL_USER and HDB_MYSQL_PASS (default peer_hammer, which bench/tpcc.sh makes when it may)
 proc envor {n d} { if {[info exists ::env($n)] && $::env($n) ne ""} { return $::env($n) } { return $d } }
 set rampup   [envor HDB_RAMPUP 0]
 set duration [envor HDB_DURATION 1]
@@ -14,8 +15,8 @@ diset connection mysql_host [envor HDB_MYSQL_HOST 127.0.0.1]
 diset connection mysql_port [envor HDB_MYSQL_PORT 3306]
 diset connection mysql_socket null
 diset connection mysql_ssl false
-diset tpcc mysql_user peer_hammer
-diset tpcc mysql_pass peer_hammer
+diset tpcc mysql_user [envor HDB_MYSQL_USER peer_hammer]
+diset tpcc mysql_pass [envor HDB_MYSQL_PASS peer_hammer]
 diset tpcc mysql_dbase peer_hammerdb
 diset tpcc mysql_count_ware $warehouses
 diset tpcc mysql_num_vu $warehouses
