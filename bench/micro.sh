@@ -27,6 +27,10 @@
 #   - the server's CPU per statement: user + system CPU of the process listening on the server's
 #     port (ss -ltnp) and its descendants (/proc/PID/stat; PostgreSQL's exited backends through the
 #     postmaster's cutime + cstime) from just before the client starts to just after it exits;
+#   - the client's CPU over the server's in the same run ("client CPU / server CPU"): both tools'
+#     per-statement CPU moves with how fast the host runs in the run's 10-20 s (the two rise and
+#     fall together, ±20% from one run to the next here), and their quotient much less, so its
+#     ratio cairn/peer is the steadiest measure of what the client costs beside the server;
 #   - context switches per statement, voluntary + involuntary: the server's threads' (per thread,
 #     /proc/PID/task/TID/status, read every 0.25 s so that a thread exiting in the run counts up to
 #     its last reading) and the client's own (GNU time's %w and %c: every thread of the process);
@@ -53,6 +57,9 @@
 # host: their figures are read from their processes. MySQL 8 is run as MariaDB is: `bash .ci/versions.sh start mysql80`, then
 # BENCH_MYSQL=mysql://cairn:cairn@127.0.0.1:3380/cairn_bench bench/micro.sh sysbench-mysql (sysbench's
 # client logs in with MySQL 8's caching_sha2_password; cairn's prepare loads with INSERTs there).
+#
+# BENCH_CAIRN_FLAGS adds flags to every cairn run (e.g. "--observe off", to see what the observers
+# cost beside a peer that observes nothing).
 #
 # Usage: bench/micro.sh [pgbench|sysbench-pg|sysbench-mysql|all]   (default all)
 # Needs .ci/servers.sh to have run (or BENCH_PG/BENCH_MYSQL), pgbench, sysbench, strace and ss
@@ -127,6 +134,7 @@ take() {
   F[$who.stx]=$(per "$st" "$txns" 1 3)
   F[$who.ccpu]=$(awk -v n="$st" '/^cpu/ { if (n > 0) printf "%.1f", ($2 + $3) * 1e6 / n }' "$out/$name.time")
   F[$who.scpu]=$(per "${X[SERVER_CPU_S]:-}" "$st" 1e6 1)
+  F[$who.share]=$(per "${F[$who.ccpu]}" "${F[$who.scpu]}" 1 3)
   F[$who.svcs]=$(per "${X[SERVER_VCS]:-}" "$st" 1 2)
   F[$who.sics]=$(per "${X[SERVER_ICS]:-}" "$st" 1 3)
   F[$who.cvcs]=$(awk -v n="$st" '/^ctx/ { if (n > 0) printf "%.2f", $2 / n }' "$out/$name.time")
@@ -146,9 +154,9 @@ take() {
 # voluntary and involuntary context switches, the client's, and the wire's bytes, segments and
 # data segments each way (out: client to server); then, on MySQL/MariaDB, the server's commands
 # and bytes per transaction (SHOW GLOBAL STATUS).
-FIGS="stx ccpu scpu svcs sics cvcs cics bout bin sout sin dout din"
+FIGS="stx ccpu scpu share svcs sics cvcs cics bout bin sout sin dout din"
 MYFIGS="QUESTIONS COM_STMT_EXECUTE COM_STMT_PREPARE COM_STMT_CLOSE COM_STMT_RESET COM_ADMIN BYTES_RECEIVED BYTES_SENT"
-declare -A FIGNAME=([stx]="statements / transactions" [ccpu]="client CPU µs" [scpu]="server CPU µs" [svcs]="server cs voluntary" [sics]="server cs involuntary"
+declare -A FIGNAME=([stx]="statements / transactions" [ccpu]="client CPU µs" [scpu]="server CPU µs" [share]="client CPU / server CPU" [svcs]="server cs voluntary" [sics]="server cs involuntary"
   [cvcs]="client cs voluntary" [cics]="client cs involuntary" [bout]="bytes out" [bin]="bytes in"
   [sout]="segments out" [sin]="segments in" [dout]="data segments out" [din]="data segments in"
   [QUESTIONS]="server: questions" [COM_STMT_EXECUTE]="server: COM_STMT_EXECUTE" [COM_STMT_PREPARE]="server: COM_STMT_PREPARE"
@@ -159,7 +167,8 @@ figs() { echo "$FIGS"; [ "$KIND" = postgres ] || echo "$MYFIGS"; }
 # cairn_run NAME ARGS...: runs cairn with --json, sets TPS, TXNS, CPU.
 cairn_run() {
   local name=$1; shift
-  measure "$name" cairn "$out/$name.txt" "$C" "$@" --duration "${T}s" --rampup 0 --progress 0 --no-store --json "$out/$name.json"
+  # shellcheck disable=SC2086 # BENCH_CAIRN_FLAGS is a list of flags
+  measure "$name" cairn "$out/$name.txt" "$C" "$@" --duration "${T}s" --rampup 0 --progress 0 --no-store --json "$out/$name.json" ${BENCH_CAIRN_FLAGS:-}
   TPS=$(python3 -c "import json;print(round(json.load(open('$out/$name.json'))['result']['tps']))")
   TXNS=$(python3 -c "import json;d=json.load(open('$out/$name.json'));print(sum(t['count'] for t in d['transactions'].values()))")
   CPU=$(cpu_per_txn "$out/$name.time" "$TXNS")
@@ -181,8 +190,8 @@ line() { # round label clients peer_tps peer_cpu cairn_tps cairn_cpu cairn_windo
   printf "%-34s %3s  %8s %6s µs | %8s %6s µs (window %s) | tps ×%s  cpu ×%s\n" "round $1 $2" "$3" "$4" "$5" "$6" "$7" "$8" "$rt" "$rc"
   printf "%s|%s|%s|%s\n" "$2" "$3" "$rt" "$rc" >> "$RATIOS"
   for who in peer cairn; do
-    printf "    %-5s %s statements / transaction; per statement: client %s µs, server %s µs, cs %s + %s | client cs %s + %s | wire %s out %s B, %s seg (%s data), in %s B, %s seg (%s data); %s" "$who" \
-      "${F[$who.stx]}" "${F[$who.ccpu]}" "${F[$who.scpu]}" "${F[$who.svcs]}" "${F[$who.sics]}" "${F[$who.cvcs]}" "${F[$who.cics]}" "${F[$who.approx]}" \
+    printf "    %-5s %s statements / transaction; per statement: client %s µs, server %s µs (client/server %s), cs %s + %s | client cs %s + %s | wire %s out %s B, %s seg (%s data), in %s B, %s seg (%s data); %s" "$who" \
+      "${F[$who.stx]}" "${F[$who.ccpu]}" "${F[$who.scpu]}" "${F[$who.share]}" "${F[$who.svcs]}" "${F[$who.sics]}" "${F[$who.cvcs]}" "${F[$who.cics]}" "${F[$who.approx]}" \
       "${F[$who.bout]}" "${F[$who.sout]}" "${F[$who.dout]}" "${F[$who.bin]}" "${F[$who.sin]}" "${F[$who.din]}" "${F[$who.ack]}"
     [ "$KIND" = postgres ] || printf " | server per txn: %s questions, %s execute, %s prepare, %s close, %s reset, %s admin, %s B in, %s B out" \
       "${F[$who.QUESTIONS]}" "${F[$who.COM_STMT_EXECUTE]}" "${F[$who.COM_STMT_PREPARE]}" "${F[$who.COM_STMT_CLOSE]}" \
