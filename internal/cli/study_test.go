@@ -153,10 +153,12 @@ func TestStudyLiveMariaDB(t *testing.T) {
 	before := setting(t, url, "innodb_spin_wait_delay")
 	store := filepath.Join(t.TempDir(), "results.db")
 	js := filepath.Join(t.TempDir(), "study.json")
-	// An independent reader: the server's value every 10 ms, with the time it was read.
+	// An independent reader: the server's value every 10 ms. A new value is logged with the time
+	// it was read and the time the poll before it was sent, which still read the old one: the
+	// change came after that, however late this reader's own polls ran on a loaded host.
 	type seen struct {
-		at time.Time
-		v  string
+		at, after time.Time
+		v         string
 	}
 	var log []seen
 	stop := make(chan struct{})
@@ -165,6 +167,7 @@ func TestStudyLiveMariaDB(t *testing.T) {
 	_ = tg
 	go func() {
 		defer close(done)
+		var last time.Time // when the latest poll was sent
 		for {
 			select {
 			case <-stop:
@@ -172,10 +175,12 @@ func TestStudyLiveMariaDB(t *testing.T) {
 			case <-time.After(10 * time.Millisecond):
 			}
 			var v string
+			sent := time.Now()
 			if err := c.QueryRow(context.Background(), "SELECT @@GLOBAL.innodb_spin_wait_delay").Scan(&v); err == nil {
 				if len(log) == 0 || log[len(log)-1].v != v {
-					log = append(log, seen{time.Now(), v})
+					log = append(log, seen{at: time.Now(), after: last, v: v})
 				}
+				last = sent
 			}
 		}
 	}()
@@ -200,7 +205,10 @@ func TestStudyLiveMariaDB(t *testing.T) {
 				}
 				windowStart := d.StartedAt.Add(time.Duration(d.Window.RampupSeconds * float64(time.Second)))
 				// A loaded host wakes cairn's timers late: the run's own clock says by how much
-				// (its latest tick), and the margins below allow that beyond their own.
+				// (its latest tick), and the margins below allow that beyond their own. They
+				// allow the SET itself too, which the ticks do not show: with CI's two streams
+				// on 2 CPUs it applied 0.13-0.17 s after the planned time while the ticks were
+				// 0.001-0.042 s late (2026-11-29).
 				slack := 0.0
 				if c := d.Client.Clock; c != nil {
 					slack = c.TickMaxMs / 1000
@@ -209,21 +217,25 @@ func TestStudyLiveMariaDB(t *testing.T) {
 					if want := []string{"12", "24", "48", "96"}[i]; ch.Value != want || ch.ReadBack != want {
 						t.Errorf("run %s change %d: %s read back %s, want %s", d.ID, i, ch.Value, ch.ReadBack, want)
 					}
-					if late := ch.AtSec - ch.Planned; late < 0 || late > 0.1+slack {
+					if late := ch.AtSec - ch.Planned; late < 0 || late > 0.25+slack {
 						t.Errorf("run %s: %s=%s took effect at %.3fs, planned %gs (the clock's latest tick %.3f s late)", d.ID, ch.Name, ch.Value, ch.AtSec, ch.Planned, slack)
 					}
 					// The server showed the value from the planned time on (the reader polls every
-					// 10 ms, and the window's start is known to the millisecond).
+					// 10 ms, and the window's start is known to the millisecond): the poll before
+					// the one that first read it, which still read the old value, was sent within
+					// the margin of the planned time.
 					planned := windowStart.Add(time.Duration(ch.Planned * float64(time.Second)))
-					var first time.Time
-					for _, s := range log {
+					var first *seen
+					for i, s := range log {
 						if s.v == ch.Value && s.at.After(planned.Add(-50*time.Millisecond)) {
-							first = s.at
+							first = &log[i]
 							break
 						}
 					}
-					if first.IsZero() || first.Sub(planned) > 150*time.Millisecond+time.Duration(slack*float64(time.Second)) {
-						t.Errorf("run %s: the server showed %s=%s at %v, planned %v", d.ID, ch.Name, ch.Value, first, planned)
+					if first == nil {
+						t.Errorf("run %s: the server never showed %s=%s after %v", d.ID, ch.Name, ch.Value, planned)
+					} else if first.after.Sub(planned) > 300*time.Millisecond+time.Duration(slack*float64(time.Second)) {
+						t.Errorf("run %s: the server still showed %s's old value at %v, %v after the planned %v", d.ID, ch.Name, first.after, first.after.Sub(planned), planned)
 					}
 				}
 			}
