@@ -622,7 +622,7 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 	// Let in-flight transactions finish (they are outside the window), then cut the rest off; after
 	// Ctrl-C only briefly, since the user asked to stop (a queue of VUs waiting for SQLite's one
 	// writer would otherwise take seconds to drain).
-	e.stopOnce.Do(func() { close(e.stop) }) // a pool's executors too
+	e.stopOnce.Do(func() { close(e.stop) })
 	done := make(chan struct{})
 	go func() { vwg.Wait(); close(done) }()
 	grace := 10 * time.Second
@@ -694,14 +694,6 @@ func (e *Engine) Run(ctx context.Context) (*Outcome, error) {
 		out.Pool = pl.stats()
 	}
 	return out, nil
-}
-
-// stopVUs stops the VUs at their next transaction's boundary, unless they are a pool's
-// executors, which serve the observers' statements until Run ends.
-func (e *Engine) stopVUs() {
-	if e.pool == nil {
-		e.stopOnce.Do(func() { close(e.stop) })
-	}
 }
 
 // start is the window's start as the VUs see it, since t0.
@@ -1164,19 +1156,8 @@ func (m *monitor) windowEnd(now time.Duration) {
 	out.ConnectFailures = e.connFails.Load() - m.failsBase
 	out.Outages = e.outages(now)
 	out.Loads = e.stopLoad()
-	// The window is over: the VUs stop now (after meeting the edge, where they meet it), not
-	// once the observers have taken their closing readings (a tenth of a second on MariaDB),
-	// which would otherwise run under load no figure counts and read it too. A pool's executors
-	// keep serving: the observers' statements ride their connections (Lender).
-	meets := e.lag != 0 && e.flushSQL != ""
-	if !meets {
-		e.stopVUs()
-	}
 	e.cpu[1] = readCPU()
 	out.End = e.edgeSnapshot(m.snapCtx, m.mon, false)
-	if meets {
-		e.stopVUs()
-	}
 	out.OwnTxns = e.ownEnd
 	if e.Observe != nil {
 		e.Observe.Window(false)

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -694,53 +693,4 @@ func TestClockLag(t *testing.T) {
 	if c.TickMax < hold-time.Second || c.TickSum < c.TickMax || c.StartLate < 0 || !c.Ended || c.EndLate < 0 {
 		t.Errorf("clock %+v: want a tick at least %v late, a start and an end", c, hold-time.Second)
 	}
-}
-
-// slowClose is an Observer whose closing reading takes d, as MariaDB's waits take a tenth of a
-// second.
-type slowClose struct{ d time.Duration }
-
-func (o slowClose) Tick(*metrics.Second) {}
-func (o slowClose) Interval() string     { return "" }
-func (o slowClose) Window(start bool) {
-	if !start {
-		time.Sleep(o.d)
-	}
-}
-
-// TestVUsStopAtTheWindowsEnd: once the window is measured the VUs stop, rather than run on under
-// load no figure counts while the observers take their closing readings. What the VUs ran is
-// the window's transactions, those in flight at its end, and at most one more per VU (one that
-// ended at the edge and began again before it saw the stop); before, 300 ms of a slow observer
-// added hundreds.
-func TestVUsStopAtTheWindowsEnd(t *testing.T) {
-	tg, err := target.Open(context.Background(), testutil.SQLite(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	const vus = 2
-	var ran atomic.Int64
-	e := &Engine{Cfg: Config{VUs: vus, Duration: time.Second, Seed: 1}, Target: tg, Types: []string{"t"}, Headline: -1,
-		Observe: slowClose{d: 300 * time.Millisecond},
-		NewVU:   func(int) (workload.VU, error) { return &counter{sleeper: sleeper{d: time.Millisecond}, n: &ran}, nil }}
-	out, err := e.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	counted := out.Window.Counts[0].Count + out.After.Counts[0].Count
-	if extra := ran.Load() - counted; counted == 0 || extra > vus {
-		t.Errorf("the VUs ran %d transactions, the window and its in-flight %d: %d outside the window, want at most %d", ran.Load(), counted, extra, vus)
-	}
-}
-
-// counter is a sleeper that counts the transactions it ran.
-type counter struct {
-	sleeper
-	n *atomic.Int64
-}
-
-func (c *counter) Do(ctx context.Context) (bool, error) {
-	c.n.Add(1)
-	return c.sleeper.Do(ctx)
 }
