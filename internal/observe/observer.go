@@ -94,11 +94,7 @@ func (e *Env) conn(ctx context.Context, t target.Target) (target.Conn, error) {
 	}
 	// The session history leaves the observers' own sessions out where the server names them
 	// (a run's pooled connections, above, are its terminals' too: those stay in).
-	if ider, ok := t.(target.SessionIDer); ok {
-		if id, err := ider.SessionID(ctx, c); err == nil && e.own != nil {
-			e.own.add(target.Where(t), id)
-		}
-	}
+	e.own.register(ctx, t, c)
 	return c, nil
 }
 
@@ -108,13 +104,24 @@ type ownSessions struct {
 	ids map[string][]int64
 }
 
-func (o *ownSessions) add(where string, id int64) {
+// register adds c's session on t where the server names its sessions (target.SessionIDer);
+// it says whether it sent c a statement to learn the id.
+func (o *ownSessions) register(ctx context.Context, t target.Target, c target.Conn) bool {
+	ider, ok := t.(target.SessionIDer)
+	if !ok || o == nil {
+		return false
+	}
+	id, err := ider.SessionID(ctx, c)
+	if err != nil {
+		return true
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.ids == nil {
 		o.ids = map[string][]int64{}
 	}
-	o.ids[where] = append(o.ids[where], id)
+	o.ids[target.Where(t)] = append(o.ids[target.Where(t)], id)
+	return true
 }
 
 func (o *ownSessions) of(where string) []int64 {
@@ -176,6 +183,14 @@ type named struct {
 // binding), Close it after, on every path.
 type Watch struct {
 	list []named
+	own  *ownSessions
+}
+
+// Own leaves c, a connection cairn opened on t for statements of its own outside the observers
+// (the engine's monitor), out of the session history as the observers' own are; it says
+// whether it sent c a statement (run.SessionOwner).
+func (w *Watch) Own(ctx context.Context, t target.Target, c target.Conn) bool {
+	return w.own.register(ctx, t, c)
 }
 
 // RemoteError is server CPUs asked for a server cairn cannot bind; Inside: the database runs
@@ -194,8 +209,8 @@ func (e *RemoteError) BadInput() {}
 
 // Start starts every registered observer on env; when one fails, those started are closed.
 func Start(ctx context.Context, env Env) (*Watch, error) {
-	w := &Watch{}
 	env.own = &ownSessions{}
+	w := &Watch{own: env.own}
 	for _, k := range registered() {
 		o, err := k.Start(ctx, &env)
 		if err != nil {

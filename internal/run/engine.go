@@ -119,6 +119,12 @@ type Observer interface {
 	Interval() string
 }
 
+// SessionOwner is an Observer that samples the server's sessions and leaves cairn's own out:
+// the engine hands it the monitor's connection. Own says whether it sent c a statement.
+type SessionOwner interface {
+	Own(ctx context.Context, t target.Target, c target.Conn) bool
+}
+
 // TopWaiter is an Observer that gives, after Interval, the wait events the interval's line
 // names (event.Progress.TopWaits).
 type TopWaiter interface {
@@ -718,12 +724,19 @@ func firstErr(errs []error) error {
 	return nil
 }
 
-// monConn is the monitor's connection: its own, or the executors' through the Lender.
+// monConn is the monitor's connection: its own, or the executors' through the Lender. Its
+// own is one of cairn's sessions, which the observers' session history leaves out.
 func (e *Engine) monConn(ctx context.Context) (target.Conn, error) {
 	if e.Lender != nil && e.pool != nil {
 		return &lentConn{l: e.Lender, mon: true}, nil
 	}
-	return e.Target.Conn(ctx)
+	c, err := e.Target.Conn(ctx)
+	if err == nil {
+		if o, ok := e.Observe.(SessionOwner); ok && o.Own(ctx, e.Target, c) {
+			e.monStmts++
+		}
+	}
+	return c, err
 }
 
 // snapshot reads the headline scalar, the server's transaction counter and its start time as the
