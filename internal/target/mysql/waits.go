@@ -56,6 +56,13 @@ const (
 	handlerEvent = "wait/io/table/sql/handler"
 )
 
+// trxCacheLatch guards the cache behind information_schema.INNODB_TRX, INNODB_LOCKS and
+// INNODB_LOCK_WAITS, and only their readers take it: cairn's own row-lock readings and session
+// samples, never a workload's statement. performance_schema times every taking of it, and on a
+// busy host a sampler preempted while taking it was timed for half a case's synch waits; the
+// waits leave it out, and say so.
+const trxCacheLatch = "wait/synch/rwlock/innodb/trx_i_s_cache_lock"
+
 type myWaits struct {
 	c        target.Conn
 	pfs      bool
@@ -116,7 +123,8 @@ func (t *mysqlTarget) OpenWaits(ctx context.Context, c target.Conn, o target.Wai
 			FROM performance_schema.setup_instruments WHERE NAME LIKE 'wait/%'`).Scan(&on, &all, &innodbOff, &synchOn); err != nil {
 			return nil, err
 		}
-		w.notes = append(w.notes, fmt.Sprintf("performance_schema: %d of %d wait instruments on and timed", on, all))
+		w.notes = append(w.notes, fmt.Sprintf("performance_schema: %d of %d wait instruments on and timed", on, all),
+			"trx_i_s_cache_lock is left out of the waits: only readers of INNODB_TRX take it, cairn's own readings among them")
 		if synchOn == 0 {
 			w.notes = append(w.notes, "none of the server's wait/synch instruments is on: synch waits are not measured (--waits instrument turns InnoDB's on for the run)")
 		}
@@ -370,6 +378,9 @@ func (w *myWaits) Read(ctx context.Context) ([]target.Wait, error) {
 			if err := rows.Scan(&name, &n, &ps); err != nil {
 				rows.Close()
 				return nil, err
+			}
+			if name == trxCacheLatch {
+				continue
 			}
 			ms := ps / 1e9
 			if name == handlerEvent {
