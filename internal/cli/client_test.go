@@ -12,9 +12,10 @@ import (
 )
 
 // The client checks itself: a run on PostgreSQL with cairn bound to one CPU beside two busy loops
-// on that CPU (a constructed overload) records what its threads ran and waited for a CPU, warns
-// that its VUs waited for one, and is marked client_bound; the same run unbound beside the same
-// busy loops is not, and each run's warning and mark follow from its own recorded figures by the
+// on that CPU (a constructed overload) records what its threads ran and waited for a CPU and how
+// busy that CPU was, warns that its VUs waited for one, and is marked client_bound; the same run
+// unbound beside the same busy loops shares every CPU with the server, and is not (the host, not
+// the client, is short); each run's warning and mark follow from its own recorded figures by the
 // documented thresholds (docs/result-format.md#client). The binary runs it, so that the binding
 // stays out of the test process.
 func TestClientChecksItself(t *testing.T) {
@@ -83,12 +84,22 @@ func TestClientChecksItself(t *testing.T) {
 		if !strings.Contains(c.out, line) || warned != (th.VUWaitShare >= results.ClientWaitWarn) {
 			t.Errorf("%s: the summary lacks %q, or warns (%v) against its figure %.3f:\n%s", c.name, line, warned, th.VUWaitShare, c.out)
 		}
-		if c.d.MarkedWith(results.ClientBound) != (th.UseShare >= results.ClientBoundUse || th.WaitPerCPU >= results.ClientBoundWait) {
-			t.Errorf("%s: marked client_bound %v with use_share %.3f, wait_per_cpu %.2f", c.name, c.d.MarkedWith(results.ClientBound), th.UseShare, th.WaitPerCPU)
+		// The CPUs' busy share is read; the server runs here, and shares cairn's CPUs unless
+		// cairn is bound to some of them.
+		if th.CPUsBusy == nil || *th.CPUsBusy < 0 || *th.CPUsBusy > 1 || th.ServerShares != (c.cpus == 0) {
+			t.Fatalf("%s: cpus_busy %v, server_shares_cpus %v (bound to %d CPUs)", c.name, th.CPUsBusy, th.ServerShares, c.cpus)
+		}
+		busy := *th.CPUsBusy
+		if bound := th.UseShare >= results.ClientBoundUse || busy >= results.ClientBoundBusy && th.VUWaitShare >= results.ClientWaitWarn && !th.ServerShares; c.d.MarkedWith(results.ClientBound) != bound {
+			t.Errorf("%s: marked client_bound %v with use_share %.3f, cpus_busy %.3f, vu_wait_share %.3f, server_shares_cpus %v", c.name, c.d.MarkedWith(results.ClientBound), th.UseShare, busy, th.VUWaitShare, th.ServerShares)
 		}
 		t.Logf("%s: %s", c.name, th.Text(win))
 	}
-	// The constructed overload: the VUs' thread ran on one CPU that two busy loops shared.
+	// The constructed overload: the VUs' thread ran on one CPU that two busy loops shared, which
+	// was all busy.
+	if b := *bound.Client.Threads.CPUsBusy; b < results.ClientBoundBusy {
+		t.Errorf("bound beside two busy loops on its CPU, that CPU was %.1f%% busy", 100*b)
+	}
 	if !bound.Client.Threads.Waited() {
 		t.Errorf("bound beside two busy loops, the VUs waited only %.1f%% of the window for a CPU", 100*bound.Client.Threads.VUWaitShare)
 	}

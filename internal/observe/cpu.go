@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
 
 	"github.com/cairn-bench/cairn/internal/metrics"
 )
@@ -52,6 +53,32 @@ func (s *CPUSampler) Sample() (*metrics.CPUShare, []metrics.CPUShare) {
 		cores = append(cores, share(prev.CPU[id], cur.CPU[id]))
 	}
 	return &host, cores
+}
+
+// BusyOf is how busy the CPUs in set were since the previous sample, by any process, as a
+// fraction (all but idle and iowait), with how many CPUs the host has; ok false where /proc/stat
+// could not be read or set names none of them.
+func (s *CPUSampler) BusyOf(set unix.CPUSet) (busy float64, host int, ok bool) {
+	cur, err := s.fs.Stat()
+	if err != nil {
+		return 0, 0, false
+	}
+	prev := s.prev
+	s.prev = cur
+	n := 0
+	for id, b := range cur.CPU {
+		a, seen := prev.CPU[id]
+		if !seen || !set.IsSet(int(id)) {
+			continue
+		}
+		sh := share(a, b)
+		busy += 100 - sh[2] - sh[5]
+		n++
+	}
+	if n == 0 {
+		return 0, 0, false
+	}
+	return busy / float64(n) / 100, len(cur.CPU), true
 }
 
 // share is the interval between two readings in percent: user, system, iowait, irq, steal, idle.

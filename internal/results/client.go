@@ -19,6 +19,11 @@ type ClientThreads struct {
 	UseShare    float64 `json:"use_share"`
 	WaitPerCPU  float64 `json:"wait_per_cpu"`
 	VUWaitShare float64 `json:"vu_wait_share"`
+	// CPUsBusy is how busy the CPUs cairn may use were in the window, by any process (/proc/stat),
+	// absent where it could not be read; ServerShares says the server runs on this host and cairn
+	// may use every CPU of it, so that a shortage of them is the host's, the server's too.
+	CPUsBusy     *float64 `json:"cpus_busy,omitempty"`
+	ServerShares bool     `json:"server_shares_cpus,omitempty"`
 }
 
 // IssueLag is how late the VUs issued their transactions in the window: from when each was due
@@ -61,24 +66,27 @@ func (c *ClientClock) Text() string {
 }
 
 // A run is marked client_bound when cairn itself limited it (docs/result-format.md#client):
-// its threads ran ClientBoundUse or more of the CPUs it may use, or ClientBoundWait or more of
-// them waited in a run queue, on average, per CPU it may use. The second is the case of a client
-// beside other busy processes on its CPUs: it gets only its share of them and runs little, while
-// its threads queue for the rest. A host short of CPU for every process queues them too, but
-// over all its CPUs: measured on a 2-CPU host under a load of 10–17, unbound runs waited 1.1–2.0
-// threads per CPU, and the same runs bound to one CPU beside two busy loops 3.7–4.7.
-// ClientWaitWarn is the share of the window its VUs waited for a CPU from which the summary
-// warns: their latencies include that wait.
+// its threads ran ClientBoundUse or more of the CPUs it may use, or those CPUs were
+// ClientBoundBusy busy, by anything, while its VUs waited ClientWaitWarn of the window for them,
+// and the server does not share them all (ServerShares): a client bound to some of a host's
+// CPUs, or on a host of its own, beside other busy processes. Where cairn and the server share
+// every CPU, a shortage is the host's: both queue for the same CPUs (on this 2-CPU host at 8 VUs
+// with nothing else running, cairn's threads waited 3.7 deep per CPU), and the VUs' wait warns
+// but does not mark. ClientWaitWarn is the share of the window its VUs waited for a CPU from
+// which the summary warns: their latencies include that wait.
 const (
 	ClientBoundUse  = 0.90
-	ClientBoundWait = 3.0
+	ClientBoundBusy = 0.90
 	ClientWaitWarn  = 0.10
 )
 
-// Bound says cairn itself limited the run: its threads ran ClientBoundUse of the CPUs it may
-// use, or waited ClientBoundWait threads deep per CPU for them.
+// Bound says cairn itself limited the run (ClientBoundUse, ClientBoundBusy).
 func (c *ClientThreads) Bound() bool {
-	return c != nil && (c.UseShare >= ClientBoundUse || c.WaitPerCPU >= ClientBoundWait)
+	if c == nil {
+		return false
+	}
+	return c.UseShare >= ClientBoundUse ||
+		c.CPUsBusy != nil && *c.CPUsBusy >= ClientBoundBusy && c.VUWaitShare >= ClientWaitWarn && !c.ServerShares
 }
 
 // Waited says cairn's VUs waited ClientWaitWarn or more of the window for a CPU.
@@ -86,8 +94,15 @@ func (c *ClientThreads) Waited() bool { return c != nil && c.VUWaitShare >= Clie
 
 // Text is the figures in words: "VUs waited 12% of the window for a CPU (cairn's threads
 // 4.80 s in a run queue, 0.40 per CPU it may use); cairn ran 0.91 CPU-s per s, 46% of the 2 CPUs
-// it may use".
+// it may use, which were 61% busy".
 func (c *ClientThreads) Text(window float64) string {
-	return fmt.Sprintf("VUs waited %.0f%% of the window for a CPU (cairn's threads %.2f s in a run queue, %.2f per CPU it may use); cairn ran %.2f CPU-s per s, %.0f%% of the %d CPUs it may use",
+	t := fmt.Sprintf("VUs waited %.0f%% of the window for a CPU (cairn's threads %.2f s in a run queue, %.2f per CPU it may use); cairn ran %.2f CPU-s per s, %.0f%% of the %d CPUs it may use",
 		100*c.VUWaitShare, c.WaitSeconds, c.WaitPerCPU, c.RunSeconds/window, 100*c.UseShare, c.UsableCPUs)
+	if c.CPUsBusy != nil {
+		t += fmt.Sprintf(", which were %.0f%% busy", 100**c.CPUsBusy)
+		if c.ServerShares {
+			t += " (the server's too)"
+		}
+	}
+	return t
 }
