@@ -1435,6 +1435,9 @@ type vuState struct {
 	// VU's goroutine touches them until it has ended.
 	due time.Duration
 	lag IssueLag
+	// ended is when the VU said its transaction ended (workload.WindowSink), 0 when it did not:
+	// the engine counts the transaction by that time too, so that both count the same ones.
+	ended time.Duration
 }
 
 // IssueLag is how late the VUs issued their transactions, over those started in the window: the
@@ -1480,9 +1483,15 @@ type stmtSink struct {
 
 func (s *stmtSink) Now() time.Duration { return time.Since(s.e.t0) }
 
-// InWindow says whether a statement that ended at end counts (workload.WindowSink).
+// InWindow says whether a statement that ended at end counts.
 func (s *stmtSink) InWindow(end time.Duration) bool {
 	return end >= s.e.start() && end < time.Duration(s.e.end.Load())
+}
+
+// Ended implements workload.WindowSink.
+func (s *stmtSink) Ended(end time.Duration) bool {
+	s.v.ended = end
+	return s.InWindow(end)
 }
 
 func (s *stmtSink) Statement(i int, start, end time.Duration) {
@@ -1594,6 +1603,9 @@ func (e *Engine) loop(ctx context.Context, v *vuState) {
 		v.busy.Store(int64(start) + 1)
 		rolledBack, retries, class, err := e.attempt(ctx, v.vu)
 		end := time.Since(e.t0)
+		if v.ended > 0 {
+			end, v.ended = v.ended, 0
+		}
 		v.busy.Store(0)
 		v.held.Store(v.completed(end))
 		ws, we := e.start(), time.Duration(e.end.Load())

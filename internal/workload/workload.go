@@ -57,11 +57,13 @@ type StatementSink interface {
 	Statement(i int, start, end time.Duration)
 }
 
-// WindowSink is a StatementSink that says whether a statement that ended at end (by its Now)
-// counts in the measured window, for VUs that keep figures of their own beside the engine's
-// (fanout's per shard).
+// WindowSink is a StatementSink for VUs that keep figures of their own beside the engine's
+// (fanout's per shard). Ended tells it when the VU's transaction ended (by its Now) and says
+// whether the transaction counts in the measured window: the engine then counts it by that time,
+// not by its own clock read after the VU returns, so that a window's edge between the two cannot
+// have the VU count a transaction the engine leaves out.
 type WindowSink interface {
-	InWindow(end time.Duration) bool
+	Ended(end time.Duration) bool
 }
 
 // StatementTimer is implemented by VUs that time their statements one by one (sysbench-style

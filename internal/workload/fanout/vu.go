@@ -384,7 +384,7 @@ func (v *vu) Do(ctx context.Context) (bool, error) {
 		v.r.mismatches.Add(1)
 		return false, errMismatch
 	}
-	if v.win == nil || v.win.InWindow(end) {
+	if v.win == nil || v.win.Ended(end) {
 		v.record(end)
 	}
 	return false, nil
