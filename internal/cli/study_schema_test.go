@@ -159,3 +159,43 @@ func TestStudySchemaFactorInterrupted(t *testing.T) {
 		t.Errorf("after Ctrl-C innodb_spin_wait_delay is %s, was %s", got, before)
 	}
 }
+
+// TestStudySchemaFactorKilled: a study whose schema is a factor, killed (SIGKILL) while a level's
+// schema is in the database, leaves it there with its settings; 'cairn restore --db URL' drops
+// the schema from the undo journal, as it puts the settings back, and the journal is empty after.
+func TestStudySchemaFactorKilled(t *testing.T) {
+	bin := cairnBinary(t)
+	url := testutil.MySQL(t)
+	fresh(t, "oltp", url)
+	t.Setenv("CAIRN_STATE", filepath.Join(t.TempDir(), "undo")) // this test's journal alone
+	before := setting(t, url, "innodb_spin_wait_delay")
+	changed := "7"
+	if before == changed {
+		changed = "9"
+	}
+	file := writeStudy(t, strings.Replace(schemaStudy, "duration: 2s", "duration: 60s\nprogress: 1s", 1)+
+		"settings: {innodb_spin_wait_delay: ["+changed+"]}\n")
+	cmd, out := startUntil(t, bin, "] window ", "study", "run", file, "--set", "db="+url, "--no-store")
+	t.Cleanup(func() { cmd.Process.Kill() })
+	cmd.Process.Kill()
+	cmd.Wait()
+	if st := schemaState(t, url, oltp.Footprint); st != workload.StateComplete {
+		t.Fatalf("after the kill the database holds no complete oltp schema (state %d): the test cannot check restore's drop\n%s", st, out)
+	}
+	code, stdout, stderr := cairn(t, "restore", "--db", url)
+	if code != 0 || !strings.Contains(stdout, "restored: the sysbench-style OLTP schema a study prepared on ") {
+		t.Errorf("restore: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout, ":cairn@") {
+		t.Errorf("restore printed the password:\n%s", stdout)
+	}
+	if st := schemaState(t, url, oltp.Footprint); st != workload.StateNone {
+		t.Errorf("after restore the database holds an oltp schema (state %d):\n%s", st, stdout)
+	}
+	if got := setting(t, url, "innodb_spin_wait_delay"); got != before {
+		t.Errorf("after restore innodb_spin_wait_delay is %s, was %s", got, before)
+	}
+	if code, stdout, _ := cairn(t, "restore", "--db", url); code != 0 || !strings.Contains(stdout, "nothing to restore") {
+		t.Errorf("a second restore: exit %d\n%s", code, stdout)
+	}
+}

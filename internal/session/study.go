@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/cairn-bench/cairn/internal/spec"
 	"github.com/cairn-bench/cairn/internal/study"
 	"github.com/cairn-bench/cairn/internal/target"
+	"github.com/cairn-bench/cairn/internal/undo"
 	"github.com/cairn-bench/cairn/internal/workload"
 )
 
@@ -107,7 +109,9 @@ func studySteps(ctx context.Context, st *study.Study, sv *study.Server, bus *eve
 			if err := schema.drop(ctx, st, bus); err != nil {
 				return failed(err)
 			}
-			schema.level, schema.prepared = level, true
+			if err := schema.prepare(st, level); err != nil {
+				return failed(err)
+			}
 		}
 		bound, err := CPUs(one)
 		if err != nil {
@@ -183,10 +187,55 @@ func endStudy(ctx context.Context, bus *event.Bus, doc *results.Study, err error
 }
 
 // studySchema is what a study whose schema is a factor has prepared: the level the database
-// holds, and whether a schema of the study's (perhaps a partial one) may be there.
+// holds, and whether a schema of the study's (perhaps a partial one) may be there; entry is its
+// record in the undo journal, for 'cairn restore' to drop it after a crash.
 type studySchema struct {
 	level    string
 	prepared bool
+	entry    *undo.Entry
+}
+
+// studySchemaUndo is the undo journal's kind for a schema a study prepared.
+const studySchemaUndo = "study-schema"
+
+// studySchemaData is what 'cairn restore' needs to drop a study's schema: the workload whose
+// cleanup drops it, and where.
+type studySchemaData struct {
+	Workload string `json:"workload"`
+	DB       string `json:"db"` // the study's database URL, redacted
+}
+
+func init() {
+	undo.Register(studySchemaUndo, func(ctx context.Context, e *undo.Entry, db string) error {
+		var d studySchemaData
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			return err
+		}
+		if db == "" || target.Redact(db) != d.DB {
+			return fmt.Errorf("give --db %s to drop the %s schema a study prepared there", d.DB, d.Workload)
+		}
+		w, err := workload.Get(d.Workload)
+		if err != nil {
+			return err
+		}
+		_, err = workload.Cleanup(ctx, db, w.Info().Footprint)
+		return err
+	})
+}
+
+// prepare records, before a level's schema is prepared, that the study's schema may be there.
+func (sc *studySchema) prepare(st *study.Study, level string) error {
+	if sc.entry == nil {
+		w := st.Spec.WorkloadOf().Info()
+		e, err := undo.Record(studySchemaUndo, fmt.Sprintf("the %s schema a study prepared on %s", w.Title, target.Redact(st.Spec.DB)), target.Redact(st.Spec.DB),
+			studySchemaData{Workload: w.Name, DB: target.Redact(st.Spec.DB)})
+		if err != nil {
+			return err
+		}
+		sc.entry = e
+	}
+	sc.level, sc.prepared = level, true
+	return nil
 }
 
 // drop drops the schema the study prepared, by its meta record (what cairn's cleanup drops),
@@ -205,7 +254,9 @@ func (sc *studySchema) drop(ctx context.Context, st *study.Study, bus *event.Bus
 		return fmt.Errorf("the %s schema the study prepared (%s) was not all dropped ('cairn %s cleanup --db URL' drops it): %w", w.Title, sc.level, w.Name, err)
 	}
 	sc.level, sc.prepared = "", false
-	return nil
+	err = sc.entry.Done()
+	sc.entry = nil
+	return err
 }
 
 // studyHousekeeping reads the study's --after list and refuses, before anything changes on the
