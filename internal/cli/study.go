@@ -99,7 +99,7 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 	var db string
 	cmd := &cobra.Command{
 		Use:   "restore --db URL",
-		Short: "Put back the settings a study that crashed or was killed left changed on this server",
+		Short: "Put back the settings a study that crashed or was killed left changed on this server, and drop the schema it prepared",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if db == "" {
@@ -109,12 +109,12 @@ func newStudyRestore(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			pending, err := target.PendingSettings(where)
+			pending, err := session.PendingStudyChanges(where, db)
 			if err != nil {
 				return err
 			}
 			if len(pending) == 0 {
-				fmt.Fprintf(stdout, "nothing to restore: no study left settings changed on %s\n", where)
+				fmt.Fprintf(stdout, "nothing to restore: no study left settings changed or a schema on %s\n", where)
 				return nil
 			}
 			study.Restore(cmd.Context(), pending, db, "cairn study restore", false, func(r study.Restored) bool {

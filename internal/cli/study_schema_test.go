@@ -163,6 +163,7 @@ func TestStudySchemaFactorInterrupted(t *testing.T) {
 // TestStudySchemaFactorKilled: a study whose schema is a factor, killed (SIGKILL) while a level's
 // schema is in the database, leaves it there with its settings; 'cairn restore --db URL' drops
 // the schema from the undo journal, as it puts the settings back, and the journal is empty after.
+// Killed again, 'cairn study restore --db URL' does the same.
 func TestStudySchemaFactorKilled(t *testing.T) {
 	bin := cairnBinary(t)
 	url := testutil.MySQL(t)
@@ -197,5 +198,24 @@ func TestStudySchemaFactorKilled(t *testing.T) {
 	}
 	if code, stdout, _ := cairn(t, "restore", "--db", url); code != 0 || !strings.Contains(stdout, "nothing to restore") {
 		t.Errorf("a second restore: exit %d\n%s", code, stdout)
+	}
+
+	// Killed again: 'cairn study restore --db URL' drops the schema beside the settings.
+	cmd, out = startUntil(t, bin, "] window ", "study", "run", file, "--set", "db="+url, "--no-store")
+	t.Cleanup(func() { cmd.Process.Kill() })
+	cmd.Process.Kill()
+	cmd.Wait()
+	if st := schemaState(t, url, oltp.Footprint); st != workload.StateComplete {
+		t.Fatalf("after the second kill the database holds no complete oltp schema (state %d)\n%s", st, out)
+	}
+	code, stdout, stderr = cairn(t, "study", "restore", "--db", url)
+	if code != 0 || !strings.Contains(stdout, "restored: the sysbench-style OLTP schema a study prepared on ") || !strings.Contains(stdout, "restored: settings innodb_spin_wait_delay") {
+		t.Errorf("study restore: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if st := schemaState(t, url, oltp.Footprint); st != workload.StateNone {
+		t.Errorf("after study restore the database holds an oltp schema (state %d):\n%s", st, stdout)
+	}
+	if got := setting(t, url, "innodb_spin_wait_delay"); got != before {
+		t.Errorf("after study restore innodb_spin_wait_delay is %s, was %s", got, before)
 	}
 }

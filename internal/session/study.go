@@ -223,6 +223,27 @@ func init() {
 	})
 }
 
+// PendingStudyChanges are the undo journal's records of what killed studies left on db, whose
+// server is at where: the settings they changed, and the schemas they prepared and did not drop,
+// for 'cairn study restore'.
+func PendingStudyChanges(where, db string) ([]*undo.Entry, error) {
+	out, err := target.PendingSettings(where)
+	if err != nil {
+		return nil, err
+	}
+	all, err := undo.Pending()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range all {
+		var d studySchemaData
+		if e.Kind == studySchemaUndo && json.Unmarshal(e.Data, &d) == nil && d.DB == target.Redact(db) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
 // prepare records, before a level's schema is prepared, that the study's schema may be there.
 func (sc *studySchema) prepare(st *study.Study, level string) error {
 	if sc.entry == nil {
