@@ -56,6 +56,9 @@ func newWaitReader(src target.WaitSource, where string, interval time.Duration, 
 	if ss, ok := src.(target.SessionSampler); ok && !src.Sampled() && history {
 		r.sessions = ss
 	}
+	if l, ok := src.(target.OwnLeaver); ok && src.Sampled() && own != nil {
+		l.LeaveOut(own)
+	}
 	if src.Sampled() || r.sessions != nil {
 		go r.sample()
 	} else {

@@ -231,9 +231,15 @@ type SessionSampler interface {
 	DescribeSessions() string
 }
 
+// OwnLeaver is a sampled WaitSource (Sampled) that leaves cairn's own sessions out of its samples:
+// own names them, as SessionIDer gives their ids, whenever a sample is taken.
+type OwnLeaver interface {
+	LeaveOut(own func() []int64)
+}
+
 // SessionIDer is a target whose server shows each session's id where its sessions are sampled
-// (MySQL's CONNECTION_ID(), information_schema.PROCESSLIST's ID): the session history leaves the
-// observers' own sessions out by it.
+// (MySQL's CONNECTION_ID(), information_schema.PROCESSLIST's ID, PostgreSQL's backend pid): the
+// session history leaves cairn's own sessions (the observers', the run's monitor's) out by it.
 type SessionIDer interface {
 	SessionID(ctx context.Context, c Conn) (int64, error)
 }

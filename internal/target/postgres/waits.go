@@ -8,17 +8,29 @@ import (
 
 // waitsSQL is what the database's client sessions are doing now: each active one is a sample of
 // its wait event, or of "CPU" when it waits on nothing. The sampling session runs outside the
-// database (target.Aside) or on a run's pooled connection, and leaves itself out.
+// database (target.Aside) or on a run's pooled connection, and leaves itself out, and cairn's
+// other sessions ($2: the run's monitor's, target.OwnLeaver).
 const waitsSQL = `SELECT COALESCE(wait_event_type, 'CPU'), COALESCE(wait_event, ''), count(*)
 FROM pg_stat_activity
 WHERE datname = $1 AND state = 'active' AND backend_type = 'client backend'
-  AND pid <> pg_backend_pid()
+  AND pid <> pg_backend_pid() AND pid <> ALL($2::int8[])
 GROUP BY 1, 2`
 
 type pgWaits struct {
 	c     target.Conn
 	db    string
 	notes []string
+	own   func() []int64
+}
+
+// LeaveOut implements target.OwnLeaver.
+func (w *pgWaits) LeaveOut(own func() []int64) { w.own = own }
+
+// SessionID implements target.SessionIDer: the backend's pid, as pg_stat_activity names it.
+func (t *pg) SessionID(ctx context.Context, c target.Conn) (int64, error) {
+	var pid int64
+	err := c.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid)
+	return pid, err
 }
 
 // OpenWaits implements target.Waiter: pg_stat_activity shows each session's current wait only,
@@ -44,7 +56,11 @@ func (w *pgWaits) Describe() string {
 }
 
 func (w *pgWaits) Read(ctx context.Context) ([]target.Wait, error) {
-	rows, err := w.c.Query(ctx, "cairn_waits", w.db)
+	own := []int64{} // not nil: pid <> ALL(NULL) would leave every session out
+	if w.own != nil {
+		own = append(own, w.own()...)
+	}
+	rows, err := w.c.Query(ctx, "cairn_waits", w.db, own)
 	if err != nil {
 		return nil, err
 	}
