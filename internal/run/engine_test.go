@@ -150,30 +150,13 @@ func (b *bumper) Do(ctx context.Context) (bool, error) {
 	return false, err
 }
 
-// edgeDBs are the test databases edgeDB made, one per test.
-var edgeDBs sync.Map // *testing.T → URL
-
-// edgeDB is the URL of a PostgreSQL database of the test's own, made on its first call: the
-// server's transaction counter is per database, and other packages' tests, which go test runs
-// beside these, commit in the shared test database (4 of them counted in one window, in CI).
-func edgeDB(t *testing.T) string {
-	t.Helper()
-	if u, ok := edgeDBs.Load(t); ok {
-		return u.(string)
-	}
-	u := testutil.Databases(t, testutil.PG(t), "cairn_run_edge")[0]
-	edgeDBs.Store(t, u)
-	t.Cleanup(func() { edgeDBs.Delete(t) })
-	return u
-}
-
-// edgeTable makes cairn_edge_test on PostgreSQL, in the test's own database (edgeDB), without
-// autovacuum, whose transactions would count too, and returns its target. The session that made
-// it publishes its counts, so that none reach the counter during the run.
+// edgeTable makes cairn_edge_test on PostgreSQL (without autovacuum, whose transactions would
+// count too) and returns its target. The session that made it publishes its counts, so that none
+// reach the counter during the run.
 func edgeTable(t *testing.T) target.Target {
 	t.Helper()
 	ctx := context.Background()
-	tg, c := testutil.Open(t, edgeDB(t))
+	tg, c := testutil.Open(t, testutil.PG(t))
 	for _, q := range []string{"DROP TABLE IF EXISTS cairn_edge_test",
 		"CREATE TABLE cairn_edge_test (id int PRIMARY KEY, n bigint NOT NULL) WITH (autovacuum_enabled = false)",
 		"INSERT INTO cairn_edge_test VALUES (1, 0)"} {
@@ -294,7 +277,7 @@ func autovacuum(t *testing.T, db string) func() int {
 func counted(t *testing.T, e func() *Engine, edges func(*Outcome) int) (*Outcome, error) {
 	t.Helper()
 	for try := 1; ; try++ {
-		seen := autovacuum(t, edgeDB(t))
+		seen := autovacuum(t, testutil.PG(t))
 		out, err := e().Run(context.Background())
 		n := seen()
 		if try == 3 || err != nil {
@@ -618,7 +601,7 @@ func TestEdgePublishingNotInProgress(t *testing.T) {
 	tg := edgeTable(t)
 	flushing(t, tg)
 	for try := 1; ; try++ {
-		seen := autovacuum(t, edgeDB(t))
+		seen := autovacuum(t, testutil.PG(t))
 		e := edgeEngine(tg, Config{VUs: 20, Rampup: 1500 * time.Millisecond, Duration: 1500 * time.Millisecond, Progress: 500 * time.Millisecond, Seed: 1})
 		e.NewVU = func(int) (workload.VU, error) { return idler{}, nil }
 		var server float64

@@ -158,7 +158,7 @@ func (b *pooledBumper) UseConn(c workload.VU) { b.c = c.(*pooledBumper).c }
 func TestLenderKeepsToThePool(t *testing.T) {
 	flushing(t, edgeTable(t))
 	ctx := context.Background()
-	named, peak := testutil.PeakSessions(t, edgeDB(t), 20*time.Millisecond)
+	named, peak := testutil.PeakSessions(t, testutil.PG(t), 20*time.Millisecond)
 	tg, err := target.Open(ctx, named)
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestLenderKeepsToThePool(t *testing.T) {
 func TestLenderCancelKeepsTheConnection(t *testing.T) {
 	flushing(t, edgeTable(t))
 	ctx := context.Background()
-	tg, err := target.Open(ctx, edgeDB(t))
+	tg, err := target.Open(ctx, testutil.PG(t))
 	if err != nil {
 		t.Fatal(err)
 	}
