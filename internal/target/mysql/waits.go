@@ -60,8 +60,8 @@ const (
 // INNODB_LOCK_WAITS, and only their readers take it: cairn's own row-lock readings and session
 // samples, never a workload's statement. performance_schema times every taking of it, and on a
 // busy host a sampler preempted while taking it was timed for half a case's synch waits; the
-// waits leave it out, and say so.
-const trxCacheLatch = "wait/synch/rwlock/innodb/trx_i_s_cache_lock"
+// waits leave it out, and say so. MariaDB instruments it as an rwlock, MySQL 8 as an sxlock.
+const trxCacheLatch = "/innodb/trx_i_s_cache_lock"
 
 type myWaits struct {
 	c        target.Conn
@@ -379,7 +379,7 @@ func (w *myWaits) Read(ctx context.Context) ([]target.Wait, error) {
 				rows.Close()
 				return nil, err
 			}
-			if name == trxCacheLatch {
+			if strings.HasPrefix(name, "wait/synch/") && strings.HasSuffix(name, trxCacheLatch) {
 				continue
 			}
 			ms := ps / 1e9
