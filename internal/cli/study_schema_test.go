@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -123,21 +125,33 @@ func TestStudySchemaFactor(t *testing.T) {
 	}
 }
 
-// TestStudySchemaFactorInterrupted: Ctrl-C in a study whose schema is a factor drops the schema
-// it prepared, as it restores its settings: the database holds no oltp schema afterwards.
-func TestStudySchemaFactorInterrupted(t *testing.T) {
+// longSchemaStudy readies the schema-factor study with a 60 s window and a changed
+// innodb_spin_wait_delay on a database without oltp's schema: it returns the database, the
+// setting as found, and start, which runs the study until its first window opens.
+func longSchemaStudy(t *testing.T) (url, before string, start func() (*exec.Cmd, *bytes.Buffer)) {
+	t.Helper()
 	bin := cairnBinary(t)
-	url := testutil.MySQL(t)
+	url = testutil.MySQL(t)
 	fresh(t, "oltp", url)
-	before := setting(t, url, "innodb_spin_wait_delay")
+	before = setting(t, url, "innodb_spin_wait_delay")
 	changed := "7"
 	if before == changed {
 		changed = "9"
 	}
 	file := writeStudy(t, strings.Replace(schemaStudy, "duration: 2s", "duration: 60s\nprogress: 1s", 1)+
 		"settings: {innodb_spin_wait_delay: ["+changed+"]}\n")
-	cmd, out := startUntil(t, bin, "] window ", "study", "run", file, "--set", "db="+url, "--no-store")
-	t.Cleanup(func() { cmd.Process.Kill() })
+	return url, before, func() (*exec.Cmd, *bytes.Buffer) {
+		cmd, out := startUntil(t, bin, "] window ", "study", "run", file, "--set", "db="+url, "--no-store")
+		t.Cleanup(func() { cmd.Process.Kill() })
+		return cmd, out
+	}
+}
+
+// TestStudySchemaFactorInterrupted: Ctrl-C in a study whose schema is a factor drops the schema
+// it prepared, as it restores its settings: the database holds no oltp schema afterwards.
+func TestStudySchemaFactorInterrupted(t *testing.T) {
+	url, before, start := longSchemaStudy(t)
+	cmd, out := start()
 	if st := schemaState(t, url, oltp.Footprint); st != workload.StateComplete {
 		t.Fatalf("no oltp schema while the study runs (state %d): the test cannot check its drop", st)
 	}
@@ -165,19 +179,9 @@ func TestStudySchemaFactorInterrupted(t *testing.T) {
 // the schema from the undo journal, as it puts the settings back, and the journal is empty after.
 // Killed again, 'cairn study restore --db URL' does the same.
 func TestStudySchemaFactorKilled(t *testing.T) {
-	bin := cairnBinary(t)
-	url := testutil.MySQL(t)
-	fresh(t, "oltp", url)
 	t.Setenv("CAIRN_STATE", filepath.Join(t.TempDir(), "undo")) // this test's journal alone
-	before := setting(t, url, "innodb_spin_wait_delay")
-	changed := "7"
-	if before == changed {
-		changed = "9"
-	}
-	file := writeStudy(t, strings.Replace(schemaStudy, "duration: 2s", "duration: 60s\nprogress: 1s", 1)+
-		"settings: {innodb_spin_wait_delay: ["+changed+"]}\n")
-	cmd, out := startUntil(t, bin, "] window ", "study", "run", file, "--set", "db="+url, "--no-store")
-	t.Cleanup(func() { cmd.Process.Kill() })
+	url, before, start := longSchemaStudy(t)
+	cmd, out := start()
 	cmd.Process.Kill()
 	cmd.Wait()
 	if st := schemaState(t, url, oltp.Footprint); st != workload.StateComplete {
@@ -201,8 +205,7 @@ func TestStudySchemaFactorKilled(t *testing.T) {
 	}
 
 	// Killed again: 'cairn study restore --db URL' drops the schema beside the settings.
-	cmd, out = startUntil(t, bin, "] window ", "study", "run", file, "--set", "db="+url, "--no-store")
-	t.Cleanup(func() { cmd.Process.Kill() })
+	cmd, out = start()
 	cmd.Process.Kill()
 	cmd.Wait()
 	if st := schemaState(t, url, oltp.Footprint); st != workload.StateComplete {
